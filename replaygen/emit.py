@@ -1,0 +1,87 @@
+"""Emit generated modules: the last pass of the pipeline.
+
+Input: a variant name (or spec) and a list of `KernelConfig`s. Output: files
+`generated/<variant>/<config name>.py` (written only if their content changed), or, in
+check mode, a list of problems (stale, missing or orphan files) without writing.
+Invariants: one file per config name; names never collide; `generated/` holds nothing
+that the current specs and templates would not produce.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from .derive import Derivation, derive
+from .errors import ConfigError
+from .plan import KernelConfig, KernelPlan, make_config, make_plan
+from .render import render_module
+from .spec import Spec, available_variants, load_variant
+
+GENERATED_DIR = Path(__file__).resolve().parent.parent / "generated"
+
+
+@dataclass(frozen=True)
+class Emitted:
+    path: Path
+    changed: bool
+
+
+def default_configs(spec: Spec) -> list[KernelConfig]:
+    """The spec's named geometries, at its default buffer length, for every default
+    state precision."""
+    return [make_config(spec, c.dims, state_dtype=dt)
+            for c in spec.configs for dt in spec.defaults.state_dtypes]
+
+
+def plan_all(spec: Spec, configs: list[KernelConfig]) -> tuple[Derivation, list[KernelPlan]]:
+    deriv = derive(spec)
+    names = [c.name for c in configs]
+    dup = sorted({n for n in names if names.count(n) > 1})
+    if dup:
+        raise ConfigError(f"{spec.name}: configurations collide on the names {dup}")
+    return deriv, [make_plan(deriv, c) for c in configs]
+
+
+def emit(spec: Spec, configs: list[KernelConfig], out_dir: Path = GENERATED_DIR,
+         check: bool = False) -> tuple[list[Emitted], list[str]]:
+    """Render every config of `spec` into `out_dir/<variant>/`. In check mode nothing is
+    written and the problems found are returned (stale, missing and orphan files)."""
+    deriv, plans = plan_all(spec, configs)
+    folder = out_dir / spec.name
+    emitted, problems = [], []
+    expected = set()
+    for plan in plans:
+        path = folder / f"{plan.name}.py"
+        expected.add(path.name)
+        text = render_module(plan, deriv)
+        old = path.read_text() if path.is_file() else None
+        changed = old != text
+        if check:
+            if old is None:
+                problems.append(f"missing: {path}")
+            elif changed:
+                problems.append(f"stale: {path}")
+        elif changed:
+            folder.mkdir(parents=True, exist_ok=True)
+            path.write_text(text)
+        emitted.append(Emitted(path, changed))
+    if folder.is_dir():
+        for p in sorted(folder.iterdir()):
+            if p.name not in expected and p.name != "__pycache__":
+                problems.append(f"orphan: {p} (no configuration of specs/{spec.name}.toml "
+                                "produces it; remove it or run `replaygen build --all --prune`)")
+    return emitted, problems
+
+
+def check_tree(out_dir: Path = GENERATED_DIR) -> list[str]:
+    """Problems of the whole generated tree against every spec's defaults."""
+    problems = []
+    variants = available_variants()
+    for v in variants:
+        spec = load_variant(v)
+        problems += emit(spec, default_configs(spec), out_dir, check=True)[1]
+    if out_dir.is_dir():
+        for p in sorted(out_dir.iterdir()):
+            if p.name not in variants and p.name != "__pycache__" and not p.name.startswith("."):
+                problems.append(f"orphan: {p} (no spec named {p.name})")
+    return problems

@@ -1,0 +1,126 @@
+"""Print sympy expressions as Triton source.
+
+Input: a sympy expression whose free symbols all have a name in `names` (the Triton
+variable holding that value in the kernel), and `reduce_axis`, the tile axis that a
+`sumsq` reduces. Output: one Triton expression string.
+Invariants: every operator whose Python and Triton meanings differ is printed
+explicitly (powers, rationals, the custom functions); numeric sub-expressions are
+folded to float literals; nothing is printed by patching text.
+"""
+from __future__ import annotations
+
+import sympy
+from sympy.printing.str import StrPrinter
+
+from . import formulas
+
+
+class TritonPrinter(StrPrinter):
+    def __init__(self, names: dict[sympy.Symbol, str], reduce_axis: int = 0,
+                 keep_dims: bool = False):
+        super().__init__({"full_prec": True})
+        self.names = names
+        self.reduce_axis = reduce_axis
+        self.keep_dims = keep_dims
+
+    # -- leaves ------------------------------------------------------------------
+    def _print_Symbol(self, expr):
+        try:
+            return self.names[expr]
+        except KeyError:
+            raise KeyError(f"no Triton name for symbol {expr}") from None
+
+    def _number(self, expr) -> str:
+        return repr(float(expr))
+
+    _print_Integer = _print_Rational = _print_Float = _number
+    _print_NegativeOne = _print_One = _print_Zero = _print_Half = _number
+
+    def _print_NumberSymbol(self, expr):
+        return repr(float(expr))
+
+    def doprint(self, expr):
+        if isinstance(expr, sympy.Expr) and not expr.free_symbols:
+            return repr(float(expr))
+        return super().doprint(expr)
+
+    # -- operators ---------------------------------------------------------------
+    def _print_Mul(self, expr):
+        num, den = [], []
+        for f in sympy.Mul.make_args(expr):
+            if f.is_Pow and f.exp.is_Number and f.exp < 0 and f.free_symbols:
+                den.append(sympy.Pow(f.base, -f.exp))
+            else:
+                num.append(f)
+        # Constant factors (sqrt(2), 1/K, ...) fold into one float literal.
+        coeff = sympy.Mul(*[f for f in num if not f.free_symbols])
+        rest = [f for f in num if f.free_symbols]
+        parts = [self._paren(f) for f in rest]
+        if coeff == -1:
+            parts = ["-" + (parts[0] if parts else "1.0")] + parts[1:]
+        elif coeff != 1 or not parts:
+            parts = [self._number(coeff)] + parts
+        text = " * ".join(parts)
+        if den:
+            text = f"{text} / {' / '.join(self._paren(d) for d in den)}"
+        return text
+
+    def _paren(self, e):
+        s = self._print(e)
+        return f"({s})" if (e.is_Add or (e.is_Mul and len(e.args) > 1)
+                            or (e.is_Number and e < 0)) else s
+
+    def _print_Add(self, expr):
+        terms = list(expr.as_ordered_terms())
+        out = self._print(terms[0])
+        for t in terms[1:]:
+            s = self._print(t)
+            out += f" - {s[1:]}" if s.startswith("-") and not s.startswith("-(") else f" + {s}"
+        return out
+
+    def _print_Pow(self, expr):
+        base, exp = expr.args
+        b = self._paren(base) if base.args else self._print(base)
+        if exp == sympy.Rational(1, 2):
+            return f"tl.sqrt({self._print(base)})"
+        if exp == -sympy.Rational(1, 2):
+            return f"(1.0 / tl.sqrt({self._print(base)}))"
+        if exp.is_Integer and 1 <= exp <= 4:
+            return "(" + " * ".join([b] * int(exp)) + ")"
+        if exp.is_Integer and -4 <= exp <= -1:
+            return "(1.0 / (" + " * ".join([b] * int(-exp)) + "))"
+        return f"tl.exp(({self._print(exp)}) * tl.log({self._print(base)}))"
+
+    # -- functions ---------------------------------------------------------------
+    def _print_exp(self, expr):
+        return f"tl.exp({self._print(expr.args[0])})"
+
+    def _print_log(self, expr):
+        return f"tl.log({self._print(expr.args[0])})"
+
+    def _print_softplus(self, expr):
+        x = self._print(expr.args[0])
+        t = formulas.softplus.THRESHOLD
+        # The threshold matches the models; above it log(1 + exp(x)) == x in fp32.
+        return f"tl.where(({x}) > {t!r}, ({x}), tl.log(1.0 + tl.exp(tl.minimum(({x}), {t!r}))))"
+
+    def _print_sigmoid(self, expr):
+        return f"(1.0 / (1.0 + tl.exp(-({self._print(expr.args[0])}))))"
+
+    def _print_silu(self, expr):
+        x = self._print(expr.args[0])
+        return f"(({x}) / (1.0 + tl.exp(-({x}))))"
+
+    def _print_logsigmoid(self, expr):
+        return self._print(-formulas.softplus(-expr.args[0]))
+
+    def _print_sumsq(self, expr):
+        x = self._print(expr.args[0])
+        keep = ", keep_dims=True" if self.keep_dims else ""
+        return f"tl.sum(({x}) * ({x}), axis={self.reduce_axis}{keep})"
+
+
+def print_triton(expr: sympy.Expr, names: dict[sympy.Symbol, str], reduce_axis: int = 0,
+                 keep_dims: bool = False) -> str:
+    """Print `expr` as a Triton expression; `sumsq` reduces `reduce_axis` of a tile."""
+    return TritonPrinter(names, reduce_axis, keep_dims).doprint(expr)

@@ -1,0 +1,338 @@
+"""Runtime: load generated kernels for one configuration and call them on torch tensors.
+
+Input: `load(variant, **config)`. Output: a `Kernels` object whose methods launch the
+generated Triton kernels. Invariants: every launch is asynchronous and host-sync free
+(CUDA-graph safe when the caller passes `out`); every argument is checked for shape,
+dtype and device before any state is touched, and errors name the tensor and what was
+expected; states are slot-indexed pools and rows whose slot is negative are padding.
+"""
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import os
+import sys
+import warnings
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import torch
+
+from .derive import derive
+from .emit import GENERATED_DIR
+from .errors import InputError
+from .plan import KernelPlan, make_config, make_plan
+from .render import render_module
+from .spec import Spec, load_variant
+
+TORCH_DTYPES = {"fp32": torch.float32, "bf16": torch.bfloat16, "fp16": torch.float16}
+FLOAT_INPUTS = (torch.float32, torch.bfloat16, torch.float16)
+
+
+def cache_dir() -> Path:
+    """Where modules for configurations outside `generated/` are rendered."""
+    env = os.environ.get("REPLAYGEN_CACHE")
+    return Path(env) if env else Path.home() / ".cache" / "replaygen"
+
+
+@dataclass
+class ReplayState:
+    """One layer's ReplaySSM state pool: checkpoints, record rings, cursors, weights.
+
+    checkpoint [slots, HV, V, K] in the state precision; ring[field] [slots, heads, L(, width)]
+    in the record precision; cursor [slots, HV] int32, the number of committed records of
+    each slot and value head (all heads of a slot move together); params: the layer's
+    parameter tensors (A_log, dt_bias, ...), needed to rebuild records.
+    """
+
+    checkpoint: torch.Tensor
+    ring: dict[str, torch.Tensor]
+    cursor: torch.Tensor
+    params: dict[str, torch.Tensor] = field(default_factory=dict)
+
+    @property
+    def num_slots(self) -> int:
+        return self.checkpoint.shape[0]
+
+    @property
+    def device(self) -> torch.device:
+        return self.checkpoint.device
+
+
+def _import_module(path: Path, name: str):
+    mod_name = "replaygen_generated." + name
+    if mod_name in sys.modules and getattr(sys.modules[mod_name], "__file__", None) == str(path):
+        return sys.modules[mod_name]
+    spec = importlib.util.spec_from_file_location(mod_name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[mod_name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def module_path(plan: KernelPlan, text: str) -> Path:
+    """The committed module if it is current, else a rendered copy in the cache."""
+    committed = GENERATED_DIR / plan.spec_name / f"{plan.name}.py"
+    if committed.is_file():
+        if committed.read_text() == text:
+            return committed
+        warnings.warn(f"{committed} is stale; using a freshly rendered copy "
+                      "(run `replaygen build` to update it)", stacklevel=3)
+    digest = hashlib.sha256(text.encode()).hexdigest()[:12]
+    path = cache_dir() / plan.spec_name / f"{plan.name}__{digest}.py"
+    if not path.is_file():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(f".tmp{os.getpid()}")
+        tmp.write_text(text)
+        tmp.replace(path)
+    return path
+
+
+def load(variant: str, *, config: str | None = None, L: int | None = None,
+         buffer_length: int | None = None, state_dtype: str | None = None,
+         record_dtype: str | None = None, **dims: int) -> "Kernels":
+    """Kernels of one configuration of `variant`.
+
+    Dims use the spec's model-native names (e.g. `H=16, HV=32, K=128, V=128`, or for
+    Mamba-2 `nheads=..., headdim=..., ngroups=..., dstate=...`); `config` names one of
+    the spec's geometries instead (default: its first). `L` (alias `buffer_length`) is
+    the ring length; `state_dtype` the checkpoint precision; `record_dtype` the records'.
+    """
+    spec = load_variant(variant)
+    if L is not None and buffer_length is not None and L != buffer_length:
+        raise InputError("pass the buffer length once (L or buffer_length)")
+    L = L if L is not None else buffer_length
+    if dims and config is not None:
+        raise InputError("pass either dims or config=, not both")
+    if not dims:
+        named = {c.name: c for c in spec.configs}
+        if config is not None and config not in named:
+            raise InputError(f"{variant}: unknown config {config!r}; known: {sorted(named)}")
+        dims = dict((named[config] if config else spec.configs[0]).dims)
+    kcfg = make_config(spec, dims, L, state_dtype, record_dtype)
+    deriv = derive(spec)
+    plan = make_plan(deriv, kcfg)
+    text = render_module(plan, deriv)
+    module = _import_module(module_path(plan, text), plan.name)
+    return Kernels(spec, plan, module)
+
+
+class Kernels:
+    """The generated kernels of one configuration, with checked entry points."""
+
+    def __init__(self, spec: Spec, plan: KernelPlan, module):
+        self.spec, self.plan, self.module = spec, plan, module
+        g, d = spec.geometry, plan.config.dim_map
+        self.dims = d
+        self.heads = {"key": plan.H, "value": plan.HV, "none": 1}
+        self.width = {"scalar": (), "K": (plan.K,), "V": (plan.V,)}
+        self.dim_size = {name: d[name] for name in spec.dim_names}
+        self.state_shape = (plan.HV, plan.V, plan.K)
+        self.state_dtype = TORCH_DTYPES[plan.state_dtype]
+        self.record_dtype = TORCH_DTYPES[plan.record_dtype]
+        self._consts = dict(module.CONSTEXPRS)
+        self._has = {f"HAS_{n}": False for n in plan.optional_flags}
+
+    def __repr__(self) -> str:
+        return f"<replaygen.Kernels {self.plan.name}>"
+
+    @property
+    def name(self) -> str:
+        return self.plan.name
+
+    # -- state ---------------------------------------------------------------------
+    def new_state(self, num_slots: int, device, **params: torch.Tensor) -> ReplayState:
+        """Allocate a pool of `num_slots` states (zero checkpoints, empty rings) for one
+        layer whose parameter tensors are `params` (model-native names and shapes)."""
+        if not isinstance(num_slots, int) or num_slots < 1:
+            raise InputError(f"num_slots must be a positive integer, got {num_slots!r}")
+        device = torch.device(device)
+        checked = self._check_params(params, device)
+        p = self.plan
+        ckpt = torch.zeros((num_slots,) + self.state_shape, dtype=self.state_dtype, device=device)
+        ring = {}
+        for f in p.ring:
+            width = () if f.axis == "scalar" else (f.width,)
+            # Entries past the cursor are never read; NaN makes any such bug loud.
+            ring[f.name] = torch.full((num_slots, self.heads[f.head], p.L) + width, float("nan"),
+                                      dtype=self.record_dtype, device=device)
+        cursor = torch.zeros((num_slots, p.HV), dtype=torch.int32, device=device)
+        return ReplayState(ckpt, ring, cursor, checked)
+
+    def load_state(self, state: ReplayState, slots: torch.Tensor, S: torch.Tensor) -> None:
+        """Set the checkpoints of `slots` from full states S [len(slots), HV, V, K] (after
+        prefill, say) and empty their rings."""
+        self._check_state(state)
+        slots = self._check_slots(slots, state, allow_padding=False)
+        self._check_tensor("S", S, (slots.shape[0],) + self.state_shape, state.device,
+                           FLOAT_INPUTS, contiguous=False)
+        state.checkpoint[slots.long()] = S.to(self.state_dtype)
+        state.cursor[slots.long()] = 0
+
+    def decode(self, state: ReplayState, slots: torch.Tensor, *, out: torch.Tensor | None = None,
+               **inputs: torch.Tensor) -> torch.Tensor:
+        """One ReplaySSM decode step for each row; returns the outputs [rows, HV, V]."""
+        self._check_state(state)
+        slots = self._check_slots(slots, state)
+        rows = slots.shape[0]
+        args, has, dtype = self._check_inputs(inputs, rows, state.device)
+        out = self._check_out(out, rows, dtype, state.device)
+        if rows:
+            self.module.replay_decode_kernel[(rows, self.plan.HV)](
+                slots_ptr=slots, cursor_ptr=state.cursor, ckpt_ptr=state.checkpoint,
+                **self._ring_args(state), **args, **self._param_args(state.params),
+                out_ptr=out, stride_out=out.stride(0), **has, **self._consts,
+                num_warps=self.module.NUM_WARPS)
+        return out
+
+    def _fold(self, state: ReplayState, slots, dst, flush: bool):
+        self.module.fold_kernel[(slots.shape[0], self.plan.HV)](
+            slots_ptr=slots, cursor_ptr=state.cursor, ckpt_ptr=state.checkpoint,
+            **self._ring_args(state), **self._param_args(state.params), dst_ptr=dst,
+            FLUSH=flush, **self._has, **self._consts, num_warps=self.module.NUM_WARPS)
+
+    def materialize(self, state: ReplayState, slots: torch.Tensor,
+                    out: torch.Tensor | None = None) -> torch.Tensor:
+        """The full fp32 states of `slots` (checkpoint folded with the committed records)
+        as [rows, HV, V, K]; nothing changes. Padding rows give zeros."""
+        self._check_state(state)
+        slots = self._check_slots(slots, state)
+        shape = (slots.shape[0],) + self.state_shape
+        if out is None:
+            out = torch.empty(shape, dtype=torch.float32, device=state.device)
+        else:
+            self._check_tensor("out", out, shape, state.device, (torch.float32,))
+        if slots.shape[0]:
+            self._fold(state, slots, out, flush=False)
+        return out
+
+    def flush(self, state: ReplayState, slots: torch.Tensor) -> None:
+        """Fold the committed records of `slots` into their checkpoints; empty the rings."""
+        self._check_state(state)
+        slots = self._check_slots(slots, state)
+        if slots.shape[0]:
+            self._fold(state, slots, state.checkpoint, flush=True)
+
+    def conventional_decode(self, S: torch.Tensor, slots: torch.Tensor, *,
+                            out: torch.Tensor | None = None, **inputs: torch.Tensor) -> torch.Tensor:
+        """The conventional step on a plain pool S [slots, HV, V, K] (updated in place);
+        `inputs` holds the per-token inputs and the layer's parameters."""
+        if not isinstance(S, torch.Tensor) or S.dim() != 4 or tuple(S.shape[1:]) != self.state_shape:
+            raise InputError(f"S must be a state pool [slots, {', '.join(map(str, self.state_shape))}]"
+                             f", got {_describe(S)}")
+        if S.dtype not in FLOAT_INPUTS or not S.is_contiguous():
+            raise InputError(f"S must be a contiguous fp32/bf16/fp16 tensor, got {_describe(S)}")
+        slots = self._check_slots(slots, S)
+        params = {n: inputs.pop(n) for n in [p.name for p in self.plan.params] if n in inputs}
+        rows = slots.shape[0]
+        args, has, dtype = self._check_inputs(inputs, rows, S.device)
+        params = self._check_params(params, S.device)
+        out = self._check_out(out, rows, dtype, S.device)
+        if rows:
+            self.module.conventional_decode_kernel[(rows, self.plan.HV, self.plan.NV)](
+                slots_ptr=slots, state_ptr=S, **args, **self._param_args(params),
+                out_ptr=out, stride_out=out.stride(0), **has, **self._consts,
+                num_warps=self.module.NUM_WARPS)
+        return out
+
+    # -- checks ---------------------------------------------------------------------
+    def _shape_of(self, q) -> tuple[int, ...]:
+        return tuple(self.dim_size[d] for d in q.shape)
+
+    def _check_tensor(self, name, t, shape, device, dtypes, contiguous=True, inner=False):
+        if not isinstance(t, torch.Tensor):
+            raise InputError(f"'{name}' must be a torch.Tensor of shape {list(shape)}, got {type(t).__name__}")
+        if tuple(t.shape) != tuple(shape):
+            raise InputError(f"'{name}' must have shape {list(shape)}, got {list(t.shape)}")
+        if t.device != torch.device(device):
+            raise InputError(f"'{name}' must be on {device}, got {t.device}")
+        if t.dtype not in dtypes:
+            raise InputError(f"'{name}' must have dtype in {[str(d) for d in dtypes]}, got {t.dtype}")
+        if contiguous and not t.is_contiguous():
+            raise InputError(f"'{name}' must be contiguous")
+        if inner and t.dim() > 1 and t[0].numel() > 1 and not t[0].is_contiguous():
+            raise InputError(f"'{name}' must be contiguous past its batch dim (strides {t.stride()})")
+
+    def _check_state(self, state):
+        if not isinstance(state, ReplayState):
+            raise InputError(f"state must be a ReplayState from new_state(), got {type(state).__name__}")
+        if tuple(state.checkpoint.shape[1:]) != self.state_shape or state.checkpoint.dtype != self.state_dtype:
+            raise InputError(f"state belongs to another configuration (checkpoint {_describe(state.checkpoint)}"
+                             f", expected [slots, {', '.join(map(str, self.state_shape))}] {self.state_dtype})")
+
+    def _check_slots(self, slots, pool, allow_padding=True):
+        device = pool.device
+        if not isinstance(slots, torch.Tensor) or slots.dim() != 1 or slots.dtype not in (torch.int32, torch.int64):
+            raise InputError(f"'slots' must be a 1-D int32/int64 tensor, got {_describe(slots)}")
+        if slots.device != device:
+            raise InputError(f"'slots' must be on {device}, got {slots.device}")
+        if not allow_padding and slots.numel() and bool((slots < 0).any()):
+            raise InputError("'slots' may not hold padding (negative) entries here")
+        return slots.contiguous()
+
+    def _check_params(self, params, device):
+        want = {p.name: p for p in self.spec.params()}
+        missing = sorted(set(want) - set(params))
+        extra = sorted(set(params) - set(want))
+        if missing or extra:
+            raise InputError(f"{self.spec.name} parameters: missing {missing}, unknown {extra}; "
+                             f"expected {sorted(want)}")
+        out = {}
+        for n, q in want.items():
+            t = params[n]
+            shape = self._shape_of(q)
+            if isinstance(t, torch.Tensor) and tuple(t.shape) != shape and t.numel() == _prod(shape):
+                t = t.reshape(shape)   # e.g. KDA's dt_bias stored flat as [HV*K]
+            self._check_tensor(n, t, shape, device, FLOAT_INPUTS)
+            out[n] = t
+        return out
+
+    def _check_inputs(self, inputs, rows, device):
+        want = {q.name: q for q in self.spec.inputs()}
+        unknown = sorted(set(inputs) - set(want))
+        missing = sorted(n for n, q in want.items() if not q.optional and n not in inputs)
+        if unknown or missing:
+            raise InputError(f"{self.spec.name} inputs: missing {missing}, unknown {unknown}; "
+                             f"expected {sorted(want)} (parameters belong to new_state())")
+        args, has, dtype = {}, {}, None
+        for n, q in want.items():
+            t = inputs.get(n)
+            if t is None:
+                has[f"HAS_{n}"] = False
+                # An absent optional input is never read; any valid pointer will do.
+                args[f"{n}_ptr"], args[f"stride_{n}"] = torch.empty(1, device=device), 0
+                continue
+            self._check_tensor(n, t, (rows,) + self._shape_of(q), device, FLOAT_INPUTS,
+                               contiguous=False, inner=True)
+            dtype = dtype or t.dtype
+            args[f"{n}_ptr"], args[f"stride_{n}"] = t, t.stride(0)
+            if q.optional:
+                has[f"HAS_{n}"] = True
+        return args, has, dtype
+
+    def _check_out(self, out, rows, dtype, device):
+        shape = (rows, self.plan.HV, self.plan.V)
+        if out is None:
+            return torch.empty(shape, dtype=dtype, device=device)
+        self._check_tensor("out", out, shape, device, FLOAT_INPUTS, contiguous=False, inner=True)
+        return out
+
+    def _ring_args(self, state):
+        return {f"ring_{n}_ptr": t for n, t in state.ring.items()}
+
+    @staticmethod
+    def _param_args(params):
+        return {f"{n}_ptr": t for n, t in params.items()}
+
+
+def _prod(shape):
+    out = 1
+    for s in shape:
+        out *= s
+    return out
+
+
+def _describe(t) -> str:
+    if isinstance(t, torch.Tensor):
+        return f"{t.dtype} tensor of shape {list(t.shape)} on {t.device}"
+    return type(t).__name__
