@@ -133,13 +133,14 @@ def _next_pow2(n: int) -> int:
 
 
 def _pick_block_v(V: int, BK: int) -> int:
-    """Largest value tile (a power of two) whose padding wastes at most 1/8 of V and whose
-    [BV, BK] fp32 tile stays at most 8K elements (registers of one program)."""
+    """Largest value tile (a power of two) whose padding wastes at most 1/4 of V and whose
+    [BV, BK] fp32 tile stays at most 8K elements (registers of one program). Larger
+    tiles amortise the key-side work (record scores, decays) that every tile repeats."""
     full = _next_pow2(V)
     for bv in (64, 32, 16, 8, 4, 2, 1):
         if bv > full or bv * BK > 8192:
             continue
-        if (-V % bv) * 8 <= V or bv == 1:
+        if (-V % bv) * 4 <= V or bv == 1:
             return bv
     return 1
 

@@ -40,8 +40,8 @@ class ReplayState:
     """One layer's ReplaySSM state pool: checkpoints, record rings, cursors, weights.
 
     checkpoint [slots, HV, V, K] in the state precision; ring[field] [slots, heads, L(, width)]
-    in the record precision; cursor [slots, HV] int32, the number of committed records of
-    each slot and value head (all heads of a slot move together); params: the layer's
+    in the record precision; cursor [slots, HV, NV] int32, the number of committed records of
+    each slot, value head and value tile (all of a slot's move together); params: the layer's
     parameter tensors (A_log, dt_bias, ...), needed to rebuild records.
     """
 
@@ -146,7 +146,7 @@ class Kernels:
         layer whose parameter tensors are `params` (model-native names and shapes)."""
         if not isinstance(num_slots, int) or num_slots < 1:
             raise InputError(f"num_slots must be a positive integer, got {num_slots!r}")
-        device = torch.device(device)
+        device = torch.empty(0, device=device).device   # "cuda" -> "cuda:0"
         checked = self._check_params(params, device)
         p = self.plan
         ckpt = torch.zeros((num_slots,) + self.state_shape, dtype=self.state_dtype, device=device)
@@ -156,7 +156,8 @@ class Kernels:
             # Entries past the cursor are never read; NaN makes any such bug loud.
             ring[f.name] = torch.full((num_slots, self.heads[f.head], p.L) + width, float("nan"),
                                       dtype=self.record_dtype, device=device)
-        cursor = torch.zeros((num_slots, p.HV), dtype=torch.int32, device=device)
+        # One cursor per (slot, value head, value tile): each kernel program owns one.
+        cursor = torch.zeros((num_slots, p.HV, p.NV), dtype=torch.int32, device=device)
         return ReplayState(ckpt, ring, cursor, checked)
 
     def load_state(self, state: ReplayState, slots: torch.Tensor, S: torch.Tensor) -> None:
@@ -178,7 +179,7 @@ class Kernels:
         args, has, dtype = self._check_inputs(inputs, rows, state.device)
         out = self._check_out(out, rows, dtype, state.device)
         if rows:
-            self.module.replay_decode_kernel[(rows, self.plan.HV)](
+            self.module.replay_decode_kernel[(rows, self.plan.HV, self.plan.NV)](
                 slots_ptr=slots, cursor_ptr=state.cursor, ckpt_ptr=state.checkpoint,
                 **self._ring_args(state), **args, **self._param_args(state.params),
                 out_ptr=out, stride_out=out.stride(0), **has, **self._consts,
@@ -186,7 +187,7 @@ class Kernels:
         return out
 
     def _fold(self, state: ReplayState, slots, dst, flush: bool):
-        self.module.fold_kernel[(slots.shape[0], self.plan.HV)](
+        self.module.fold_kernel[(slots.shape[0], self.plan.HV, self.plan.NV)](
             slots_ptr=slots, cursor_ptr=state.cursor, ckpt_ptr=state.checkpoint,
             **self._ring_args(state), **self._param_args(state.params), dst_ptr=dst,
             FLUSH=flush, **self._has, **self._consts, num_warps=self.module.NUM_WARPS)
@@ -244,7 +245,7 @@ class Kernels:
             raise InputError(f"'{name}' must be a torch.Tensor of shape {list(shape)}, got {type(t).__name__}")
         if tuple(t.shape) != tuple(shape):
             raise InputError(f"'{name}' must have shape {list(shape)}, got {list(t.shape)}")
-        if t.device != torch.device(device):
+        if not _same_device(t.device, torch.device(device)):
             raise InputError(f"'{name}' must be on {device}, got {t.device}")
         if t.dtype not in dtypes:
             raise InputError(f"'{name}' must have dtype in {[str(d) for d in dtypes]}, got {t.dtype}")
@@ -323,6 +324,17 @@ class Kernels:
     @staticmethod
     def _param_args(params):
         return {f"{n}_ptr": t for n, t in params.items()}
+
+
+def _same_device(a: torch.device, b: torch.device) -> bool:
+    """'cuda' and 'cuda:0' are the same device when 0 is the current one."""
+    if a.type != b.type:
+        return False
+    if a.type == "cuda":
+        current = torch.cuda.current_device()
+        return (a.index if a.index is not None else current) == (
+            b.index if b.index is not None else current)
+    return True
 
 
 def _prod(shape):

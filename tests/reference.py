@@ -48,7 +48,7 @@ def _delta_rule(S_hv, decay, q_hat, k_hat, v_hv, beta):
 def mamba2_step(S, x, dt, B, C, A_log, dt_bias, D, z=None):
     nheads, ngroups = S.shape[0], B.shape[0]
     heads_per_group = nheads // ngroups
-    S_new, out = S.clone(), torch.empty(nheads, S.shape[1], dtype=S.dtype)
+    S_new, out = S.clone(), torch.empty(nheads, S.shape[1], dtype=S.dtype, device=S.device)
     for h in range(nheads):
         g = h // heads_per_group
         delta = softplus(dt[h] + dt_bias[h])
@@ -64,7 +64,7 @@ def mamba2_step(S, x, dt, B, C, A_log, dt_bias, D, z=None):
 def gdn_step(S, q, k, v, a, b, A_log, dt_bias):
     HV, V, K = S.shape
     ratio = HV // q.shape[0]
-    S_new, out = S.clone(), torch.empty(HV, V, dtype=S.dtype)
+    S_new, out = S.clone(), torch.empty(HV, V, dtype=S.dtype, device=S.device)
     for hv in range(HV):
         kh = hv // ratio
         q_hat, k_hat = l2norm(q[kh]) * K ** -0.5, l2norm(k[kh])
@@ -77,7 +77,7 @@ def gdn_step(S, q, k, v, a, b, A_log, dt_bias):
 def kda_step(S, q, k, v, f, b, A_log, dt_bias):
     HV, V, K = S.shape
     ratio = HV // q.shape[0]
-    S_new, out = S.clone(), torch.empty(HV, V, dtype=S.dtype)
+    S_new, out = S.clone(), torch.empty(HV, V, dtype=S.dtype, device=S.device)
     for hv in range(HV):
         kh = hv // ratio
         q_hat, k_hat = l2norm(q[kh]) * K ** -0.5, l2norm(k[kh])
@@ -91,7 +91,7 @@ def kda_step(S, q, k, v, f, b, A_log, dt_bias):
 def gla_step(S, q, k, v, gk):
     HV, V, K = S.shape
     ratio = HV // q.shape[0]
-    S_new, out = S.clone(), torch.empty(HV, V, dtype=S.dtype)
+    S_new, out = S.clone(), torch.empty(HV, V, dtype=S.dtype, device=S.device)
     for hv in range(HV):
         kh = hv // ratio
         g = logsigmoid(gk[hv]) / 16          # fla GLA's gate normaliser
@@ -103,7 +103,7 @@ def gla_step(S, q, k, v, gk):
 def deltanet_step(S, q, k, v, b):
     HV, V, K = S.shape
     ratio = HV // q.shape[0]
-    S_new, out = S.clone(), torch.empty(HV, V, dtype=S.dtype)
+    S_new, out = S.clone(), torch.empty(HV, V, dtype=S.dtype, device=S.device)
     for hv in range(HV):
         kh = hv // ratio
         q_hat, k_hat = l2norm(q[kh]) * K ** -0.5, l2norm(k[kh])
