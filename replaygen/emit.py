@@ -65,12 +65,17 @@ def emit(spec: Spec, configs: list[KernelConfig], out_dir: Path = GENERATED_DIR,
             folder.mkdir(parents=True, exist_ok=True)
             path.write_text(text)
         emitted.append(Emitted(path, changed))
-    if folder.is_dir():
-        for p in sorted(folder.iterdir()):
-            if p.name not in expected and p.name != "__pycache__":
-                problems.append(f"orphan: {p} (no configuration of specs/{spec.name}.toml "
-                                "produces it; remove it or run `replaygen build --all --prune`)")
+    for p in orphans(folder, expected):
+        problems.append(f"orphan: {p} (no configuration of specs/{spec.name}.toml "
+                        "produces it; remove it or run `replaygen build --all --prune`)")
     return emitted, problems
+
+
+def orphans(folder: Path, expected: set[str]) -> list[Path]:
+    """Entries of a variant's folder whose names are not in `expected` (file names)."""
+    if not folder.is_dir():
+        return []
+    return [p for p in sorted(folder.iterdir()) if p.name not in expected | {"__pycache__"}]
 
 
 def check_tree(out_dir: Path = GENERATED_DIR) -> list[str]:

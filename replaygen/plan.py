@@ -18,6 +18,7 @@ import sympy
 from .derive import CHECKPOINT_WEIGHT, G_j, G_t, REPLAY_WEIGHT, Derivation, RecordField
 from .errors import ConfigError
 from .printer import print_triton
+from .formulas import sumsq
 from .spec import DTYPES, Spec
 
 TL_DTYPES = {"fp32": "tl.float32", "bf16": "tl.bfloat16", "fp16": "tl.float16"}
@@ -33,6 +34,8 @@ class KernelConfig:
     buffer_length: int
     state_dtype: str
     record_dtype: str
+    block_v: int | None = None      # value tile; None: chosen by the plan
+    num_warps: int | None = None    # None: chosen by the plan
 
     @property
     def dim_map(self) -> dict[str, int]:
@@ -42,12 +45,16 @@ class KernelConfig:
     def name(self) -> str:
         """The one readable identity: module file name, cache key and registry key."""
         dims = "_".join(f"{k}{v}" for k, v in self.dims)
+        tuned = ""
+        if self.block_v is not None or self.num_warps is not None:
+            tuned = f"__bv{self.block_v or 'auto'}_w{self.num_warps or 'auto'}"
         return (f"{self.variant}__{dims}__L{self.buffer_length}"
-                f"__state_{self.state_dtype}__rec_{self.record_dtype}")
+                f"__state_{self.state_dtype}__rec_{self.record_dtype}{tuned}")
 
 
 def make_config(spec: Spec, dims: dict[str, int], buffer_length: int | None = None,
-                state_dtype: str | None = None, record_dtype: str | None = None) -> KernelConfig:
+                state_dtype: str | None = None, record_dtype: str | None = None,
+                block_v: int | None = None, num_warps: int | None = None) -> KernelConfig:
     dims = spec.check_dims(dims)
     L = spec.defaults.buffer_length if buffer_length is None else buffer_length
     if isinstance(L, bool) or not isinstance(L, int) or L < 1:
@@ -57,7 +64,11 @@ def make_config(spec: Spec, dims: dict[str, int], buffer_length: int | None = No
     for what, dt in (("state_dtype", sdt), ("record_dtype", rdt)):
         if dt not in DTYPES:
             raise ConfigError(f"{what} must be one of {list(DTYPES)}, got {dt!r}")
-    return KernelConfig(spec.name, tuple((d, dims[d]) for d in spec.dim_names), L, sdt, rdt)
+    for what, v in (("block_v", block_v), ("num_warps", num_warps)):
+        if v is not None and (isinstance(v, bool) or not isinstance(v, int) or v < 1 or v & (v - 1)):
+            raise ConfigError(f"{what} must be a power of two, got {v!r}")
+    return KernelConfig(spec.name, tuple((d, dims[d]) for d in spec.dim_names), L, sdt, rdt,
+                        block_v, num_warps)
 
 
 @dataclass(frozen=True)
@@ -101,7 +112,8 @@ class KernelPlan:
     BV: int
     BL: int
     NV: int
-    use_dot: bool
+    fold_dot: bool        # fold records with tl.dot (every tile dim >= 16) or a broadcast sum
+    dot_precision: str    # tl.dot input precision of the fold
     num_warps: int
     decay: str
     delta_rule: bool
@@ -113,6 +125,9 @@ class KernelPlan:
     tile_code: tuple[Statement, ...]      # current token: value-axis values, per V tile
     record_head_code: tuple[Statement, ...]   # records as tiles: rec_key, rec_gate
     record_tile_code: tuple[Statement, ...]   # ... and rec_value, per value tile
+    gate_rows: str        # broadcasts a record gate quantity to [BL, BK] ("[:, None]" if scalar)
+    gate_mask: str        # broadcasts the row mask to the record gate's shape
+    gate_cols: str        # broadcasts a checkpoint decay to [BV, BK] ("" if scalar)
     replay_weight: str
     checkpoint_weight: str
     skip_expr: str
@@ -132,15 +147,17 @@ def _next_pow2(n: int) -> int:
     return 1 << max(0, (n - 1).bit_length())
 
 
-def _pick_block_v(V: int, BK: int) -> int:
-    """Largest value tile (a power of two) whose padding wastes at most 1/4 of V and whose
-    [BV, BK] fp32 tile stays at most 8K elements (registers of one program). Larger
-    tiles amortise the key-side work (record scores, decays) that every tile repeats."""
+def _pick_block_v(V: int, BK: int, floor: int = 1) -> int:
+    """Largest value tile (a power of two, at most 64) whose padding wastes at most 1/8 of
+    V and whose [BV, BK] tile stays at most 16K elements. Larger tiles amortise the
+    key-side work (record scores, decays) that every tile repeats; the H200 sweep of
+    2026-11-29 (bench/results/sweep-*.json) found 64 (16 for headdim 80) with 4 warps
+    the fastest for the real geometries."""
     full = _next_pow2(V)
     for bv in (64, 32, 16, 8, 4, 2, 1):
-        if bv > full or bv * BK > 8192:
+        if bv > full or bv * BK > 16384:
             continue
-        if (-V % bv) * 4 <= V or bv == 1:
+        if (-V % bv) * 8 <= V or bv <= floor:
             return bv
     return 1
 
@@ -153,11 +170,11 @@ def make_plan(deriv: Derivation, config: KernelConfig) -> KernelPlan:
     H, HV, K, V = (dims[g[r]] for r in ("key_heads", "value_heads", "key_dim", "value_dim"))
     L = config.buffer_length
     BK = _next_pow2(K)
-    BV = _pick_block_v(V, BK)
+    BV = config.block_v or _pick_block_v(V, BK, floor=16 if BK >= 16 and V >= 16 else 1)
     BL = _next_pow2(L)
-    use_dot = BK >= 16 and BV >= 16
-    if use_dot:
-        BL = max(BL, 16)   # tl.dot needs every tile dim >= 16; extra rows are masked
+    fold_dot = BK >= 16 and BV >= 16
+    if fold_dot:
+        BL = max(BL, 16)   # tl.dot needs every tile dim >= 16; the extra rows are masked
     dim_subs = {sympy.Symbol(d): n for d, n in dims.items()}
     quantities = spec.quantities
     field_names = {f.name for f in deriv.fields}
@@ -211,15 +228,34 @@ def make_plan(deriv: Derivation, config: KernelConfig) -> KernelPlan:
             e = e.xreplace(derived_not_stored)
         return subs(e)
 
-    rec_names = {**names, **{sympy.Symbol(f.name): f"r_{f.name}" for f in deriv.fields}}
+    def axis_of(e) -> str:
+        """Axis of a record expression: K or V if any symbol has it ("scalar" otherwise);
+        a sumsq reduces its K axis away."""
+        if isinstance(e, sympy.Symbol):
+            return deriv.field(e.name).axis if e.name in field_names else quantities[e.name].axis
+        if isinstance(e, sumsq):
+            return "scalar"
+        axes = {axis_of(a) for a in e.args} - {"scalar"}
+        return axes.pop() if axes else "scalar"
+
+    def print_record(e) -> str:
+        """A record expression on ring tiles: scalar fields are [BL] vectors; in a 2-D
+        (K or V axis) expression they broadcast as [BL, 1] columns."""
+        e = from_fields(e)
+        two_d = axis_of(e) != "scalar"
+        rn = {**names, **{sympy.Symbol(f.name): f"r_{f.name}" + ("[:, None]" if two_d and f.axis == "scalar" else "")
+                          for f in deriv.fields}}
+        return print_triton(e, rn, 1, keep_dims=two_d)
+
     record_head_code = (
-        Statement("rec_key", print_triton(from_fields(deriv.key), rec_names, 1, keep_dims=True)),
-        Statement("rec_gate", print_triton(from_fields(deriv.gate), rec_names, 1, keep_dims=True)
-                  if deriv.gate is not None else "tl.zeros([BL, 1], tl.float32)"))
-    record_tile_code = (Statement(
-        "rec_value", print_triton(from_fields(deriv.value), rec_names, 1, keep_dims=True)),)
-    if t.gate is None:   # identity decay: a zero log decay
-        head_code.append(Statement("t_gate", "tl.zeros([1], tl.float32)"))
+        Statement("rec_key", print_record(deriv.key)),
+        # identity decay: a zero log decay per row
+        Statement("rec_gate", print_record(deriv.gate) if deriv.gate is not None
+                  else "tl.zeros([BL], tl.float32)"))
+    record_tile_code = (Statement("rec_value", print_record(deriv.value)),)
+    if t.gate is None:
+        head_code.append(Statement("t_gate", "0.0"))
+    scalar_gate = t.decay != "channel"
 
     ring = tuple(RingField(f.name, f.head, f.axis, {"scalar": 1, "K": K, "V": V}[f.axis],
                            config.record_dtype) for f in deriv.fields)
@@ -240,12 +276,19 @@ def make_plan(deriv: Derivation, config: KernelConfig) -> KernelPlan:
     return KernelPlan(
         config=config, spec_name=spec.name, spec_hash=spec.source_hash,
         H=H, HV=HV, K=K, V=V, L=L, GROUP=HV // H, BK=BK, BV=BV, BL=BL,
-        NV=-(-V // BV), use_dot=use_dot, num_warps=4 if BV * BK <= 4096 else 8,
+        NV=-(-V // BV), fold_dot=fold_dot,
+        # tf32x3 (three tf32 products) keeps fp32 accuracy in the fold of an fp32 or fp16
+        # checkpoint with far fewer registers than an FMA ("ieee") product; a bf16
+        # checkpoint's own rounding (2^-8) dwarfs plain tf32's (2^-11).
+        dot_precision="tf32" if config.state_dtype == "bf16" else "tf32x3",
+        num_warps=config.num_warps or 4,
         decay=t.decay, delta_rule=t.update == "delta",
         inputs=inputs, params=params, ring=ring,
         optional_flags=tuple(q.name for q in inputs if q.optional),
         head_code=tuple(head_code), tile_code=tuple(tile_code),
         record_head_code=record_head_code, record_tile_code=record_tile_code,
+        gate_rows="[:, None]" if scalar_gate else "", gate_mask="" if scalar_gate else "[:, None]",
+        gate_cols="" if scalar_gate else "[None, :]",
         replay_weight=print_triton(REPLAY_WEIGHT, weight_names),
         checkpoint_weight=print_triton(CHECKPOINT_WEIGHT, weight_names),
         skip_expr=print_triton(subs(spec.output_skip), names) if spec.output_skip is not None else "",

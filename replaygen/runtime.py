@@ -90,13 +90,15 @@ def module_path(plan: KernelPlan, text: str) -> Path:
 
 def load(variant: str, *, config: str | None = None, L: int | None = None,
          buffer_length: int | None = None, state_dtype: str | None = None,
-         record_dtype: str | None = None, **dims: int) -> "Kernels":
+         record_dtype: str | None = None, block_v: int | None = None,
+         num_warps: int | None = None, **dims: int) -> "Kernels":
     """Kernels of one configuration of `variant`.
 
     Dims use the spec's model-native names (e.g. `H=16, HV=32, K=128, V=128`, or for
     Mamba-2 `nheads=..., headdim=..., ngroups=..., dstate=...`); `config` names one of
     the spec's geometries instead (default: its first). `L` (alias `buffer_length`) is
     the ring length; `state_dtype` the checkpoint precision; `record_dtype` the records'.
+    `block_v` and `num_warps` override the plan's launch choices (tuning).
     """
     spec = load_variant(variant)
     if L is not None and buffer_length is not None and L != buffer_length:
@@ -109,7 +111,7 @@ def load(variant: str, *, config: str | None = None, L: int | None = None,
         if config is not None and config not in named:
             raise InputError(f"{variant}: unknown config {config!r}; known: {sorted(named)}")
         dims = dict((named[config] if config else spec.configs[0]).dims)
-    kcfg = make_config(spec, dims, L, state_dtype, record_dtype)
+    kcfg = make_config(spec, dims, L, state_dtype, record_dtype, block_v, num_warps)
     deriv = derive(spec)
     plan = make_plan(deriv, kcfg)
     text = render_module(plan, deriv)
@@ -251,7 +253,7 @@ class Kernels:
             raise InputError(f"'{name}' must have dtype in {[str(d) for d in dtypes]}, got {t.dtype}")
         if contiguous and not t.is_contiguous():
             raise InputError(f"'{name}' must be contiguous")
-        if inner and t.dim() > 1 and t[0].numel() > 1 and not t[0].is_contiguous():
+        if inner and t.dim() > 1 and t.shape[0] > 0 and t[0].numel() > 1 and not t[0].is_contiguous():
             raise InputError(f"'{name}' must be contiguous past its batch dim (strides {t.stride()})")
 
     def _check_state(self, state):

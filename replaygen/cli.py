@@ -1,0 +1,311 @@
+"""The `replaygen` command: build, list and show generated kernels.
+
+Input: a command line (`main(argv)`; argv defaults to sys.argv[1:]).
+Output: files under generated/ (`build`), a report on stdout; one line per problem
+on stderr. Exit status: 0 success; 1 a replaygen error (`replaygen: error: ...`) or a
+`build --check` that found stale, missing or orphan files; 2 a usage error (argparse).
+Invariants: each spec is derived once per command (its sympy checks are the slow
+part); `--check` writes nothing; `--prune` deletes only files inside a variant's
+folder that no default configuration produces; custom options (--dims, --config,
+--buffer-length, --state-dtype, --record-dtype) build those configurations instead
+of the spec's defaults, and never prune.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from pathlib import Path
+
+from .errors import ConfigError, ReplaygenError
+from .emit import GENERATED_DIR, check_tree, default_configs, emit, orphans
+from .plan import KernelConfig, make_config
+from .spec import DTYPES, Spec, available_variants, load_variant
+
+RECORD_DTYPES = ("fp32", "bf16")
+CUSTOM_OPTIONS = ("dims", "config", "buffer_length", "state_dtype", "record_dtype")
+
+
+# -- option types: each raises ArgumentTypeError, so argparse exits 2 with one line -----
+def positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an integer >= 1")
+    return value
+
+
+def parse_dims(text: str) -> dict[str, int]:
+    """'ngroups=8,nheads=96' -> {'ngroups': 8, 'nheads': 96}."""
+    dims: dict[str, int] = {}
+    for item in text.split(","):
+        name, eq, value = (part.strip() for part in item.partition("="))
+        if not eq or not name:
+            raise argparse.ArgumentTypeError(
+                f"{item!r} is not NAME=N (e.g. H=16,HV=32,K=128,V=128)")
+        if name in dims:
+            raise argparse.ArgumentTypeError(f"dim {name!r} is given twice")
+        try:
+            dims[name] = positive_int(value)
+        except argparse.ArgumentTypeError as exc:
+            raise argparse.ArgumentTypeError(f"dim {name!r}: {exc}") from None
+    return dims
+
+
+def dtype_list(text: str) -> list[str]:
+    names = [t.strip() for t in text.split(",")]
+    bad = [t for t in names if t not in DTYPES]
+    if bad:
+        raise argparse.ArgumentTypeError(f"unknown dtype {bad[0]!r}; choose from {list(DTYPES)}")
+    return names
+
+
+# -- configurations ---------------------------------------------------------------------
+def custom_requested(args) -> bool:
+    return any(getattr(args, o) is not None for o in CUSTOM_OPTIONS)
+
+
+def geometries(spec: Spec, args) -> list[dict[str, int]]:
+    """--dims, or the named --config, or else every named geometry of the spec."""
+    if args.dims is not None:
+        return [args.dims]
+    named = {c.name: c.dims for c in spec.configs}
+    if args.config is None:
+        return list(named.values())
+    if args.config not in named:
+        raise ConfigError(f"{spec.name}: unknown config {args.config!r}; known: {sorted(named)}")
+    return [named[args.config]]
+
+
+def state_dtypes(args, spec: Spec) -> list[str]:
+    """--state-dtype, repeated or comma-separated, in order and without repeats."""
+    given = [d for group in (args.state_dtype or ()) for d in group]
+    return list(dict.fromkeys(given)) or list(spec.defaults.state_dtypes)
+
+
+def requested_configs(spec: Spec, args) -> list[KernelConfig]:
+    return [make_config(spec, dims, args.buffer_length, dt, args.record_dtype)
+            for dims in geometries(spec, args) for dt in state_dtypes(args, spec)]
+
+
+def shown(path: Path) -> str:
+    """A path relative to the working directory when it lies below it."""
+    rel = os.path.relpath(path)
+    return str(path) if rel.startswith("..") else rel
+
+
+# -- build --------------------------------------------------------------------------------
+def emit_variant(name: str, args, check: bool):
+    """Emit (or check) one variant's requested configurations: (spec, emitted, problems)."""
+    spec = load_variant(name)
+    if not custom_requested(args):
+        return (spec, *emit(spec, default_configs(spec), args.out, check=check))
+    emitted, _ = emit(spec, requested_configs(spec, args), args.out, check=check)
+    # Only the requested files matter: the defaults beside them are no orphans here.
+    problems = [f"{'stale' if e.path.is_file() else 'missing'}: {e.path}"
+                for e in emitted if e.changed]
+    return spec, emitted, problems
+
+
+def check(args) -> int:
+    start = time.perf_counter()
+    if args.all:
+        problems, checked = check_tree(args.out), "the generated tree"   # + spec-less folders
+    else:
+        _, emitted, problems = emit_variant(args.variant, args, check=True)
+        checked = f"{len(emitted)} files"
+    for p in problems:
+        print(p, file=sys.stderr)
+    verdict = f"{len(problems)} problem(s)" if problems else "up to date"
+    print(f"replaygen: checked {checked}: {verdict} ({time.perf_counter() - start:.2f} s)")
+    return 1 if problems else 0
+
+
+def build(args) -> int:
+    if args.check:
+        return check(args)
+    start = time.perf_counter()
+    custom = custom_requested(args)
+    count = written = pruned = 0
+    for name in available_variants() if args.all else [args.variant]:
+        spec, emitted, _ = emit_variant(name, args, check=False)
+        for e in emitted:
+            print(f"{'wrote' if e.changed else 'unchanged'}  {shown(e.path)}")
+        count += len(emitted)
+        written += sum(e.changed for e in emitted)
+        if custom:
+            continue
+        for path in orphans(args.out / spec.name, {e.path.name for e in emitted}):
+            if args.prune and path.is_file():
+                path.unlink()
+                print(f"removed  {shown(path)}")
+                pruned += 1
+            else:
+                print(f"replaygen: warning: orphan {shown(path)} (no default configuration "
+                      "produces it; --prune deletes files)", file=sys.stderr)
+    pruned_note = f", {pruned} pruned" if args.prune else ""
+    print(f"replaygen: {count} files ({written} written, {count - written} unchanged"
+          f"{pruned_note}) in {time.perf_counter() - start:.2f} s")
+    if custom and args.out.resolve() == GENERATED_DIR.resolve():
+        print("replaygen: note: custom configurations in generated/ are orphans to "
+              "`replaygen build --all --check`; --out keeps them apart", file=sys.stderr)
+    return 0
+
+
+# -- list ---------------------------------------------------------------------------------
+def list_variants(args) -> int:
+    for name in available_variants():
+        spec = load_variant(name)
+        d = spec.defaults
+        print(f"{name}: {spec.title}")
+        print(f"  defaults: buffer length {d.buffer_length}, state "
+              f"{'/'.join(d.state_dtypes)}, records {d.record_dtype}")
+        width = max(len(c.name) for c in spec.configs)
+        for c in spec.configs:
+            dims = " ".join(f"{k}={v}" for k, v in c.dims.items())
+            print(f"  config {c.name:<{width}}  {dims}")
+        folder = GENERATED_DIR / name
+        print(f"  generated ({shown(folder)}/):")
+        for cfg in default_configs(spec):
+            missing = "" if (folder / f"{cfg.name}.py").is_file() else "  (missing)"
+            print(f"    {cfg.name}.py{missing}")
+    return 0
+
+
+# -- show ---------------------------------------------------------------------------------
+def show(args) -> int:
+    from .derive import derive          # sympy work: only the commands that need it
+    from .plan import DTYPE_BYTES, make_plan
+    from .traffic import L, check_cap, traffic
+
+    spec = load_variant(args.variant)
+    dims = geometries(spec, args)[0]
+    state_dtype = args.state_dtype[0] if args.state_dtype else None
+    config = make_config(spec, dims, args.buffer_length, state_dtype, args.record_dtype)
+    deriv = derive(spec)
+    plan = make_plan(deriv, config)
+    model = traffic(plan, input_bytes=args.input_bytes, include_optional=args.optional)
+
+    print(f"{spec.title}: {config.name}")
+    print("\nreplay form:")
+    print(f"  {deriv.replay_state}\n  {deriv.replay_output}")
+
+    print(f"\nrecord layout (one token; ring of L = {plan.L}):")
+    field_bytes = dict(model.record_fields)
+    for f in plan.ring:
+        per = "per key head" if f.head == "key" else "per value head"
+        row = f"  {f.name:<8} {per:<14}  axis {f.axis:<6}  width {f.width:<4}  {f.dtype:<5}"
+        print(f"{row} {model.evaluate(field_bytes[f.name]):>8} B/token")
+    print(f"{'  total':<{len(row)}} {model.evaluate(model.record):>8} B/token")
+
+    for title, code in (("current token, head level", plan.head_code),
+                        ("current token, per value tile", plan.tile_code),
+                        ("records as tiles, head level", plan.record_head_code),
+                        ("records as tiles, per value tile", plan.record_tile_code)):
+        print(f"\nprinted Triton ({title}):")
+        for st in code:
+            print(f"  {st.target} = {st.expr}")
+
+    print(f"\ntraffic per token and sequence (s = {DTYPE_BYTES[plan.state_dtype]} B state, "
+          f"r = {DTYPE_BYTES[plan.record_dtype]} B record, i = {args.input_bytes} B input "
+          "element; n = committed records):")
+    for name in ("state", "record", "inputs", "outputs"):
+        print(f"  {name:<13} = {getattr(model, name)}")
+    print(f"  {'io':<13} = inputs + outputs")
+    for name, formula in model.cycle.items():
+        print(f"  {name:<13} = {formula}")
+    print()
+    for label, value in model.summary().items():
+        print(f"  {label:<16} {value:>12,.0f} B  {value / 1024:>10.1f} KiB")
+    cap = check_cap()
+    print(f"  {'speedup cap':<16} {model.evaluate(model.speedup_cap):>12.3f}x  "
+          f"(conventional / amortised; state alone: {cap} = "
+          f"{float(cap.subs(L, plan.L)):.3f}x)")
+    return 0
+
+
+# -- parser --------------------------------------------------------------------------------
+class Parser(argparse.ArgumentParser):
+    """Usage errors in one line (argparse would print the whole usage first); exit 2."""
+
+    def error(self, message: str):
+        self.exit(2, f"{self.prog}: error: {message} (see `{self.prog} --help`)\n")
+
+
+def add_config_options(p: argparse.ArgumentParser, several_state_dtypes: bool) -> None:
+    geometry = p.add_mutually_exclusive_group()
+    geometry.add_argument("--dims", type=parse_dims, metavar="NAME=N,...",
+                          help="dims by the spec's model-native names")
+    geometry.add_argument("--config", metavar="NAME", help="a named geometry of the spec")
+    p.add_argument("--buffer-length", type=positive_int, metavar="L", help="ring length")
+    if several_state_dtypes:
+        p.add_argument("--state-dtype", type=dtype_list, action="append", metavar="DT[,DT]",
+                       help=f"checkpoint precisions, from {list(DTYPES)} (repeatable)")
+    else:
+        p.add_argument("--state-dtype", type=dtype_list, metavar="DT",
+                       help=f"checkpoint precision, one of {list(DTYPES)}")
+    p.add_argument("--record-dtype", choices=RECORD_DTYPES, help="record precision")
+
+
+def make_parser() -> argparse.ArgumentParser:
+    parser = Parser(prog="replaygen", description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    variants = available_variants()
+
+    b = sub.add_parser("build", help="emit kernels into generated/")
+    which = b.add_mutually_exclusive_group(required=True)
+    which.add_argument("--variant", choices=variants, help="one spec of specs/")
+    which.add_argument("--all", action="store_true", help="every spec in specs/")
+    b.add_argument("--check", action="store_true",
+                   help="write nothing; exit 1 listing stale, missing and orphan files")
+    b.add_argument("--prune", action="store_true", help="delete orphan files")
+    b.add_argument("--out", type=Path, default=GENERATED_DIR, metavar="DIR",
+                   help="output tree (default: the repository's generated/)")
+    add_config_options(b, several_state_dtypes=True)
+    b.set_defaults(run=build, parser=b)
+
+    sub.add_parser("list", help="variants, configurations and generated files"
+                   ).set_defaults(run=list_variants)
+
+    s = sub.add_parser("show", help="derivation, record layout, code and traffic of one config")
+    s.add_argument("--variant", choices=variants, required=True, help="one spec of specs/")
+    add_config_options(s, several_state_dtypes=False)
+    s.add_argument("--input-bytes", type=positive_int, default=2, metavar="B",
+                   help="bytes of an input or output element (default 2, bf16)")
+    s.add_argument("--optional", action="store_true", help="count optional inputs too")
+    s.set_defaults(run=show, parser=s)
+    return parser
+
+
+def conflict(args) -> str | None:
+    """Options that parse one by one but not together."""
+    if args.command == "show" and args.state_dtype and len(args.state_dtype) > 1:
+        return "show takes one --state-dtype"
+    if args.command != "build":
+        return None
+    if args.check and args.prune:
+        return "--check writes nothing; it cannot be combined with --prune"
+    if custom_requested(args) and args.all:
+        return "--dims/--config/--buffer-length/--state-dtype/--record-dtype need --variant"
+    if custom_requested(args) and args.prune:
+        return "--prune keeps the default configurations; custom options cannot prune"
+    return None
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = make_parser().parse_args(argv)
+    problem = conflict(args)
+    if problem:
+        args.parser.error(problem)
+    try:
+        return args.run(args)
+    except (ReplaygenError, OSError) as exc:
+        print(f"replaygen: error: {exc}", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
