@@ -53,7 +53,7 @@ def run_one(variant, batch, L, bv=None, nw=None, device="cuda"):
     res["flush_step"] = bench(lambda: (state.cursor.fill_(L - 1),
                                        kern.decode(state, slots, out=out, **inputs))) - t_fill
     stagger = (torch.arange(batch, device=device, dtype=torch.int32) % L)
-    state.cursor.copy_(stagger[:, None, None].expand_as(state.cursor))
+    state.cursor.copy_(stagger.view(-1, *[1] * (state.cursor.dim() - 1)).expand_as(state.cursor))
 
     def cycle():
         for _ in range(L):

@@ -147,19 +147,19 @@ def _next_pow2(n: int) -> int:
     return 1 << max(0, (n - 1).bit_length())
 
 
-def _pick_block_v(V: int, BK: int, floor: int = 1) -> int:
-    """Largest value tile (a power of two, at most 64) whose padding wastes at most 1/8 of
-    V and whose [BV, BK] tile stays at most 16K elements. Larger tiles amortise the
-    key-side work (record scores, decays) that every tile repeats; the H200 sweep of
-    2026-11-29 (bench/results/sweep-*.json) found 64 (16 for headdim 80) with 4 warps
-    the fastest for the real geometries."""
-    full = _next_pow2(V)
-    for bv in (64, 32, 16, 8, 4, 2, 1):
-        if bv > full or bv * BK > 16384:
-            continue
-        if (-V % bv) * 8 <= V or bv <= floor:
-            return bv
-    return 1
+def _pick_block_v(V: int, BK: int) -> int:
+    """The value tile: 16 rows, the smallest tile tl.dot takes (the fold needs it), or
+    the whole value dim padded to a power of two when it is smaller. The H200 sweeps of
+    2026-11-29 (bench/results/) found the smallest tiles fastest for every real geometry:
+    each program streams its head's checkpoint tile by tile with the next load in flight,
+    and small tiles keep registers low and many programs resident."""
+    return 16 if V >= 16 and BK >= 16 else _next_pow2(V)
+
+
+def _pick_num_warps(BV: int, BK: int) -> int:
+    """One warp per 1024 tile elements (2 warps for [16, 128], 4 for [16, 256]): the
+    fastest in the same sweeps, whose 8-warp programs ran up to 2x slower."""
+    return max(1, min(8, BV * BK // 1024))
 
 
 def make_plan(deriv: Derivation, config: KernelConfig) -> KernelPlan:
@@ -170,7 +170,7 @@ def make_plan(deriv: Derivation, config: KernelConfig) -> KernelPlan:
     H, HV, K, V = (dims[g[r]] for r in ("key_heads", "value_heads", "key_dim", "value_dim"))
     L = config.buffer_length
     BK = _next_pow2(K)
-    BV = config.block_v or _pick_block_v(V, BK, floor=16 if BK >= 16 and V >= 16 else 1)
+    BV = config.block_v or _pick_block_v(V, BK)
     BL = _next_pow2(L)
     fold_dot = BK >= 16 and BV >= 16
     if fold_dot:
@@ -281,7 +281,7 @@ def make_plan(deriv: Derivation, config: KernelConfig) -> KernelPlan:
         # checkpoint with far fewer registers than an FMA ("ieee") product; a bf16
         # checkpoint's own rounding (2^-8) dwarfs plain tf32's (2^-11).
         dot_precision="tf32" if config.state_dtype == "bf16" else "tf32x3",
-        num_warps=config.num_warps or 4,
+        num_warps=config.num_warps or _pick_num_warps(BV, BK),
         decay=t.decay, delta_rule=t.update == "delta",
         inputs=inputs, params=params, ring=ring,
         optional_flags=tuple(q.name for q in inputs if q.optional),

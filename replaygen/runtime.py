@@ -40,8 +40,8 @@ class ReplayState:
     """One layer's ReplaySSM state pool: checkpoints, record rings, cursors, weights.
 
     checkpoint [slots, HV, V, K] in the state precision; ring[field] [slots, heads, L(, width)]
-    in the record precision; cursor [slots, HV, NV] int32, the number of committed records of
-    each slot, value head and value tile (all of a slot's move together); params: the layer's
+    in the record precision; cursor [slots, HV] int32, the number of committed records of
+    each slot and value head (all heads of a slot move together); params: the layer's
     parameter tensors (A_log, dt_bias, ...), needed to rebuild records.
     """
 
@@ -158,8 +158,8 @@ class Kernels:
             # Entries past the cursor are never read; NaN makes any such bug loud.
             ring[f.name] = torch.full((num_slots, self.heads[f.head], p.L) + width, float("nan"),
                                       dtype=self.record_dtype, device=device)
-        # One cursor per (slot, value head, value tile): each kernel program owns one.
-        cursor = torch.zeros((num_slots, p.HV, p.NV), dtype=torch.int32, device=device)
+        # One cursor per (slot, value head): each kernel program owns one.
+        cursor = torch.zeros((num_slots, p.HV), dtype=torch.int32, device=device)
         return ReplayState(ckpt, ring, cursor, checked)
 
     def load_state(self, state: ReplayState, slots: torch.Tensor, S: torch.Tensor) -> None:
@@ -181,7 +181,7 @@ class Kernels:
         args, has, dtype = self._check_inputs(inputs, rows, state.device)
         out = self._check_out(out, rows, dtype, state.device)
         if rows:
-            self.module.replay_decode_kernel[(rows, self.plan.HV, self.plan.NV)](
+            self.module.replay_decode_kernel[(rows, self.plan.HV)](
                 slots_ptr=slots, cursor_ptr=state.cursor, ckpt_ptr=state.checkpoint,
                 **self._ring_args(state), **args, **self._param_args(state.params),
                 out_ptr=out, stride_out=out.stride(0), **has, **self._consts,
@@ -189,7 +189,7 @@ class Kernels:
         return out
 
     def _fold(self, state: ReplayState, slots, dst, flush: bool):
-        self.module.fold_kernel[(slots.shape[0], self.plan.HV, self.plan.NV)](
+        self.module.fold_kernel[(slots.shape[0], self.plan.HV)](
             slots_ptr=slots, cursor_ptr=state.cursor, ckpt_ptr=state.checkpoint,
             **self._ring_args(state), **self._param_args(state.params), dst_ptr=dst,
             FLUSH=flush, **self._has, **self._consts, num_warps=self.module.NUM_WARPS)

@@ -186,7 +186,7 @@ class _Loader:
             self._expect("output.gate", gate, quantities, heads={"value"}, axes={"V", "scalar"})
 
         state = self.table(data, "state", {"layout"}, {"layout"})
-        layout = tuple(state["layout"])
+        layout = self.string_list("state.layout", state["layout"])
         want = (geometry["value_heads"], geometry["value_dim"], geometry["key_dim"])
         if layout != want:
             self.fail("state.layout", f"{list(layout)} cannot be lowered: the generator "
@@ -197,7 +197,9 @@ class _Loader:
         L = build["buffer_length"]
         if isinstance(L, bool) or not isinstance(L, int) or L < 1:
             self.fail("build.buffer_length", f"must be an integer >= 1, got {L!r}")
-        sdt = tuple(build["state_dtypes"])
+        sdt = self.string_list("build.state_dtypes", build["state_dtypes"])
+        if not isinstance(build["record_dtype"], str):
+            self.fail("build.record_dtype", f"must be a string, got {build['record_dtype']!r}")
         for dt in sdt + (build["record_dtype"],):
             if dt not in DTYPES:
                 self.fail("build", f"unknown dtype {dt!r}; known: {list(DTYPES)}")
@@ -225,6 +227,13 @@ class _Loader:
         return Spec(**{**spec.__dict__, "configs": tuple(configs)})
 
     # -- pieces ------------------------------------------------------------------
+    def string_list(self, fld: str, value, allow_empty: bool = False) -> tuple[str, ...]:
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            self.fail(fld, f"must be a list of strings, got {value!r}")
+        if not value and not allow_empty:
+            self.fail(fld, "needs at least one entry")
+        return tuple(value)
+
     def _new_name(self, fld: str, name: str, quantities: dict):
         if not name.isidentifier():
             self.fail(fld, f"'{name}' is not an identifier")
@@ -241,7 +250,9 @@ class _Loader:
             allowed = {"shape", "optional"} if key == "inputs" else {"shape"}
             if not isinstance(decl, dict) or "shape" not in decl or set(decl) - allowed:
                 self.fail(fld, f"must be a table with 'shape' (allowed keys {sorted(allowed)})")
-            shape = tuple(decl["shape"])
+            shape = self.string_list(f"{fld}.shape", decl["shape"], allow_empty=True)
+            if "optional" in decl and not isinstance(decl["optional"], bool):
+                self.fail(f"{fld}.optional", f"must be true or false, got {decl['optional']!r}")
             roles = []
             for d in shape:
                 if d not in dim_role:

@@ -2,8 +2,8 @@
 # the templates and run `replaygen build`.
 # kernel: mamba2__ngroups8_nheads96_dstate128_headdim80__L16__state_bf16__rec_bf16
 # spec sha256: bc4bd711e08ea487aaddd63c7bf197e6e62cfe792a7fd41c105af9f530d98c6b
-# templates sha256: b9d1824a3bbdff538a0ca992d8bc67250284712b94676df58772da7fc1c3fe40
-# generator sha256: f0fb3fa1f8eed2470aa3c03c6a691b7b86a0fde3b3747009cb7a4b7e65bda049
+# templates sha256: cb86a8f6d3d712ad132a64f9139ebd493a0b1c4d1768cfbce03f56ac763b4574
+# generator sha256: e51b429eb1b875bda3b9e0c2bc1e7019897e303ee884dd1e67a21245d0b31570
 """ReplaySSM kernels for mamba2: mamba2__ngroups8_nheads96_dstate128_headdim80__L16__state_bf16__rec_bf16.
 
 Replay form: S_t = C·exp(G_t) + Σ_j w_j (exp(G_t - G_j)·k_j)ᵀ,  G_j = Σ_(i<=j) g_i
@@ -16,7 +16,7 @@ import triton.language as tl
 CONSTEXPRS = dict(H=8, HV=96, K=128, V=80, L=16, GROUP=12,
                   BK=128, BV=16, BL=16, NV=5,
                   FOLD_DOT=True)
-NUM_WARPS = 4
+NUM_WARPS = 2
 
 
 @triton.jit
@@ -28,31 +28,31 @@ def replay_decode_kernel(
     GROUP: tl.constexpr, BK: tl.constexpr, BV: tl.constexpr, BL: tl.constexpr, NV: tl.constexpr,
     FOLD_DOT: tl.constexpr,
 ):
-    """One ReplaySSM decode step for row i_b, value head i_hv, value tile i_v.
+    """One ReplaySSM decode step for row i_b, value head i_hv.
 
     Output-only evaluation: o_t = C·(exp(G_t)·q) + Σ_j w_j ((exp(G_t - G_j)·k_j)·q), with
     C the checkpoint and j over the n committed records plus the current token. No state
     is built unless the ring becomes full (n + 1 == L): then this program folds the
-    records into its checkpoint tile and empties its ring (flush on the device, per row).
-    Each program owns its cursor (slot, value head, value tile), so no program ever reads
-    a cursor that another program of the same launch writes.
+    records into its checkpoint and empties its ring (flush on the device, per row).
+    The key-side work (record scores and decays) is done once per head; the checkpoint
+    is then streamed in [BV, BK] tiles, the next tile's load issued before the current
+    tile's math. The program owns its cursor (slot, value head): no other program of
+    the launch reads or writes it.
     """
     i_b = tl.program_id(0)
     i_hv = tl.program_id(1)
-    i_v = tl.program_id(2)
     i_kh = i_hv // GROUP
     i_slot = tl.load(slots_ptr + i_b).to(tl.int64)
     o_k = tl.arange(0, BK)
     m_k = o_k < K
     o_l = tl.arange(0, BL)
-    o_v = i_v * BV + tl.arange(0, BV)
-    m_v = o_v < V
+    o_vb = tl.arange(0, BV)
     if i_slot >= 0:
-        # The checkpoint tile is the one large read: issue it first so that everything
-        # below (cursor, records, the token's preprocessing) overlaps with it.
-        p_ck = ckpt_ptr + ((i_slot * HV + i_hv) * V + o_v[:, None]) * K + o_k[None, :]
-        c_tile = tl.load(p_ck, mask=m_v[:, None] & m_k[None, :], other=0.0)  # [BV, BK]
-        p_cursor = cursor_ptr + (i_slot * HV + i_hv) * NV + i_v
+        # The checkpoint is the one large read: its first tile is issued before anything
+        # else so that the cursor, records and token math overlap with it.
+        p_head = ckpt_ptr + (i_slot * HV + i_hv) * V * K
+        c_next = tl.load(p_head + o_vb[:, None] * K + o_k[None, :], mask=(o_vb < V)[:, None] & m_k[None, :], other=0.0)
+        p_cursor = cursor_ptr + i_slot * HV + i_hv
         n = tl.load(p_cursor)
         m_l = o_l < n
         FLUSH = n + 1 >= L
@@ -83,41 +83,49 @@ def replay_decode_kernel(
         s_q = tl.sum(kw * t_query[None, :], axis=1)  # [BL] record scores for q
         q_ck = ck_weight * t_query  # [BK]
         s_kq = tl.sum(t_key * t_query, axis=0)  # the current token's own score
-        # -- this value tile: value-axis inputs and records -------------------------
-        b_x = tl.load(x_ptr + i_b * stride_x + i_hv * V + o_v, mask=m_v, other=0.0).to(tl.float32)
-        if HAS_z:
-            b_z = tl.load(z_ptr + i_b * stride_z + i_hv * V + o_v, mask=m_v, other=0.0).to(tl.float32)
-        t_value = b_delta * b_x
-        r_x = tl.load(ring_x_ptr + ((i_slot * HV + i_hv) * L + o_l[:, None]) * V + o_v[None, :], mask=m_l[:, None] & m_v[None, :], other=0.0).to(tl.float32)  # [BL, BV]
-        rec_value = r_delta[:, None] * r_x
-        rec_value = tl.where(m_l[:, None], rec_value, 0.0)  # [BL, BV]
-        c_tile = c_tile.to(tl.float32)
-        w_t = t_value  # [BV]
-        out = tl.sum(c_tile * q_ck[None, :], axis=1) + tl.sum(rec_value * s_q[:, None], axis=0) + w_t * s_kq
-        out = out + b_D * b_x
-        if HAS_z:
-            out = out * (((b_z) / (1.0 + tl.exp(-(b_z)))))
-        tl.store(out_ptr + i_b * stride_out + i_hv * V + o_v, out.to(out_ptr.dtype.element_ty), mask=m_v)
+        for i_v in range(NV):
+            o_v = i_v * BV + o_vb
+            m_v = o_v < V
+            c_tile = c_next.to(tl.float32)  # [BV, BK]
+            o_vn = o_v + BV  # prefetch the next tile (masked off past the last one)
+            c_next = tl.load(p_head + o_vn[:, None] * K + o_k[None, :], mask=(o_vn < V)[:, None] & m_k[None, :], other=0.0)
+            # -- this value tile: value-axis inputs and records ---------------------
+            b_x = tl.load(x_ptr + i_b * stride_x + i_hv * V + o_v, mask=m_v, other=0.0).to(tl.float32)
+            if HAS_z:
+                b_z = tl.load(z_ptr + i_b * stride_z + i_hv * V + o_v, mask=m_v, other=0.0).to(tl.float32)
+            t_value = b_delta * b_x
+            r_x = tl.load(ring_x_ptr + ((i_slot * HV + i_hv) * L + o_l[:, None]) * V + o_v[None, :], mask=m_l[:, None] & m_v[None, :], other=0.0).to(tl.float32)  # [BL, BV]
+            rec_value = r_delta[:, None] * r_x
+            rec_value = tl.where(m_l[:, None], rec_value, 0.0)  # [BL, BV]
+            w_t = t_value  # [BV]
+            out = tl.sum(c_tile * q_ck[None, :], axis=1) + tl.sum(rec_value * s_q[:, None], axis=0) + w_t * s_kq
+            out = out + b_D * b_x
+            if HAS_z:
+                out = out * (((b_z) / (1.0 + tl.exp(-(b_z)))))
+            tl.store(out_ptr + i_b * stride_out + i_hv * V + o_v, out.to(out_ptr.dtype.element_ty), mask=m_v)
+            if FLUSH:
+                # S_t = C·exp(G_t) + Σ_j w_j (exp(G_t - G_j)·k_j)ᵀ + w_t k_tᵀ
+                s_tile = c_tile * ck_weight + w_t[:, None] * t_key[None, :]
+                if FOLD_DOT:  # one [BV, BL] x [BL, BK] product
+                    s_tile += tl.dot(tl.trans(rec_value), kw, input_precision="tf32")
+                else:  # tiles too small for tl.dot (a dim < 16): broadcast and reduce
+                    s_tile += tl.sum(rec_value[:, :, None] * kw[:, None, :], axis=0)
+                tl.store(p_head + o_v[:, None] * K + o_k[None, :], s_tile.to(ckpt_ptr.dtype.element_ty), mask=m_v[:, None] & m_k[None, :])
+            else:
+                tl.store(ring_x_ptr + ((i_slot * HV + i_hv) * L + n) * V + o_v, b_x.to(ring_x_ptr.dtype.element_ty), mask=m_v)
+                pass
         if FLUSH:
-            # S_t = C·exp(G_t) + Σ_j w_j (exp(G_t - G_j)·k_j)ᵀ + w_t k_tᵀ
-            s_tile = c_tile * ck_weight + w_t[:, None] * t_key[None, :]
-            if FOLD_DOT:  # one [BV, BL] x [BL, BK] product
-                s_tile += tl.dot(tl.trans(rec_value), kw, input_precision="tf32")
-            else:  # tiles too small for tl.dot (a dim < 16): broadcast and reduce
-                s_tile += tl.sum(rec_value[:, :, None] * kw[:, None, :], axis=0)
-            tl.store(p_ck, s_tile.to(ckpt_ptr.dtype.element_ty), mask=m_v[:, None] & m_k[None, :])
             tl.store(p_cursor, 0)
         else:
-            tl.store(ring_x_ptr + ((i_slot * HV + i_hv) * L + n) * V + o_v, b_x.to(ring_x_ptr.dtype.element_ty), mask=m_v)
-            if i_v == 0:  # scalar and key-axis fields: one writer per value head
-                if i_hv % GROUP == 0:
-                    tl.store(ring_B_ptr + ((i_slot * H + i_kh) * L + n) * K + o_k, b_B.to(ring_B_ptr.dtype.element_ty), mask=m_k)
-                tl.store(ring_delta_ptr + ((i_slot * HV + i_hv) * L + n), b_delta.to(ring_delta_ptr.dtype.element_ty))
-                pass
+            if i_hv % GROUP == 0:
+                tl.store(ring_B_ptr + ((i_slot * H + i_kh) * L + n) * K + o_k, b_B.to(ring_B_ptr.dtype.element_ty), mask=m_k)
+            tl.store(ring_delta_ptr + ((i_slot * HV + i_hv) * L + n), b_delta.to(ring_delta_ptr.dtype.element_ty))
             tl.store(p_cursor, n + 1)
     else:
         # padding row: a zero output, and nothing written to any state
-        tl.store(out_ptr + i_b * stride_out + i_hv * V + o_v, tl.zeros([BV], out_ptr.dtype.element_ty), mask=m_v)
+        for i_v in range(NV):
+            o_v = i_v * BV + o_vb
+            tl.store(out_ptr + i_b * stride_out + i_hv * V + o_v, tl.zeros([BV], out_ptr.dtype.element_ty), mask=o_v < V)
 
 
 
@@ -130,8 +138,7 @@ def fold_kernel(
     GROUP: tl.constexpr, BK: tl.constexpr, BV: tl.constexpr, BL: tl.constexpr, NV: tl.constexpr,
     FOLD_DOT: tl.constexpr,
 ):
-    """Fold the committed records of row i_b, value head i_hv, value tile i_v into a full
-    state tile.
+    """Fold the committed records of row i_b, value head i_hv into its full state.
 
     FLUSH: write the fold into the checkpoint and empty the ring (rows with no record
     are left untouched). Otherwise (materialize): write it as fp32 to dst[i_b] and change
@@ -139,24 +146,23 @@ def fold_kernel(
     """
     i_b = tl.program_id(0)
     i_hv = tl.program_id(1)
-    i_v = tl.program_id(2)
     i_kh = i_hv // GROUP
     i_slot = tl.load(slots_ptr + i_b).to(tl.int64)
     o_k = tl.arange(0, BK)
     m_k = o_k < K
     o_l = tl.arange(0, BL)
-    o_v = i_v * BV + tl.arange(0, BV)
-    m_v = o_v < V
-    m_s = m_v[:, None] & m_k[None, :]
-    p_cursor = cursor_ptr + (tl.maximum(i_slot, 0) * HV + i_hv) * NV + i_v
+    o_vb = tl.arange(0, BV)
+    p_cursor = cursor_ptr + tl.maximum(i_slot, 0) * HV + i_hv
     n = tl.load(p_cursor)
     n = tl.where(i_slot >= 0, n, 0)
+    p_dst = dst_ptr + (i_b * HV + i_hv) * V * K
     if FLUSH:
         active = (i_slot >= 0) & (n > 0)
     else:
         active = i_slot >= 0
     if active:
         m_l = o_l < n
+        p_head = ckpt_ptr + (i_slot * HV + i_hv) * V * K
         b_A_log = tl.load(A_log_ptr + i_hv).to(tl.float32)
         b_dt_bias = tl.load(dt_bias_ptr + i_hv).to(tl.float32)
         b_D = tl.load(D_ptr + i_hv).to(tl.float32)
@@ -171,26 +177,30 @@ def fold_kernel(
         rec_weight = tl.exp(-G_rec + G_t)
         ck_weight = tl.exp(G_t)
         kw = tl.where(m_l[:, None], rec_weight[:, None] * rec_key, 0.0)  # [BL, BK]
-        p_ck = ckpt_ptr + ((i_slot * HV + i_hv) * V + o_v[:, None]) * K + o_k[None, :]
-        c_tile = tl.load(p_ck, mask=m_s, other=0.0).to(tl.float32)  # [BV, BK]
-        r_x = tl.load(ring_x_ptr + ((i_slot * HV + i_hv) * L + o_l[:, None]) * V + o_v[None, :], mask=m_l[:, None] & m_v[None, :], other=0.0).to(tl.float32)  # [BL, BV]
-        rec_value = r_delta[:, None] * r_x
-        rec_value = tl.where(m_l[:, None], rec_value, 0.0)  # [BL, BV]
-        s_tile = c_tile * ck_weight
-        if FOLD_DOT:  # one [BV, BL] x [BL, BK] product
-            s_tile += tl.dot(tl.trans(rec_value), kw, input_precision="tf32")
-        else:  # tiles too small for tl.dot (a dim < 16): broadcast and reduce
-            s_tile += tl.sum(rec_value[:, :, None] * kw[:, None, :], axis=0)
-        if FLUSH:
-            tl.store(p_ck, s_tile.to(ckpt_ptr.dtype.element_ty), mask=m_s)
-        else:
-            p_dst = dst_ptr + ((i_b * HV + i_hv) * V + o_v[:, None]) * K + o_k[None, :]
-            tl.store(p_dst, s_tile, mask=m_s)
+        for i_v in range(NV):
+            o_v = i_v * BV + o_vb
+            m_v = o_v < V
+            m_s = m_v[:, None] & m_k[None, :]
+            c_tile = tl.load(p_head + o_v[:, None] * K + o_k[None, :], mask=m_s, other=0.0).to(tl.float32)  # [BV, BK]
+            r_x = tl.load(ring_x_ptr + ((i_slot * HV + i_hv) * L + o_l[:, None]) * V + o_v[None, :], mask=m_l[:, None] & m_v[None, :], other=0.0).to(tl.float32)  # [BL, BV]
+            rec_value = r_delta[:, None] * r_x
+            rec_value = tl.where(m_l[:, None], rec_value, 0.0)  # [BL, BV]
+            s_tile = c_tile * ck_weight
+            if FOLD_DOT:  # one [BV, BL] x [BL, BK] product
+                s_tile += tl.dot(tl.trans(rec_value), kw, input_precision="tf32")
+            else:  # tiles too small for tl.dot (a dim < 16): broadcast and reduce
+                s_tile += tl.sum(rec_value[:, :, None] * kw[:, None, :], axis=0)
+            if FLUSH:
+                tl.store(p_head + o_v[:, None] * K + o_k[None, :], s_tile.to(ckpt_ptr.dtype.element_ty), mask=m_s)
+            else:
+                tl.store(p_dst + o_v[:, None] * K + o_k[None, :], s_tile, mask=m_s)
         if FLUSH:
             tl.store(p_cursor, 0)
     elif not FLUSH:
-        p_dst = dst_ptr + ((i_b * HV + i_hv) * V + o_v[:, None]) * K + o_k[None, :]
-        tl.store(p_dst, tl.zeros([BV, BK], tl.float32), mask=m_s)
+        for i_v in range(NV):
+            o_v = i_v * BV + o_vb
+            m_s = (o_v < V)[:, None] & m_k[None, :]
+            tl.store(p_dst + o_v[:, None] * K + o_k[None, :], tl.zeros([BV, BK], tl.float32), mask=m_s)
 
 
 
