@@ -1,8 +1,8 @@
 """Derive the replay form of a spec with sympy.
 
 Input: a validated `Spec`. Output: a `Derivation`: the record each token stores, the
-expressions that rebuild key, gate and written value from a record, the symbolic replay
-identities, and the bytes-moved-per-token model.
+expressions that rebuild key, gate and written value from a record, and the symbolic
+replay identities. (The bytes-moved-per-token model is in `traffic.py`.)
 Invariants: a Derivation is only returned after
   * the replay form was proved equal to the step recurrence: symbolically per state
     entry for additive updates, and in exact rational arithmetic on small matrices for

@@ -265,13 +265,6 @@ def make_plan(deriv: Derivation, config: KernelConfig) -> KernelPlan:
     if spec.output_gate is not None:
         gate_flags = tuple(s.name for s in expand_inputs(spec, spec.output_gate)
                            if quantities[s.name].optional)
-    skip_flags = ()
-    if spec.output_skip is not None:
-        skip_flags = tuple(s.name for s in expand_inputs(spec, spec.output_skip)
-                           if quantities[s.name].optional)
-    if skip_flags:
-        raise ConfigError(f"{spec.name}: output.skip may not depend on optional inputs "
-                          f"{list(skip_flags)}")
     weight_names = {G_t: "G_t", G_j: "G_rec"}
     return KernelPlan(
         config=config, spec_name=spec.name, spec_hash=spec.source_hash,

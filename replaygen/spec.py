@@ -180,7 +180,9 @@ class _Loader:
         skip = gate = None
         if "skip" in out:
             skip = self.formula("output.skip", out["skip"], quantities)
-            self._expect("output.skip", skip, quantities, heads={"value"}, axes={"V", "scalar"})
+            if self._expect("output.skip", skip, quantities, heads={"value"}, axes={"V", "scalar"})[2]:
+                self.fail("output.skip", "may not depend on an optional input (only the output "
+                          "gate is dropped when its optional input is absent)")
         if "gate" in out:
             gate = self.formula("output.gate", out["gate"], quantities)
             self._expect("output.gate", gate, quantities, heads={"value"}, axes={"V", "scalar"})

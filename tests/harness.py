@@ -1,0 +1,578 @@
+"""Shared test machinery: the variant table, the tolerance model and the checker.
+
+* `VARIANTS` maps every spec in specs/ to its float64 reference step (tests/reference.py,
+  written without looking at the generator), its dims in model-native names, and
+  generators of realistic random parameters and per-token inputs. It is the one place
+  that knows variants by name; a new spec needs a row here (test_every_spec_has_a_case
+  fails until it has one).
+* `tolerance` turns the precisions that apply to a value into a normwise relative
+  error bound (the derivation and the measured numbers are in its docstring).
+* `Harness` drives one pool of slots through a schedule of decode steps, explicit
+  flushes and reloads, and after every operation checks the kernels against the
+  reference: outputs, materialised states, cursors, padding rows, untouched slots,
+  and a parallel pool stepped by the conventional kernel.
+"""
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+import torch
+
+import reference as R
+
+CUDA = torch.cuda.is_available()
+TORCH_DTYPES = {"fp32": torch.float32, "bf16": torch.bfloat16, "fp16": torch.float16}
+
+
+def scale() -> float:
+    """How many more Hypothesis examples to run than the CPU default: REPLAYGEN_EXAMPLES
+    (a factor) if set, else 4 on a GPU (where compiling each drawn configuration, not
+    running it, is the cost), 1 in the interpreter."""
+    env = os.environ.get("REPLAYGEN_EXAMPLES")
+    if env:
+        return float(env)
+    return 4.0 if CUDA else 1.0
+
+
+def examples(n: int) -> int:
+    """max_examples for a test whose CPU budget is `n` examples."""
+    return max(1, round(n * scale()))
+
+
+# -- variants ------------------------------------------------------------------------
+def _randn(gen, *shape, std=1.0):
+    """N(0, std^2) draws in fp32 from `gen` (on the CPU, so runs repeat on any device)."""
+    return torch.randn(*shape, generator=gen, dtype=torch.float32) * std
+
+
+@dataclass(frozen=True)
+class VariantCase:
+    """How to drive one spec: names in the model's own vocabulary, realistic scales."""
+
+    name: str
+    step: Callable                       # reference step: (S [HV,V,K], **inputs, **params)
+    dims: Callable[[int, int, int, int], dict]        # (H, HV, K, V) -> model-native dims
+    params: Callable[..., dict]          # (gen, H, HV, K, V) -> fp32 tensors
+    inputs: Callable[..., dict]          # (gen, rows, H, HV, K, V, optional) -> fp32 tensors
+    optional_inputs: tuple[str, ...] = ()
+    # a plausible implementation mistake in the decay, applied to what the reference sees:
+    # (params, inputs) -> (params, inputs). Used to show the checker rejects it.
+    wrong_decay: Callable[[dict, dict], tuple[dict, dict]] | None = None
+
+
+def _bump_A_log(params, inputs):
+    return {**params, "A_log": params["A_log"] + 0.1}, inputs
+
+
+def _mamba2_inputs(gen, rows, H, HV, K, V, optional=()):
+    out = dict(x=_randn(gen, rows, HV, V), dt=_randn(gen, rows, HV),
+               B=_randn(gen, rows, H, K), C=_randn(gen, rows, H, K))
+    if "z" in optional:
+        out["z"] = _randn(gen, rows, HV, V)
+    return out
+
+
+def _gdn_inputs(gen, rows, H, HV, K, V, optional=()):
+    return dict(q=_randn(gen, rows, H, K), k=_randn(gen, rows, H, K), v=_randn(gen, rows, HV, V),
+                a=_randn(gen, rows, HV), b=_randn(gen, rows, HV))
+
+
+def _kda_inputs(gen, rows, H, HV, K, V, optional=()):
+    return dict(q=_randn(gen, rows, H, K), k=_randn(gen, rows, H, K), v=_randn(gen, rows, HV, V),
+                f=_randn(gen, rows, HV, K), b=_randn(gen, rows, HV))
+
+
+def _gla_inputs(gen, rows, H, HV, K, V, optional=()):
+    return dict(q=_randn(gen, rows, H, K), k=_randn(gen, rows, H, K), v=_randn(gen, rows, HV, V),
+                gk=_randn(gen, rows, HV, K))
+
+
+VARIANTS: dict[str, VariantCase] = {c.name: c for c in (
+    VariantCase(
+        "mamba2", R.mamba2_step,
+        dims=lambda H, HV, K, V: dict(ngroups=H, nheads=HV, dstate=K, headdim=V),
+        params=lambda gen, H, HV, K, V: dict(A_log=_randn(gen, HV, std=0.5),
+                                             dt_bias=_randn(gen, HV), D=_randn(gen, HV)),
+        inputs=_mamba2_inputs, optional_inputs=("z",), wrong_decay=_bump_A_log),
+    VariantCase(
+        "gdn", R.gdn_step,
+        dims=lambda H, HV, K, V: dict(H=H, HV=HV, K=K, V=V),
+        params=lambda gen, H, HV, K, V: dict(A_log=_randn(gen, HV, std=0.5),
+                                             dt_bias=_randn(gen, HV)),
+        inputs=_gdn_inputs, wrong_decay=_bump_A_log),
+    VariantCase(
+        "kda", R.kda_step,
+        dims=lambda H, HV, K, V: dict(H=H, HV=HV, K=K, V=V),
+        params=lambda gen, H, HV, K, V: dict(A_log=_randn(gen, HV, std=0.5),
+                                             dt_bias=_randn(gen, HV, K)),
+        inputs=_kda_inputs, wrong_decay=_bump_A_log),
+    VariantCase(
+        "gla", R.gla_step,
+        dims=lambda H, HV, K, V: dict(H=H, HV=HV, K=K, V=V),
+        params=lambda gen, H, HV, K, V: {},
+        inputs=_gla_inputs,
+        # GLA has no parameters: the same mistake shows as a shifted gate logit
+        wrong_decay=lambda params, inputs: (params, {**inputs, "gk": inputs["gk"] + 0.5})),
+)}
+
+
+def _deltanet_inputs(gen, rows, H, HV, K, V, optional=()):
+    return dict(q=_randn(gen, rows, H, K), k=_randn(gen, rows, H, K), v=_randn(gen, rows, HV, V),
+                b=_randn(gen, rows, HV))
+
+
+# Fixture specs (tests/fixtures/*.toml): variants that no shipped spec uses, so that every
+# generator branch is rendered and run (DeltaNet: decay = "none").
+FIXTURE_DIR = Path(__file__).resolve().parent / "fixtures"
+FIXTURES: dict[str, VariantCase] = {c.name: c for c in (
+    VariantCase(
+        "deltanet", R.deltanet_step,
+        dims=lambda H, HV, K, V: dict(H=H, HV=HV, K=K, V=V),
+        params=lambda gen, H, HV, K, V: {}, inputs=_deltanet_inputs),
+)}
+ALL_CASES = {**VARIANTS, **FIXTURES}
+
+
+def load_fixture(name: str, L: int, state_dtype: str, record_dtype: str, **dims):
+    """`replaygen.load` for a fixture spec: the same passes, from tests/fixtures/."""
+    from replaygen.derive import derive
+    from replaygen.plan import make_config, make_plan
+    from replaygen.render import render_module
+    from replaygen.runtime import Kernels, module_path
+    from replaygen.spec import load_spec
+
+    spec = load_spec(FIXTURE_DIR / f"{name}.toml")
+    deriv = derive(spec)
+    plan = make_plan(deriv, make_config(spec, dims, L, state_dtype, record_dtype))
+    path = module_path(plan, render_module(plan, deriv))
+    mod_name = "replaygen_test_fixtures." + path.stem
+    if mod_name not in sys.modules:
+        spec_ = importlib.util.spec_from_file_location(mod_name, path)
+        module = importlib.util.module_from_spec(spec_)
+        spec_.loader.exec_module(module)
+        sys.modules[mod_name] = module
+    return Kernels(spec, plan, sys.modules[mod_name])
+
+
+# -- tolerances ----------------------------------------------------------------------
+# Unit roundoff of one stored element. bf16 uses 2^-7, not 2^-8: the Triton interpreter
+# casts fp32 -> bf16 by truncation, whose error is below one ulp (2^-7 relative) rather
+# than half of one. fp32 storage adds nothing beyond the arithmetic term below.
+UNIT_ROUNDOFF = {"fp32": 0.0, "bf16": 2.0 ** -7, "fp16": 2.0 ** -11}
+# fp32 arithmetic of one decode (reductions over K and the ring, exp/log of gates):
+# a few ulps of 2^-24 each, a few dozen operations deep.
+ARITH = 2.0 ** -17
+# Roundings in one replayed term w_j ((exp(G_t - G_j) k_j) . q): a stored written value
+# (Mamba-2: delta and x, two), a stored key and a sum of stored log decays.
+RECORD_ROUNDINGS = 3
+# The safety factor: the worst error measured is 1/3 of the tolerance (see `tolerance`).
+C_TOL = 4.0
+
+
+def tolerance(*, out: str | None = None, records: str | None = None, state: str | None = None,
+              roundings: int = 0) -> float:
+    """Bound on the normwise relative error ||x - x_ref|| / max(||x_ref||, floor) of one
+    row's output (all its value heads) or one slot's state (`Scale` gives the floor).
+
+    Derivation. The reference is float64 and sees exactly the numbers the kernel sees:
+    inputs are rounded to the input dtype *before* they are upcast for the reference,
+    and initial states are rounded to the state dtype before the reference starts from
+    them, so neither rounding is an error. What remains:
+
+    * fp32 arithmetic in the kernels: ARITH = 2^-17 (~7.6e-6) per state generation;
+    * the output is stored in the input dtype (`out`): u_out, once;
+    * records are stored in the record dtype (`records`): each replayed term carries
+      RECORD_ROUNDINGS = 3 roundings (value, key, gates), u_rec each, per generation;
+    * the checkpoint is rounded to the state dtype at every flush (`state`): u_state per
+      generation. `roundings` counts the roundings of the state being checked since the
+      reference last agreed with it exactly (flushes; for the conventional pool in a
+      low-precision state, its steps): what one generation gets wrong the next carries
+      on, so the bound grows linearly with them.
+
+        tol = c * (u_out + (ARITH + 3 u_rec + u_state) * (1 + roundings)),    c = 4
+
+    with u = 0 for fp32, 2^-11 for fp16 and 2^-7 for bf16 (truncating casts in the
+    interpreter; a GPU rounds to nearest, 2^-8, so there the bound is 2x looser).
+
+    Measured (REPLAYGEN_ERRLOG=file logs every check; ratio = error / tol at c = 1):
+    * Triton interpreter, 240 Hypothesis examples of test_replay_decode_matches_reference
+      (all five variants, every dtype combination, 18,156 checks): worst ratio 0.80
+      (outputs), 0.39 (states); with fp32 everywhere 0.05. Errors: fp32 everywhere
+      <= 4.6e-7 (outputs) and 2e-7 (states); bf16 records <= 1.05e-2; bf16 checkpoints
+      <= 9.4e-3; bf16 inputs and outputs <= 6.2e-3; fp16 checkpoints <= 4e-4.
+    * Interpreter, single-element rows (HV = V = 1, where outputs cancel; ~20,000
+      checks): worst ratio 1.36 (outputs), 0.56 (states).
+    * H200, compiled (180 examples and the real geometries, 26,000 checks): worst ratio
+      0.63; real geometries 0.24; bf16 records <= 4.4e-3 (round to nearest).
+    So c = 4 puts the worst error seen at 1/3 of the tolerance (1/5 on typical draws),
+    while the broken kernels of test_mutations.py exceed it by 400x to 18000x (fp32).
+    """
+    u = UNIT_ROUNDOFF
+    per_gen = (ARITH + RECORD_ROUNDINGS * (u[records] if records else 0.0)
+               + (u[state] if state else 0.0))
+    return C_TOL * ((u[out] if out else 0.0) + per_gen * (1 + roundings))
+
+
+def rel_err(actual: torch.Tensor, ref: torch.Tensor, floor: float = 0.0) -> float:
+    """||actual - ref|| / max(||ref||, floor) in float64; NaN or inf in `actual` gives inf."""
+    a = actual.detach().to(device=ref.device, dtype=torch.float64)
+    if not torch.isfinite(a).all():
+        return float("inf")
+    return (a - ref).norm().item() / max(ref.norm().item(), floor, 1e-30)
+
+
+class Scale:
+    """Running root-mean-square of a quantity's reference values (all rows or slots
+    checked so far in one run): the floor of the normwise denominator. A row of one or
+    two elements can cancel to nearly zero, where a relative error means nothing; its
+    error is then measured against the typical size of that quantity instead."""
+
+    def __init__(self):
+        self.sumsq, self.count = 0.0, 0
+
+    def add(self, ref: torch.Tensor):
+        self.sumsq += float((ref.double() ** 2).sum())
+        self.count += ref.numel()
+
+    def floor(self, ref: torch.Tensor) -> float:
+        return (self.sumsq / max(self.count, 1) * ref.numel()) ** 0.5
+
+
+class ErrorLog:
+    """Optional record of error/tolerance ratios (REPLAYGEN_ERRLOG=path, JSON lines):
+    how the constants above were measured."""
+
+    def __init__(self):
+        self.path = os.environ.get("REPLAYGEN_ERRLOG")
+
+    def write(self, **row):
+        if self.path:
+            with open(self.path, "a") as fh:
+                fh.write(json.dumps(row) + "\n")
+
+
+ERRLOG = ErrorLog()
+
+
+def check(what: str, actual: torch.Tensor, ref: torch.Tensor, tol: float, floor: float = 0.0,
+          log: dict | None = None) -> float:
+    """Assert ||actual - ref|| <= tol * max(||ref||, floor): the one comparison every
+    correctness test (and every mutation test) goes through."""
+    err = rel_err(actual, ref, floor)
+    if log is not None:
+        ERRLOG.write(what=what, err=err, ratio=err * C_TOL / tol,
+                     test=os.environ.get("PYTEST_CURRENT_TEST", ""), **log)
+    assert err <= tol, f"{what}: normwise relative error {err:.3e} > tolerance {tol:.3e}"
+    return err
+
+
+def same_bits(a: torch.Tensor, b: torch.Tensor) -> bool:
+    """Bitwise equality (NaN == NaN with the same payload; +0 != -0)."""
+    if a.shape != b.shape or a.dtype != b.dtype:
+        return False
+    if a.dtype.is_floating_point:
+        int_type = {8: torch.int64, 4: torch.int32, 2: torch.int16, 1: torch.int8}[a.element_size()]
+        return torch.equal(a.view(int_type), b.view(int_type))
+    return torch.equal(a, b)
+
+
+# -- driving a pool ------------------------------------------------------------------
+@dataclass(frozen=True)
+class Config:
+    """One kernel configuration under test, in the roles' names: H key heads, H * ratio
+    value heads, key dim K, value dim V, ring length L, and the three precisions."""
+
+    variant: str
+    H: int
+    ratio: int
+    K: int
+    V: int
+    L: int
+    state_dtype: str
+    record_dtype: str
+    input_dtype: str
+    optional: tuple[str, ...] = ()
+    strided: bool = False           # inputs and out with a padded batch stride
+
+    @property
+    def HV(self) -> int:
+        return self.H * self.ratio
+
+    @property
+    def case(self) -> VariantCase:
+        return ALL_CASES[self.variant]
+
+    def load(self):
+        import replaygen
+        dims = self.case.dims(self.H, self.HV, self.K, self.V)
+        loader = load_fixture if self.variant in FIXTURES else replaygen.load
+        return loader(self.variant, L=self.L, state_dtype=self.state_dtype,
+                      record_dtype=self.record_dtype, **dims)
+
+
+@dataclass(frozen=True)
+class Step:
+    rows: tuple[int, ...]                 # slot of each batch row; -1 is padding
+    flush: tuple[int, ...] | None = None  # explicit flush after the decode (may hold -1)
+    reload: int | None = None             # slot given a fresh state before the decode
+
+
+def snapshot(state) -> dict:
+    return dict(checkpoint=state.checkpoint.clone(), cursor=state.cursor.clone(),
+                ring={n: t.clone() for n, t in state.ring.items()})
+
+
+@dataclass
+class Harness:
+    """One pool of `num_slots` slots on `device`, its reference and a conventional pool.
+
+    Every public method performs one operation and checks everything observable after it.
+    """
+
+    cfg: Config
+    num_slots: int
+    device: str
+    seed: int = 0
+    check_conventional: bool = True
+    # test_mutations only: what the reference is told, (params, inputs) -> (params, inputs)
+    reference_mutation: Callable[[dict, dict], tuple[dict, dict]] | None = None
+    kern: object = field(init=False)
+
+    def __post_init__(self):
+        c = self.cfg
+        self.kern = c.load()
+        self.gen = torch.Generator().manual_seed(self.seed)
+        self.params = {n: t.to(self.device)
+                       for n, t in c.case.params(self.gen, c.H, c.HV, c.K, c.V).items()}
+        self.params64 = {n: t.double() for n, t in self.params.items()}
+        self.state = self.kern.new_state(self.num_slots, self.device, **self.params)
+        self.sdt = TORCH_DTYPES[c.state_dtype]
+        self.idt = TORCH_DTYPES[c.input_dtype]
+        self.ref = torch.zeros((self.num_slots,) + self.kern.state_shape, dtype=torch.float64,
+                               device=self.device)
+        self.pool = torch.zeros((self.num_slots,) + self.kern.state_shape, dtype=self.sdt,
+                                device=self.device)
+        self.cursor = [0] * self.num_slots        # committed records, as the protocol says
+        self.roundings = [0] * self.num_slots     # checkpoint roundings since the last load
+        self.conv_roundings = [0] * self.num_slots
+        self.steps_done = 0
+        self.device_flushes = 0       # rows that flushed inside a decode launch
+        self.mixed_launches = 0       # launches whose rows sat at different ring positions
+        self.out_scale, self.state_scale = Scale(), Scale()
+        self.load(list(range(self.num_slots)))
+
+    # -- helpers ---------------------------------------------------------------------
+    def _slots(self, rows) -> torch.Tensor:
+        return torch.tensor(list(rows), dtype=torch.int32, device=self.device)
+
+    def _log(self, kind, ref):
+        if not ERRLOG.path:
+            return None
+        c = self.cfg
+        return dict(kind=kind, variant=c.variant, state=c.state_dtype, records=c.record_dtype,
+                    inputs=c.input_dtype, L=c.L, K=c.K, V=c.V, HV=c.HV,
+                    rms=ref.norm().item() / ref.numel() ** 0.5)
+
+    def tol_state(self, slot) -> float:
+        c = self.cfg
+        rec = c.record_dtype if c.L > 1 else None
+        return tolerance(records=rec, state=c.state_dtype, roundings=self.roundings[slot])
+
+    def tol_out(self, slot) -> float:
+        c = self.cfg
+        rec = c.record_dtype if c.L > 1 else None
+        return tolerance(out=c.input_dtype, records=rec, state=c.state_dtype,
+                         roundings=self.roundings[slot])
+
+    def tol_conv(self, slot, out=True) -> float:
+        c = self.cfg
+        return tolerance(out=c.input_dtype if out else None, state=c.state_dtype,
+                         roundings=self.conv_roundings[slot])
+
+    def make_inputs(self, rows: int) -> tuple[dict, dict]:
+        """Fresh inputs in the input dtype (on the device, maybe batch-strided) and the
+        same numbers in float64 for the reference."""
+        c = self.cfg
+        raw = c.case.inputs(self.gen, rows, c.H, c.HV, c.K, c.V, c.optional)
+        dev, ref = {}, {}
+        for n, t in raw.items():
+            t = t.to(self.idt)
+            ref[n] = t.double().to(self.device)
+            if c.strided:   # a view whose batch stride skips a row: inner dims contiguous
+                wide = torch.full((2 * rows,) + tuple(t.shape[1:]), float("nan"), dtype=self.idt)
+                wide[::2] = t
+                dev[n] = wide.to(self.device)[::2]
+            else:
+                dev[n] = t.to(self.device)
+        return dev, ref
+
+    def poisoned_out(self, rows: int) -> torch.Tensor:
+        shape = (rows, self.kern.plan.HV, self.kern.plan.V)
+        if self.cfg.strided:
+            wide = torch.full((2 * rows,) + shape[1:], float("nan"), dtype=self.idt,
+                              device=self.device)
+            return wide[::2]
+        return torch.full(shape, float("nan"), dtype=self.idt, device=self.device)
+
+    def all_slots(self) -> torch.Tensor:
+        return self._slots(range(self.num_slots))
+
+    # -- operations ------------------------------------------------------------------
+    def load(self, slots: list[int]):
+        S = torch.randn((len(slots),) + self.kern.state_shape, generator=self.gen) * 0.5
+        S = S.to(self.device)
+        self.kern.load_state(self.state, self._slots(slots), S)
+        rounded = S.to(self.sdt)
+        for i, s in enumerate(slots):
+            # the reference starts from the rounded state: load-time rounding is no error
+            self.ref[s] = rounded[i].double()
+            self.pool[s] = rounded[i]
+            self.cursor[s] = 0
+            self.roundings[s] = 0
+            self.conv_roundings[s] = 0
+        self.check_pool("after load_state")
+
+    def decode(self, rows: tuple[int, ...]):
+        """One decode launch for `rows` and every check that applies after it."""
+        kern, st = self.kern, self.state
+        slots = self._slots(rows)
+        before = snapshot(st)
+        inputs, inputs64 = self.make_inputs(len(rows))
+        out = self.poisoned_out(len(rows))
+        ret = kern.decode(st, slots, out=out, **inputs)
+        assert ret is out or ret.data_ptr() == out.data_ptr(), "decode did not write into out="
+        conv = None
+        if self.check_conventional:
+            conv = self.poisoned_out(len(rows))
+            kern.conventional_decode(self.pool, slots, out=conv, **inputs, **self.params)
+        where = f"step {self.steps_done}"
+        present = [s for s in rows if s >= 0]
+        if len({self.cursor[s] for s in present}) > 1:
+            self.mixed_launches += 1
+        for r, s in enumerate(rows):
+            if s < 0:
+                assert bool((out[r] == 0).all()), f"{where}: padding row {r} output is not zero"
+                if conv is not None:
+                    assert bool((conv[r] == 0).all()), \
+                        f"{where}: conventional padding row {r} output is not zero"
+                continue
+            row_inputs, row_params = {n: t[r] for n, t in inputs64.items()}, self.params64
+            if self.reference_mutation is not None:
+                row_params, row_inputs = self.reference_mutation(row_params, row_inputs)
+            S_new, o_ref = self.cfg.case.step(self.ref[s], **row_inputs, **row_params)
+            self.ref[s] = S_new
+            self.out_scale.add(o_ref)
+            floor = self.out_scale.floor(o_ref)
+            flushed = self.cursor[s] + 1 >= self.cfg.L
+            check(f"{where}: output of row {r} (slot {s}, ring position {self.cursor[s]})",
+                  out[r], o_ref, self.tol_out(s), floor, self._log("out", o_ref))
+            if conv is not None:
+                if self.cfg.state_dtype != "fp32":
+                    self.conv_roundings[s] += 1
+                check(f"{where}: conventional output of row {r} (slot {s})",
+                      conv[r], o_ref, self.tol_conv(s), floor, self._log("conv_out", o_ref))
+            if flushed:
+                self.cursor[s] = 0
+                self.roundings[s] += 1
+                self.device_flushes += 1
+            else:
+                self.cursor[s] += 1
+        # What must not change: slots outside the batch are untouched; inside it, the
+        # checkpoint changes only on a flush and committed records never change.
+        for s in range(self.num_slots):
+            ring_now = {n: t[s] for n, t in st.ring.items()}
+            ring_then = {n: t[s] for n, t in before["ring"].items()}
+            if s not in present:
+                assert same_bits(st.checkpoint[s], before["checkpoint"][s]), \
+                    f"{where}: checkpoint of slot {s} (not in the batch) changed"
+                assert same_bits(st.cursor[s], before["cursor"][s]), \
+                    f"{where}: cursor of slot {s} (not in the batch) changed"
+                for n in ring_now:
+                    assert same_bits(ring_now[n], ring_then[n]), \
+                        f"{where}: ring '{n}' of slot {s} (not in the batch) changed"
+                continue
+            n_before = int(before["cursor"][s].flatten()[0])
+            if self.cursor[s] != 0:   # no flush: new record at n_before, nothing else
+                assert same_bits(st.checkpoint[s], before["checkpoint"][s]), \
+                    f"{where}: checkpoint of slot {s} changed without a flush"
+                for n in ring_now:
+                    keep = [i for i in range(self.cfg.L) if i != n_before]
+                    assert same_bits(ring_now[n][:, keep], ring_then[n][:, keep]), \
+                        f"{where}: ring '{n}' of slot {s} changed outside row {n_before}"
+            else:
+                for n in ring_now:   # a flush stores no record
+                    assert same_bits(ring_now[n], ring_then[n]), \
+                        f"{where}: ring '{n}' of slot {s} changed during a flush"
+        self.steps_done += 1
+        self.check_pool(where)
+
+    def flush(self, rows: tuple[int, ...]):
+        """An explicit flush: the states must not change (beyond one rounding to the
+        state dtype), flushed cursors go to zero, nothing else changes."""
+        kern, st = self.kern, self.state
+        where = f"flush after step {self.steps_done - 1}"
+        M_before = kern.materialize(st, self.all_slots()).clone()
+        before = snapshot(st)
+        kern.flush(st, self._slots(rows))
+        M_after = kern.materialize(st, self.all_slots())
+        u = UNIT_ROUNDOFF[self.cfg.state_dtype] or 2.0 ** -23
+        for s in range(self.num_slots):
+            if s in rows and self.cursor[s] > 0:
+                check(f"{where}: materialised state of slot {s}, flush vs before",
+                      M_after[s], M_before[s].double(), 2 * u,
+                      self.state_scale.floor(M_before[s]))
+                assert bool((st.cursor[s] == 0).all()), f"{where}: cursor of slot {s} not reset"
+                self.cursor[s] = 0
+                self.roundings[s] += 1
+            else:   # not flushed, or an empty ring: nothing may change at all
+                assert same_bits(st.checkpoint[s], before["checkpoint"][s]), \
+                    f"{where}: checkpoint of slot {s} changed"
+                assert same_bits(st.cursor[s], before["cursor"][s]), \
+                    f"{where}: cursor of slot {s} changed"
+                assert same_bits(M_after[s], M_before[s]), \
+                    f"{where}: materialised state of slot {s} changed"
+            for n in st.ring:   # a flush reads the records; it never rewrites them
+                assert same_bits(st.ring[n][s], before["ring"][n][s]), \
+                    f"{where}: ring '{n}' of slot {s} changed"
+        self.check_pool(where)
+
+    def check_pool(self, where: str):
+        """Materialise every slot (with a padding row) and compare with the reference;
+        materialize itself must change nothing, bit for bit; cursors follow the protocol."""
+        kern, st = self.kern, self.state
+        before = snapshot(st)
+        rows = list(range(self.num_slots)) + [-1]
+        M = torch.full((len(rows),) + self.kern.state_shape, float("nan"), dtype=torch.float32,
+                       device=self.device)
+        kern.materialize(st, self._slots(rows), out=M)
+        assert same_bits(st.checkpoint, before["checkpoint"]), f"{where}: materialize wrote a checkpoint"
+        assert same_bits(st.cursor, before["cursor"]), f"{where}: materialize wrote a cursor"
+        for n in st.ring:
+            assert same_bits(st.ring[n], before["ring"][n]), f"{where}: materialize wrote ring '{n}'"
+        assert bool((M[-1] == 0).all()), f"{where}: materialize of a padding row is not zero"
+        for s in range(self.num_slots):
+            self.state_scale.add(self.ref[s])
+        for s in range(self.num_slots):
+            assert bool((st.cursor[s] == self.cursor[s]).all()), (
+                f"{where}: cursor of slot {s} is {st.cursor[s].flatten().tolist()}, "
+                f"expected {self.cursor[s]}")
+            floor = self.state_scale.floor(self.ref[s])
+            check(f"{where}: materialised state of slot {s}", M[s], self.ref[s],
+                  self.tol_state(s), floor, self._log("state", self.ref[s]))
+            if self.check_conventional:
+                check(f"{where}: conventional pool state of slot {s}", self.pool[s], self.ref[s],
+                      self.tol_conv(s, out=False), floor, self._log("conv_state", self.ref[s]))
+
+    def run(self, schedule: list[Step]):
+        for step in schedule:
+            if step.reload is not None:
+                self.load([step.reload])
+            self.decode(step.rows)
+            if step.flush is not None:
+                self.flush(step.flush)

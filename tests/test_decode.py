@@ -1,0 +1,192 @@
+"""Kernel correctness against the independent float64 reference (tests/reference.py).
+
+Hypothesis draws a configuration (heads, GQA ratio, K and V including non-powers of
+two, ring length, state / record / input precisions, optional inputs, batch strides),
+a pool and a schedule: which slots sit in which batch rows at every step (with padding
+rows, so rows at different ring positions share one launch), explicit flushes and
+reloads at random points. After every operation `harness.Harness` checks outputs,
+materialised states, cursors, padding rows, untouched slots (bit for bit), and a
+parallel pool stepped by the conventional kernel; tolerances are derived in
+`harness.tolerance`.
+
+The variant is a pytest parameter rather than a draw, so that every spec in specs/
+(and every fixture spec in tests/fixtures/) gets the same number of examples.
+
+Budget: the interpreter costs ~3-6 ms per kernel program (one row, value head and value
+tile), so every example is sized to at most BUDGET program-units (at most ~5 s on a
+2-core CPU; 12 examples of each variant take ~20-30 s): a config with many heads or
+value tiles gets fewer slots, rows and steps, never fewer than L + 1 steps (a slot in
+every step flushes at least once). On a GPU the budget is lifted and there are 4x the
+examples (REPLAYGEN_EXAMPLES=factor overrides, see harness.scale).
+"""
+from __future__ import annotations
+
+import pytest
+import torch
+from hypothesis import HealthCheck, event, given, settings
+from hypothesis import strategies as st
+
+from harness import ALL_CASES, CUDA, FIXTURES, VARIANTS, Config, Harness, Step, examples
+from replaygen.spec import available_variants
+
+BUDGET = 1000 * (50 if CUDA else 1)
+SETTINGS = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow,
+                                                      HealthCheck.data_too_large])
+
+
+def test_every_spec_has_a_case():
+    """Each spec in specs/ must be mapped to a reference in harness.VARIANTS."""
+    assert sorted(VARIANTS) == available_variants()
+
+
+# -- strategies ------------------------------------------------------------------------
+@st.composite
+def configs(draw, variant: str) -> Config:
+    case = ALL_CASES[variant]
+    return Config(
+        variant=variant,
+        H=draw(st.integers(1, 3)), ratio=draw(st.integers(1, 3)),
+        K=draw(st.integers(1, 12)), V=draw(st.integers(1, 12)),
+        L=draw(st.integers(1, 6)),
+        state_dtype=draw(st.sampled_from(["fp32", "bf16", "fp16"])),
+        record_dtype=draw(st.sampled_from(["fp32", "bf16"])),
+        input_dtype=draw(st.sampled_from(["fp32", "bf16", "fp16"])),
+        optional=tuple(n for n in case.optional_inputs if draw(st.booleans())),
+        strided=draw(st.booleans()),
+    )
+
+
+@st.composite
+def schedules(draw, num_slots: int, batch: int, steps: int) -> list[Step]:
+    """`steps` steps; every step puts a random subset of slots into random rows of a
+    batch of `batch` rows (the rest padding), sometimes followed by an explicit flush
+    of random slots (1 in 8), sometimes preceded by reloading a slot (a new sequence,
+    1 in 10)."""
+    out = []
+    priority = draw(st.permutations(range(num_slots)))   # who gets a row when few fit
+    for _ in range(steps):
+        # slots that sit out this step (shrinks towards none: every slot every step);
+        # the rest by priority, as many as the batch holds, in random rows
+        absent = draw(st.sets(st.integers(0, num_slots - 1), max_size=num_slots - 1))
+        queue = [s for s in priority if s not in absent]
+        order = draw(st.permutations(range(batch)))
+        rows = [-1] * batch
+        for slot, pos in zip(queue, order):
+            rows[pos] = slot
+        flush = reload = None
+        if draw(st.integers(0, 7)) == 7:   # shrinks towards no flush
+            flush = tuple(draw(st.lists(st.integers(-1, num_slots - 1), unique=True,
+                                        min_size=1, max_size=num_slots + 1)))
+        if draw(st.integers(0, 9)) == 9:
+            reload = draw(st.integers(0, num_slots - 1))
+        out.append(Step(tuple(rows), flush, reload))
+    return out
+
+
+def units_per_step(HV, NV, num_slots, batch):
+    """Kernel programs launched per step, weighted by cost: decode (~2 units per row and
+    head tile), conventional decode (1), materialize of the pool (1 per slot, plus the
+    flushes' extra materializations)."""
+    return HV * NV * (3 * batch + 1.6 * (num_slots + 1))
+
+
+def draw_run(data, cfg: Config, NV: int):
+    """Pool size, batch size and schedule of one example, within BUDGET."""
+    L, HV = cfg.L, cfg.HV
+
+    def fits(S, B, steps):
+        return units_per_step(HV, NV, S, B) * steps <= BUDGET
+
+    S_max = max([2] + [S for S in range(2, 7) if fits(S, 1, L + 1)])
+    num_slots = data.draw(st.integers(2, S_max), label="num_slots")
+    B_max = max([1] + [B for B in range(1, num_slots + 2) if fits(num_slots, B, L + 1)])
+    batch = data.draw(st.integers(1, B_max), label="batch")
+    cap = int(BUDGET // units_per_step(HV, NV, num_slots, batch))
+    hi = max(L + 1, min(3 * L + 2, cap))
+    steps = data.draw(st.integers(L + 1, hi), label="steps")
+    schedule = data.draw(schedules(num_slots, batch, steps), label="schedule")
+    seed = data.draw(st.integers(0, 2 ** 31 - 1), label="seed")
+    return num_slots, schedule, seed
+
+
+# -- tests -------------------------------------------------------------------------------
+@pytest.mark.parametrize("variant", sorted(VARIANTS) + sorted(FIXTURES))
+@settings(max_examples=examples(12), **SETTINGS)
+@given(data=st.data())
+def test_replay_decode_matches_reference(variant, device, data):
+    cfg = data.draw(configs(variant), label="config")
+    kern = cfg.load()
+    num_slots, schedule, seed = draw_run(data, cfg, kern.plan.NV)
+    h = Harness(cfg, num_slots, device, seed)
+    h.run(schedule)
+    # coverage, shown by --hypothesis-show-statistics
+    event(f"device flushes: {min(h.device_flushes, 3)}{'+' if h.device_flushes >= 3 else ''}")
+    event(f"launches mixing ring positions: {'yes' if h.mixed_launches else 'no'}")
+    event(f"explicit flushes: {'yes' if any(s.flush for s in schedule) else 'no'}")
+
+
+@pytest.mark.parametrize("variant", sorted(ALL_CASES))
+@pytest.mark.parametrize("K,V", [(16, 16), (20, 16)])
+def test_dot_path(variant, device, K, V):
+    """K, V >= 16 take the tl.dot branch of the flush and the fold (fp32 operands at the
+    plan's dot precision), which the small Hypothesis dims never reach; K = 20 also
+    masks a padded key block inside the dot. Three slots at staggered ring positions,
+    a padding row, two device flushes and one explicit flush."""
+    cfg = Config(variant, H=1, ratio=2, K=K, V=V, L=4, state_dtype="fp32",
+                 record_dtype="bf16", input_dtype="bf16",
+                 optional=ALL_CASES[variant].optional_inputs)
+    h = Harness(cfg, num_slots=3, device=device, seed=11)
+    plan = h.kern.plan   # the fold takes tl.dot when every tile dim is at least 16
+    assert plan.BK >= 16 and plan.BV >= 16, "this test is meant to cover the tl.dot branch"
+    rows = [(0, -1, 1), (0, 1, 2), (2, 0, -1), (0, 1, 2), (-1, 1, 0), (2, 0, 1), (1, 2, 0),
+            (0, 1, 2)]
+    h.run([Step(r, flush=(2, -1) if i == 5 else None) for i, r in enumerate(rows)])
+
+
+def test_all_padding_launch_writes_nothing(device):
+    """A launch whose rows are all padding writes zeros to out and nothing else."""
+    cfg = Config("gdn", H=1, ratio=2, K=4, V=3, L=3, state_dtype="fp32",
+                 record_dtype="fp32", input_dtype="fp32")
+    Harness(cfg, num_slots=2, device=device, seed=3).run(
+        [Step((0, 1)), Step((-1, -1)), Step((1, -1)), Step((-1,))])
+
+
+def test_launch_with_no_rows(device):
+    """A batch of zero rows (an idle engine step) is a no-op for every entry point."""
+    cfg = Config("mamba2", H=1, ratio=2, K=4, V=3, L=3, state_dtype="fp32",
+                 record_dtype="fp32", input_dtype="fp32")
+    h = Harness(cfg, num_slots=2, device=device, seed=3)
+    h.run([Step((0, 1))])
+    none = torch.empty(0, dtype=torch.int32, device=device)
+    inputs, _ = h.make_inputs(0)
+    assert h.kern.decode(h.state, none, **inputs).shape == (0, 2, 3)
+    assert h.kern.conventional_decode(h.pool, none, **inputs, **h.params).shape == (0, 2, 3)
+    assert h.kern.materialize(h.state, none).shape == (0, 2, 3, 4)
+    h.kern.flush(h.state, none)
+    h.check_pool("after launches with no rows")
+
+
+@pytest.mark.cuda
+@pytest.mark.skipif(not CUDA, reason="real geometries are too slow for the interpreter")
+@pytest.mark.parametrize("variant", sorted(VARIANTS))
+def test_real_geometry(variant, device):
+    """The first named config of each spec: batch 8 (7 slots and a padding row, in
+    shuffled rows), L = 16, 20 steps; each step leaves out one slot in turn, so slots
+    sit at different ring positions and flush in different launches; bf16 records and
+    inputs, one explicit flush."""
+    from replaygen.spec import load_variant
+    spec_cfg = load_variant(variant).configs[0]
+    case = VARIANTS[variant]
+    d = spec_cfg.dims
+    H, HV, K, V = (d[name] for name in load_variant(variant).dim_names)
+    cfg = Config(variant, H=H, ratio=HV // H, K=K, V=V, L=16, state_dtype="fp32",
+                 record_dtype="bf16", input_dtype="bf16", optional=case.optional_inputs)
+    assert case.dims(H, HV, K, V) == dict(d)
+    h = Harness(cfg, num_slots=8, device=device, seed=5)
+    g = torch.Generator().manual_seed(7)
+    schedule = []
+    for t in range(20):
+        rows = [s for s in range(8) if s != t % 8] + [-1]
+        perm = torch.randperm(8, generator=g).tolist()
+        schedule.append(Step(tuple(rows[i] for i in perm), flush=(3,) if t == 12 else None))
+    h.run(schedule)
