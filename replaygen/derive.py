@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
-from fractions import Fraction
 
 import numpy as np
 import sympy
@@ -187,31 +186,31 @@ def _prove_additive_replay(spec: Spec):
 
 
 def _check_replay_exactly(spec: Spec, K=3, V=2, seed=7):
-    """Exact rational check of the full update rule (delta rule included): the step
-    recurrence and the output-only replay evaluation agree on every output, every
-    corrected value and the final state, with random rational inputs."""
+    """Exact check of the full update rule (delta rule included): the step recurrence and
+    the output-only replay evaluation agree on every output, every written value and the
+    folded state, with random rational inputs. The replay side evaluates the very weight
+    expressions the kernels print (REPLAY_WEIGHT, CHECKPOINT_WEIGHT) on exact log decays:
+    G_j = Σ log d_i, and sympy folds exp(G_t - G_j) back to an exact rational."""
     t = spec.transition
     rnd = random.Random(seed)
-    frac = lambda: Fraction(rnd.randint(-9, 9), rnd.randint(1, 9))  # noqa: E731
-    unit = lambda: Fraction(rnd.randint(1, 9), rnd.randint(9, 12))  # noqa: E731  (0, 1)
-    per_channel = t.decay == "channel"
+    frac = lambda: sympy.Rational(rnd.randint(-9, 9), rnd.randint(1, 9))  # noqa: E731
+    unit = lambda: sympy.Rational(rnd.randint(1, 9), rnd.randint(9, 12))  # noqa: E731  (0, 1]
 
     def decay_vec():
         if t.decay == "none":
-            return [Fraction(1)] * K
-        if per_channel:
+            return [sympy.Integer(1)] * K
+        if t.decay == "channel":
             return [unit() for _ in range(K)]
-        d = unit()
-        return [d] * K
+        return [unit()] * K
 
     C = [[frac() for _ in range(K)] for _ in range(V)]
     toks = [dict(d=decay_vec(), k=[frac() for _ in range(K)], q=[frac() for _ in range(K)],
                  v=[frac() for _ in range(V)], beta=unit()) for _ in range(WINDOW)]
 
     def matvec(S, x):
-        return [sum(S[a][c] * x[c] for c in range(K)) for a in range(V)]
+        return [sum((S[a][c] * x[c] for c in range(K)), sympy.Integer(0)) for a in range(V)]
 
-    # Step recurrence.
+    # Step recurrence: decay, (delta rule: correct against the decayed state), update.
     S = [row[:] for row in C]
     step_out, step_w = [], []
     for tok in toks:
@@ -225,26 +224,26 @@ def _check_replay_exactly(spec: Spec, K=3, V=2, seed=7):
         step_out.append(matvec(S, tok["q"]))
         step_w.append(w)
 
-    # Output-only replay: decays from record j to t are products of per-token decays
-    # (exp of the difference of cumulative log decays).
-    def weight(j, n, c):  # decay applied to record j (0-based) when reading at token n
-        out = Fraction(1)
-        for i in range(j + 1, n + 1):
-            out *= toks[i]["d"][c]
-        return out
+    # Output-only replay with the printed weights on cumulative log decays.
+    def G(n, c):  # log decay from the checkpoint to token n (inclusive)
+        return sum((sympy.log(toks[i]["d"][c]) for i in range(n + 1)), sympy.Integer(0))
+
+    def weight(j, n, c):  # record j read at token n
+        return REPLAY_WEIGHT.subs({G_t: G(n, c), G_j: G(j, c)})
 
     def ckpt_weight(n, c):
-        out = Fraction(1)
-        for i in range(n + 1):
-            out *= toks[i]["d"][c]
-        return out
+        return CHECKPOINT_WEIGHT.subs(G_t, G(n, c))
 
     def read(n, query, upto):  # C·(D_n ⊙ query) + Σ_{j<upto} w_j ((D_jn ⊙ k_j)·query)
         acc = matvec(C, [ckpt_weight(n, c) * query[c] for c in range(K)])
         for j in range(upto):
-            s = sum(weight(j, n, c) * toks[j]["k"][c] * query[c] for c in range(K))
+            s = sum((weight(j, n, c) * toks[j]["k"][c] * query[c] for c in range(K)),
+                    sympy.Integer(0))
             acc = [acc[a] + ws[j][a] * s for a in range(V)]
         return acc
+
+    def same(xs, ys):
+        return all(sympy.nsimplify(x - y) == 0 for x, y in zip(xs, ys))
 
     ws = []
     for n, tok in enumerate(toks):
@@ -253,12 +252,12 @@ def _check_replay_exactly(spec: Spec, K=3, V=2, seed=7):
             ws.append([tok["beta"] * (tok["v"][a] - sk[a]) for a in range(V)])
         else:
             ws.append(tok["v"])
-        if ws[n] != step_w[n] or read(n, tok["q"], n + 1) != step_out[n]:
+        if not same(ws[n], step_w[n]) or not same(read(n, tok["q"], n + 1), step_out[n]):
             raise SpecError(str(spec.path), "transition",
                             f"output-only replay disagrees with the recurrence at token {n}")
     n = WINDOW - 1
-    folded = [[C[a][c] * ckpt_weight(n, c) + sum(ws[j][a] * weight(j, n, c) * toks[j]["k"][c]
-                                                   for j in range(WINDOW))
+    folded = [[C[a][c] * ckpt_weight(n, c) + sum((ws[j][a] * weight(j, n, c) * toks[j]["k"][c]
+                                                   for j in range(WINDOW)), sympy.Integer(0))
                for c in range(K)] for a in range(V)]
-    if folded != S:
+    if not all(same(folded[a], S[a]) for a in range(V)):
         raise SpecError(str(spec.path), "transition", "the fold disagrees with the recurrence")

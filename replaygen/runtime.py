@@ -23,7 +23,7 @@ from .emit import GENERATED_DIR
 from .errors import InputError
 from .plan import KernelPlan, make_config, make_plan
 from .render import render_module
-from .spec import Spec, load_variant
+from .spec import Spec, load_spec, load_variant
 
 TORCH_DTYPES = {"fp32": torch.float32, "bf16": torch.bfloat16, "fp16": torch.float16}
 FLOAT_INPUTS = (torch.float32, torch.bfloat16, torch.float16)
@@ -88,11 +88,12 @@ def module_path(plan: KernelPlan, text: str) -> Path:
     return path
 
 
-def load(variant: str, *, config: str | None = None, L: int | None = None,
+def load(variant: str | os.PathLike, *, config: str | None = None, L: int | None = None,
          buffer_length: int | None = None, state_dtype: str | None = None,
          record_dtype: str | None = None, block_v: int | None = None,
          num_warps: int | None = None, **dims: int) -> "Kernels":
-    """Kernels of one configuration of `variant`.
+    """Kernels of one configuration of `variant`: a spec name in specs/, or the path of a
+    spec file (a variant under development, or a test fixture).
 
     Dims use the spec's model-native names (e.g. `H=16, HV=32, K=128, V=128`, or for
     Mamba-2 `nheads=..., headdim=..., ngroups=..., dstate=...`); `config` names one of
@@ -100,7 +101,10 @@ def load(variant: str, *, config: str | None = None, L: int | None = None,
     the ring length; `state_dtype` the checkpoint precision; `record_dtype` the records'.
     `block_v` and `num_warps` override the plan's launch choices (tuning).
     """
-    spec = load_variant(variant)
+    if isinstance(variant, os.PathLike) or str(variant).endswith(".toml"):
+        spec = load_spec(variant)
+    else:
+        spec = load_variant(variant)
     if L is not None and buffer_length is not None and L != buffer_length:
         raise InputError("pass the buffer length once (L or buffer_length)")
     L = L if L is not None else buffer_length

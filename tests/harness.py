@@ -14,10 +14,8 @@
 """
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
@@ -140,24 +138,10 @@ ALL_CASES = {**VARIANTS, **FIXTURES}
 
 
 def load_fixture(name: str, L: int, state_dtype: str, record_dtype: str, **dims):
-    """`replaygen.load` for a fixture spec: the same passes, from tests/fixtures/."""
-    from replaygen.derive import derive
-    from replaygen.plan import make_config, make_plan
-    from replaygen.render import render_module
-    from replaygen.runtime import Kernels, module_path
-    from replaygen.spec import load_spec
-
-    spec = load_spec(FIXTURE_DIR / f"{name}.toml")
-    deriv = derive(spec)
-    plan = make_plan(deriv, make_config(spec, dims, L, state_dtype, record_dtype))
-    path = module_path(plan, render_module(plan, deriv))
-    mod_name = "replaygen_test_fixtures." + path.stem
-    if mod_name not in sys.modules:
-        spec_ = importlib.util.spec_from_file_location(mod_name, path)
-        module = importlib.util.module_from_spec(spec_)
-        spec_.loader.exec_module(module)
-        sys.modules[mod_name] = module
-    return Kernels(spec, plan, sys.modules[mod_name])
+    """`replaygen.load` for a fixture spec in tests/fixtures/."""
+    import replaygen
+    return replaygen.load(FIXTURE_DIR / f"{name}.toml", L=L, state_dtype=state_dtype,
+                          record_dtype=record_dtype, **dims)
 
 
 # -- tolerances ----------------------------------------------------------------------
