@@ -19,12 +19,12 @@ GEOMS = {"mamba2": "nemotron3-nano-4b", "gdn": "qwen3.5-4b", "kda": "kimi-linear
 
 def random_inputs(kern, rows, device, dtype, gen):
     """Fresh N(0, 1) draws for every per-token input, in model-native shapes."""
-    return {q.name: torch.randn((rows,) + kern._shape_of(q), device=device, generator=gen).to(dtype)
+    return {q.name: torch.randn((rows,) + kern.shape_of(q), device=device, generator=gen).to(dtype)
             for q in kern.spec.inputs()}
 
 
 def random_params(kern, device, gen):
-    return {q.name: torch.randn(kern._shape_of(q), device=device, generator=gen) * 0.5
+    return {q.name: torch.randn(kern.shape_of(q), device=device, generator=gen) * 0.5
             for q in kern.spec.params()}
 
 

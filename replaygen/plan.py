@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 import sympy
 
-from .derive import CHECKPOINT_WEIGHT, G_j, G_t, REPLAY_WEIGHT, Derivation, RecordField
+from .derive import CHECKPOINT_WEIGHT, G_j, G_t, REPLAY_WEIGHT, Derivation
 from .errors import ConfigError
 from .printer import print_triton
 from .formulas import sumsq

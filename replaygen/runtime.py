@@ -128,11 +128,8 @@ class Kernels:
 
     def __init__(self, spec: Spec, plan: KernelPlan, module):
         self.spec, self.plan, self.module = spec, plan, module
-        g, d = spec.geometry, plan.config.dim_map
-        self.dims = d
+        self.dims = plan.config.dim_map   # model-native dim name -> size
         self.heads = {"key": plan.H, "value": plan.HV, "none": 1}
-        self.width = {"scalar": (), "K": (plan.K,), "V": (plan.V,)}
-        self.dim_size = {name: d[name] for name in spec.dim_names}
         self.state_shape = (plan.HV, plan.V, plan.K)
         self.state_dtype = TORCH_DTYPES[plan.state_dtype]
         self.record_dtype = TORCH_DTYPES[plan.record_dtype]
@@ -243,8 +240,9 @@ class Kernels:
         return out
 
     # -- checks ---------------------------------------------------------------------
-    def _shape_of(self, q) -> tuple[int, ...]:
-        return tuple(self.dim_size[d] for d in q.shape)
+    def shape_of(self, q) -> tuple[int, ...]:
+        """Model-native shape (no batch dim) of an input or parameter `Quantity`."""
+        return tuple(self.dims[d] for d in q.shape)
 
     def _check_tensor(self, name, t, shape, device, dtypes, contiguous=True, inner=False):
         if not isinstance(t, torch.Tensor):
@@ -287,7 +285,7 @@ class Kernels:
         out = {}
         for n, q in want.items():
             t = params[n]
-            shape = self._shape_of(q)
+            shape = self.shape_of(q)
             if isinstance(t, torch.Tensor) and tuple(t.shape) != shape and t.numel() == _prod(shape):
                 t = t.reshape(shape)   # e.g. KDA's dt_bias stored flat as [HV*K]
             self._check_tensor(n, t, shape, device, FLOAT_INPUTS)
@@ -309,7 +307,7 @@ class Kernels:
                 # An absent optional input is never read; any valid pointer will do.
                 args[f"{n}_ptr"], args[f"stride_{n}"] = torch.empty(1, device=device), 0
                 continue
-            self._check_tensor(n, t, (rows,) + self._shape_of(q), device, FLOAT_INPUTS,
+            self._check_tensor(n, t, (rows,) + self.shape_of(q), device, FLOAT_INPUTS,
                                contiguous=False, inner=True)
             dtype = dtype or t.dtype
             args[f"{n}_ptr"], args[f"stride_{n}"] = t, t.stride(0)

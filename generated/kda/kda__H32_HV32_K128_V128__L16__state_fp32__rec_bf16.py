@@ -3,7 +3,7 @@
 # kernel: kda__H32_HV32_K128_V128__L16__state_fp32__rec_bf16
 # spec sha256: d7b280d3f9391192f6c2a44a61319852a5b7b0e417e61bf7468954fc728e2095
 # templates sha256: cb86a8f6d3d712ad132a64f9139ebd493a0b1c4d1768cfbce03f56ac763b4574
-# generator sha256: 27c075f790c05eda3539adf9f28a9d5fdf884dc9a3cda3408fa146053807af21
+# generator sha256: 4d35975fef29bed1c899caea5c221308e735781e55e4d8a80759225f27a404e6
 """ReplaySSM kernels for kda: kda__H32_HV32_K128_V128__L16__state_fp32__rec_bf16.
 
 Replay form: S_t = C·Diag(exp(G_t)) + Σ_j u_j (Diag(exp(G_t - G_j))·k_j)ᵀ,  G_j = Σ_(i<=j) g_i

@@ -3,7 +3,7 @@
 # kernel: mamba2__ngroups8_nheads96_dstate128_headdim80__L16__state_fp16__rec_bf16
 # spec sha256: bc4bd711e08ea487aaddd63c7bf197e6e62cfe792a7fd41c105af9f530d98c6b
 # templates sha256: cb86a8f6d3d712ad132a64f9139ebd493a0b1c4d1768cfbce03f56ac763b4574
-# generator sha256: 27c075f790c05eda3539adf9f28a9d5fdf884dc9a3cda3408fa146053807af21
+# generator sha256: 4d35975fef29bed1c899caea5c221308e735781e55e4d8a80759225f27a404e6
 """ReplaySSM kernels for mamba2: mamba2__ngroups8_nheads96_dstate128_headdim80__L16__state_fp16__rec_bf16.
 
 Replay form: S_t = C·exp(G_t) + Σ_j w_j (exp(G_t - G_j)·k_j)ᵀ,  G_j = Σ_(i<=j) g_i
