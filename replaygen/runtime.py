@@ -183,16 +183,16 @@ class Kernels:
         out = self._check_out(out, rows, dtype, state.device)
         if rows:
             self.module.replay_decode_kernel[(rows, self.plan.HV)](
-                slots_ptr=slots, cursor_ptr=state.cursor, ckpt_ptr=state.checkpoint,
-                **self._ring_args(state), **args, **self._param_args(state.params),
+                slots_ptr=slots, num_slots=state.num_slots, cursor_ptr=state.cursor,
+                ckpt_ptr=state.checkpoint, **self._ring_args(state), **args, **self._param_args(state.params),
                 out_ptr=out, stride_out=out.stride(0), **has, **self._consts,
                 num_warps=self.module.NUM_WARPS)
         return out
 
     def _fold(self, state: ReplayState, slots, dst, flush: bool):
         self.module.fold_kernel[(slots.shape[0], self.plan.HV)](
-            slots_ptr=slots, cursor_ptr=state.cursor, ckpt_ptr=state.checkpoint,
-            **self._ring_args(state), **self._param_args(state.params), dst_ptr=dst,
+            slots_ptr=slots, num_slots=state.num_slots, cursor_ptr=state.cursor,
+            ckpt_ptr=state.checkpoint, **self._ring_args(state), **self._param_args(state.params), dst_ptr=dst,
             FLUSH=flush, **self._has, **self._consts, num_warps=self.module.NUM_WARPS)
 
     def materialize(self, state: ReplayState, slots: torch.Tensor,
@@ -234,7 +234,7 @@ class Kernels:
         out = self._check_out(out, rows, dtype, S.device)
         if rows:
             self.module.conventional_decode_kernel[(rows, self.plan.HV, self.plan.NV)](
-                slots_ptr=slots, state_ptr=S, **args, **self._param_args(params),
+                slots_ptr=slots, num_slots=S.shape[0], state_ptr=S, **args, **self._param_args(params),
                 out_ptr=out, stride_out=out.stride(0), **has, **self._consts,
                 num_warps=self.module.NUM_WARPS)
         return out

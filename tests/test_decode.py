@@ -26,7 +26,8 @@ import torch
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from harness import ALL_CASES, CUDA, FIXTURES, VARIANTS, Config, Harness, Step, examples
+from harness import (ALL_CASES, CUDA, FIXTURES, VARIANTS, Config, Harness, Step, examples,
+                     snapshot)
 from replaygen.spec import available_variants
 
 BUDGET = 1000 * (50 if CUDA else 1)
@@ -164,6 +165,34 @@ def test_launch_with_no_rows(device):
     assert h.kern.materialize(h.state, none).shape == (0, 2, 3, 4)
     h.kern.flush(h.state, none)
     h.check_pool("after launches with no rows")
+
+
+def test_slot_outside_the_pool_is_loud_and_harmless(device):
+    """A slot index past the pool must not write out of bounds (a host check would cost a
+    sync per launch): every entry point leaves all state bit-identical and answers NaN
+    for that row, so the mistake is visible; the other rows are unaffected."""
+    cfg = Config("kda", H=1, ratio=2, K=4, V=3, L=3, state_dtype="fp32",
+                 record_dtype="fp32", input_dtype="fp32")
+    h = Harness(cfg, num_slots=2, device=device, seed=5)
+    h.run([Step((0, 1)), Step((1,))])
+    before = snapshot(h.state)
+    pool_before = h.pool.clone()
+    bad = torch.tensor([2, -1, 7], dtype=torch.int32, device=device)
+    inputs, _ = h.make_inputs(3)
+    out = h.kern.decode(h.state, bad, **inputs)
+    conv = h.kern.conventional_decode(h.pool, bad, **inputs, **h.params)
+    for o in (out, conv):
+        assert torch.isnan(o[0]).all() and torch.isnan(o[2]).all() and (o[1] == 0).all()
+    m = h.kern.materialize(h.state, bad)
+    assert torch.isnan(m[0]).all() and (m[1] == 0).all() and torch.isnan(m[2]).all()
+    h.kern.flush(h.state, bad)
+    after = snapshot(h.state)
+    tensors = lambda snap: {"checkpoint": snap["checkpoint"], "cursor": snap["cursor"],  # noqa: E731
+                            **{f"ring {n}": t for n, t in snap["ring"].items()}}
+    for name, t in tensors(before).items():   # bitwise (the rings hold NaN past the cursor)
+        assert torch.equal(t.view(torch.uint8), tensors(after)[name].view(torch.uint8)), name
+    assert torch.equal(pool_before, h.pool)
+    h.run([Step((1, 0))])   # the pool still behaves
 
 
 @pytest.mark.cuda

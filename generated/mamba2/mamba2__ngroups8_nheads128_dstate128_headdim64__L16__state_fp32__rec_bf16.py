@@ -2,7 +2,7 @@
 # the templates and run `replaygen build`.
 # kernel: mamba2__ngroups8_nheads128_dstate128_headdim64__L16__state_fp32__rec_bf16
 # spec sha256: bc4bd711e08ea487aaddd63c7bf197e6e62cfe792a7fd41c105af9f530d98c6b
-# templates sha256: cb86a8f6d3d712ad132a64f9139ebd493a0b1c4d1768cfbce03f56ac763b4574
+# templates sha256: a2aa7d8579fda187f3666253dbf8137ea1d9ddf87a28c04c17a134551bcd3868
 # generator sha256: 4d35975fef29bed1c899caea5c221308e735781e55e4d8a80759225f27a404e6
 """ReplaySSM kernels for mamba2: mamba2__ngroups8_nheads128_dstate128_headdim64__L16__state_fp32__rec_bf16.
 
@@ -21,7 +21,7 @@ NUM_WARPS = 2
 
 @triton.jit
 def replay_decode_kernel(
-    slots_ptr, cursor_ptr, ckpt_ptr, ring_B_ptr, ring_x_ptr, ring_delta_ptr,
+    slots_ptr, num_slots, cursor_ptr, ckpt_ptr, ring_B_ptr, ring_x_ptr, ring_delta_ptr,
     x_ptr, stride_x, dt_ptr, stride_dt, B_ptr, stride_B, C_ptr, stride_C, z_ptr, stride_z, A_log_ptr, dt_bias_ptr, D_ptr,
     out_ptr, stride_out, HAS_z: tl.constexpr,
     H: tl.constexpr, HV: tl.constexpr, K: tl.constexpr, V: tl.constexpr, L: tl.constexpr,
@@ -37,7 +37,8 @@ def replay_decode_kernel(
     The key-side work (record scores and decays) is done once per head; the checkpoint
     is then streamed in [BV, BK] tiles, the next tile's load issued before the current
     tile's math. The program owns its cursor (slot, value head): no other program of
-    the launch reads or writes it.
+    the launch reads or writes it. A negative slot is a padding row (zero output); a slot
+    past the pool writes nothing and gets a NaN output, so the mistake cannot go unseen.
     """
     i_b = tl.program_id(0)
     i_hv = tl.program_id(1)
@@ -47,7 +48,7 @@ def replay_decode_kernel(
     m_k = o_k < K
     o_l = tl.arange(0, BL)
     o_vb = tl.arange(0, BV)
-    if i_slot >= 0:
+    if (i_slot >= 0) & (i_slot < num_slots):
         # The checkpoint is the one large read: its first tile is issued before anything
         # else so that the cursor, records and token math overlap with it.
         p_head = ckpt_ptr + (i_slot * HV + i_hv) * V * K
@@ -122,16 +123,17 @@ def replay_decode_kernel(
             tl.store(ring_delta_ptr + ((i_slot * HV + i_hv) * L + n), b_delta.to(ring_delta_ptr.dtype.element_ty))
             tl.store(p_cursor, n + 1)
     else:
-        # padding row: a zero output, and nothing written to any state
+        # padding row (zero output) or a slot outside the pool (NaN output); no state write
+        fill = tl.where(i_slot < 0, 0.0, float("nan"))
         for i_v in range(NV):
             o_v = i_v * BV + o_vb
-            tl.store(out_ptr + i_b * stride_out + i_hv * V + o_v, tl.zeros([BV], out_ptr.dtype.element_ty), mask=o_v < V)
+            tl.store(out_ptr + i_b * stride_out + i_hv * V + o_v, (tl.zeros([BV], tl.float32) + fill).to(out_ptr.dtype.element_ty), mask=o_v < V)
 
 
 
 @triton.jit
 def fold_kernel(
-    slots_ptr, cursor_ptr, ckpt_ptr, ring_B_ptr, ring_x_ptr, ring_delta_ptr,
+    slots_ptr, num_slots, cursor_ptr, ckpt_ptr, ring_B_ptr, ring_x_ptr, ring_delta_ptr,
     A_log_ptr, dt_bias_ptr, D_ptr,
     dst_ptr, FLUSH: tl.constexpr, HAS_z: tl.constexpr,
     H: tl.constexpr, HV: tl.constexpr, K: tl.constexpr, V: tl.constexpr, L: tl.constexpr,
@@ -142,7 +144,7 @@ def fold_kernel(
 
     FLUSH: write the fold into the checkpoint and empty the ring (rows with no record
     are left untouched). Otherwise (materialize): write it as fp32 to dst[i_b] and change
-    nothing; padding rows get zeros.
+    nothing; padding rows get zeros, slots outside the pool NaNs.
     """
     i_b = tl.program_id(0)
     i_hv = tl.program_id(1)
@@ -152,14 +154,15 @@ def fold_kernel(
     m_k = o_k < K
     o_l = tl.arange(0, BL)
     o_vb = tl.arange(0, BV)
-    p_cursor = cursor_ptr + tl.maximum(i_slot, 0) * HV + i_hv
+    in_pool = (i_slot >= 0) & (i_slot < num_slots)
+    p_cursor = cursor_ptr + tl.where(in_pool, i_slot, 0) * HV + i_hv
     n = tl.load(p_cursor)
-    n = tl.where(i_slot >= 0, n, 0)
+    n = tl.where(in_pool, n, 0)
     p_dst = dst_ptr + (i_b * HV + i_hv) * V * K
     if FLUSH:
-        active = (i_slot >= 0) & (n > 0)
+        active = in_pool & (n > 0)
     else:
-        active = i_slot >= 0
+        active = in_pool
     if active:
         m_l = o_l < n
         p_head = ckpt_ptr + (i_slot * HV + i_hv) * V * K
@@ -197,16 +200,17 @@ def fold_kernel(
         if FLUSH:
             tl.store(p_cursor, 0)
     elif not FLUSH:
+        fill = tl.where(i_slot < 0, 0.0, float("nan"))
         for i_v in range(NV):
             o_v = i_v * BV + o_vb
             m_s = (o_v < V)[:, None] & m_k[None, :]
-            tl.store(p_dst + o_v[:, None] * K + o_k[None, :], tl.zeros([BV, BK], tl.float32), mask=m_s)
+            tl.store(p_dst + o_v[:, None] * K + o_k[None, :], tl.zeros([BV, BK], tl.float32) + fill, mask=m_s)
 
 
 
 @triton.jit
 def conventional_decode_kernel(
-    slots_ptr, state_ptr,
+    slots_ptr, num_slots, state_ptr,
     x_ptr, stride_x, dt_ptr, stride_dt, B_ptr, stride_B, C_ptr, stride_C, z_ptr, stride_z, A_log_ptr, dt_bias_ptr, D_ptr,
     out_ptr, stride_out, HAS_z: tl.constexpr,
     H: tl.constexpr, HV: tl.constexpr, K: tl.constexpr, V: tl.constexpr, L: tl.constexpr,
@@ -224,7 +228,7 @@ def conventional_decode_kernel(
     m_k = o_k < K
     o_v = i_v * BV + tl.arange(0, BV)
     m_v = o_v < V
-    if i_slot >= 0:
+    if (i_slot >= 0) & (i_slot < num_slots):
         # the state tile is the large read: issue it before the token's loads and math
         m_s = m_v[:, None] & m_k[None, :]
         p_s = state_ptr + ((i_slot * HV + i_hv) * V + o_v[:, None]) * K + o_k[None, :]
@@ -253,6 +257,7 @@ def conventional_decode_kernel(
             out = out * (((b_z) / (1.0 + tl.exp(-(b_z)))))
         tl.store(p_s, s_tile.to(state_ptr.dtype.element_ty), mask=m_s)
         tl.store(out_ptr + i_b * stride_out + i_hv * V + o_v, out.to(out_ptr.dtype.element_ty), mask=m_v)
-    else:
-        tl.store(out_ptr + i_b * stride_out + i_hv * V + o_v, tl.zeros([BV], out_ptr.dtype.element_ty), mask=m_v)
+    else:  # padding row (zero output) or a slot outside the pool (NaN output)
+        fill = tl.where(i_slot < 0, 0.0, float("nan"))
+        tl.store(out_ptr + i_b * stride_out + i_hv * V + o_v, (tl.zeros([BV], tl.float32) + fill).to(out_ptr.dtype.element_ty), mask=m_v)
 
