@@ -295,17 +295,16 @@ class Kernels:
     def _check_inputs(self, inputs, rows, device):
         want = {q.name: q for q in self.spec.inputs()}
         unknown = sorted(set(inputs) - set(want))
-        missing = sorted(n for n, q in want.items() if not q.optional and n not in inputs)
+        missing = sorted(n for n, q in want.items() if not q.optional and inputs.get(n) is None)
         if unknown or missing:
             raise InputError(f"{self.spec.name} inputs: missing {missing}, unknown {unknown}; "
                              f"expected {sorted(want)} (parameters belong to new_state())")
-        args, has, dtype = {}, {}, None
+        args, has, dtype, absent = {}, {}, None, []
         for n, q in want.items():
             t = inputs.get(n)
             if t is None:
                 has[f"HAS_{n}"] = False
-                # An absent optional input is never read; any valid pointer will do.
-                args[f"{n}_ptr"], args[f"stride_{n}"] = torch.empty(1, device=device), 0
+                absent.append(n)
                 continue
             self._check_tensor(n, t, (rows,) + self.shape_of(q), device, FLOAT_INPUTS,
                                contiguous=False, inner=True)
@@ -313,6 +312,11 @@ class Kernels:
             args[f"{n}_ptr"], args[f"stride_{n}"] = t, t.stride(0)
             if q.optional:
                 has[f"HAS_{n}"] = True
+        present = next(t for t in inputs.values() if t is not None)
+        for n in absent:
+            # An absent optional input is never read (its HAS_ flag is False): any valid
+            # pointer will do, and reusing an input allocates nothing (CUDA graphs).
+            args[f"{n}_ptr"], args[f"stride_{n}"] = present, 0
         return args, has, dtype
 
     def _check_out(self, out, rows, dtype, device):
