@@ -11,7 +11,7 @@ as numbers (the kernels are specialised per configuration).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import sympy
 
@@ -136,7 +136,6 @@ class KernelPlan:
     write_value: str                      # ring field holding the written value (delta: u)
     state_dtype: str
     record_dtype: str
-    extra: dict = field(default_factory=dict)
 
     @property
     def name(self) -> str:
