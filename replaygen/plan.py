@@ -23,6 +23,11 @@ from .spec import DTYPES, Spec
 
 TL_DTYPES = {"fp32": "tl.float32", "bf16": "tl.bfloat16", "fp16": "tl.float16"}
 DTYPE_BYTES = {"fp32": 4, "bf16": 2, "fp16": 2}
+QUANTIZED = ("fp8", "nvfp4")            # formats with scales (replaygen/formats.py)
+STATE_DTYPES = DTYPES + QUANTIZED       # checkpoint formats
+FP8_SCALES = ("row", "col", "tile")     # fp8 scale granularity: per state row, per column
+                                        # of a value tile, per value tile
+NVFP4_BLOCK = 16                        # K elements per NVFP4 e4m3 scale
 
 
 @dataclass(frozen=True)
@@ -36,6 +41,11 @@ class KernelConfig:
     record_dtype: str
     block_v: int | None = None      # value tile; None: chosen by the plan
     num_warps: int | None = None    # None: chosen by the plan
+    stochastic: bool = False        # fp16/bf16 checkpoint stored with stochastic rounding
+    read_dtype: str | None = None   # low-precision read copy: None, "fp8" or "nvfp4"
+    fp8_scale: str | None = None    # scale granularity of an fp8 state or read copy
+    record_dtypes: tuple[tuple[str, str], ...] = ()   # per-field record precisions
+                                                      # that differ from record_dtype
 
     @property
     def dim_map(self) -> dict[str, int]:
@@ -48,27 +58,98 @@ class KernelConfig:
         tuned = ""
         if self.block_v is not None or self.num_warps is not None:
             tuned = f"__bv{self.block_v or 'auto'}_w{self.num_warps or 'auto'}"
+        state = f"__state_{self.state_dtype}{'sr' if self.stochastic else ''}"
+        if self.state_dtype == "fp8":
+            state += self.fp8_scale
+        if self.read_dtype is not None:
+            state += f"__read_{self.read_dtype}{self.fp8_scale if self.read_dtype == 'fp8' else ''}"
+        rec = "".join(f"_{f}-{dt}" for f, dt in self.record_dtypes)
         return (f"{self.variant}__{dims}__L{self.buffer_length}"
-                f"__state_{self.state_dtype}__rec_{self.record_dtype}{tuned}")
+                f"{state}__rec_{self.record_dtype}{rec}{tuned}")
+
+    def record_dtype_of(self, field: str) -> str:
+        return dict(self.record_dtypes).get(field, self.record_dtype)
 
 
 def make_config(spec: Spec, dims: dict[str, int], buffer_length: int | None = None,
                 state_dtype: str | None = None, record_dtype: str | None = None,
-                block_v: int | None = None, num_warps: int | None = None) -> KernelConfig:
+                block_v: int | None = None, num_warps: int | None = None, *,
+                stochastic: bool = False, read_dtype: str | None = None,
+                fp8_scale: str | None = None,
+                record_dtypes: dict[str, str] | None = None) -> KernelConfig:
     dims = spec.check_dims(dims)
     L = spec.defaults.buffer_length if buffer_length is None else buffer_length
     if isinstance(L, bool) or not isinstance(L, int) or L < 1:
         raise ConfigError(f"buffer_length must be an integer >= 1, got {L!r}")
     sdt = state_dtype or spec.defaults.state_dtypes[0]
     rdt = record_dtype or spec.defaults.record_dtype
-    for what, dt in (("state_dtype", sdt), ("record_dtype", rdt)):
+    if sdt not in STATE_DTYPES:
+        raise ConfigError(f"state_dtype must be one of {list(STATE_DTYPES)}, got {sdt!r}")
+    if rdt not in DTYPES:
+        raise ConfigError(f"record_dtype must be one of {list(DTYPES)}, got {rdt!r}")
+    if stochastic not in (False, True):
+        raise ConfigError(f"stochastic must be True or False, got {stochastic!r}")
+    if stochastic and sdt not in ("fp16", "bf16"):
+        raise ConfigError(f"stochastic rounding applies to an fp16 or bf16 checkpoint, not {sdt!r}")
+    if read_dtype is not None and read_dtype not in QUANTIZED:
+        raise ConfigError(f"read_dtype must be None or one of {list(QUANTIZED)}, got {read_dtype!r}")
+    if read_dtype is not None and sdt in QUANTIZED:
+        raise ConfigError(f"a read copy needs a high-precision checkpoint (fp32, bf16 or fp16), "
+                          f"not {sdt!r}: a quantised checkpoint is read directly")
+    uses_fp8 = "fp8" in (sdt, read_dtype)
+    if fp8_scale is not None and fp8_scale not in FP8_SCALES:
+        raise ConfigError(f"fp8_scale must be one of {list(FP8_SCALES)}, got {fp8_scale!r}")
+    if fp8_scale is not None and not uses_fp8:
+        raise ConfigError("fp8_scale applies only to an fp8 checkpoint or read copy")
+    fp8_scale = (fp8_scale or FP8_SCALES[0]) if uses_fp8 else None
+    overrides = []   # field names are checked by make_plan, which knows the record
+    for name, dt in sorted((record_dtypes or {}).items()):
         if dt not in DTYPES:
-            raise ConfigError(f"{what} must be one of {list(DTYPES)}, got {dt!r}")
+            raise ConfigError(f"record_dtypes[{name!r}] must be one of {list(DTYPES)}, got {dt!r}")
+        if dt != rdt:
+            overrides.append((name, dt))
     for what, v in (("block_v", block_v), ("num_warps", num_warps)):
         if v is not None and (isinstance(v, bool) or not isinstance(v, int) or v < 1 or v & (v - 1)):
             raise ConfigError(f"{what} must be a power of two, got {v!r}")
     return KernelConfig(spec.name, tuple((d, dims[d]) for d in spec.dim_names), L, sdt, rdt,
-                        block_v, num_warps)
+                        block_v, num_warps, stochastic, read_dtype, fp8_scale, tuple(overrides))
+
+
+@dataclass(frozen=True)
+class StateFormat:
+    """How one copy of the state (the checkpoint, or the read copy) is stored.
+
+    kind "plain": `dtype` elements (fp32, bf16, fp16), rounded to nearest or, with
+    `stochastic`, stochastically; "fp8": e4m3 values with fp32 scales per `scale`
+    (row, col or tile); "nvfp4": packed e2m1 values, e4m3 scales per 16 K elements and
+    an fp32 scale per value tile. `prefix` names its kernel arguments ({prefix}_ptr,
+    {prefix}_scale_ptr, {prefix}_bscale_ptr); `scale_bcast` broadcasts an fp8 scale
+    vector against a [BV, BK] tile and `amax` reduces |x| to that scale's shape.
+    """
+
+    prefix: str
+    kind: str
+    dtype: str
+    stochastic: bool = False
+    scale: str | None = None
+    scale_bcast: str = ""
+    amax: str = ""
+
+
+FP8_REDUCE = {   # granularity -> (|x| reduced to the scale's shape, broadcast back)
+    "row": ("tl.max(tl.abs(x_q), axis=1)", "[:, None]"),
+    "col": ("tl.max(tl.abs(x_q), axis=0)", "[None, :]"),
+    "tile": ("tl.max(tl.max(tl.abs(x_q), axis=1), axis=0)", ""),
+}
+
+
+def state_format(prefix: str, dtype: str, stochastic: bool, fp8_scale: str | None) -> StateFormat:
+    if dtype == "fp8":
+        amax, bcast = FP8_REDUCE[fp8_scale]
+        return StateFormat(prefix, "fp8", dtype, scale=fp8_scale, scale_bcast=bcast, amax=amax)
+    if dtype == "nvfp4":
+        return StateFormat(prefix, "nvfp4", dtype, scale="tile")
+    return StateFormat(prefix, "plain", dtype, stochastic)
 
 
 @dataclass(frozen=True)
@@ -136,6 +217,29 @@ class KernelPlan:
     write_value: str                      # ring field holding the written value (delta: u)
     state_dtype: str
     record_dtype: str
+    ckpt: StateFormat                     # the checkpoint: carries the recurrence
+    read: StateFormat | None              # the read copy non-flush steps read, if any
+    KH: int               # bytes of a packed NVFP4 row (ceil(K / 2))
+    KS: int               # NVFP4 block scales per row (ceil(K / 16))
+    NB: int               # NVFP4 blocks per [BV, BK] tile row (BK / min(16, BK))
+
+    @property
+    def stream(self) -> StateFormat:
+        """The copy a non-flush step reads."""
+        return self.read or self.ckpt
+
+    @property
+    def formats(self) -> tuple[StateFormat, ...]:
+        return (self.ckpt,) + ((self.read,) if self.read else ())
+
+    @property
+    def quantized(self) -> StateFormat | None:
+        """The copy load_state fills by quantising (a quantised checkpoint or the read copy)."""
+        return next((f for f in self.formats if f.kind != "plain"), None)
+
+    @property
+    def uses_nvfp4(self) -> bool:
+        return any(f.kind == "nvfp4" for f in self.formats)
 
     @property
     def name(self) -> str:
@@ -169,6 +273,11 @@ def make_plan(deriv: Derivation, config: KernelConfig) -> KernelPlan:
     H, HV, K, V = (dims[g[r]] for r in ("key_heads", "value_heads", "key_dim", "value_dim"))
     L = config.buffer_length
     BK = _next_pow2(K)
+    ckpt = state_format("ckpt", config.state_dtype, config.stochastic, config.fp8_scale)
+    read = (state_format("read", config.read_dtype, False, config.fp8_scale)
+            if config.read_dtype else None)
+    if "nvfp4" in (config.state_dtype, config.read_dtype):
+        BK = max(BK, 2)   # values are packed in pairs along K
     BV = config.block_v or _pick_block_v(V, BK)
     BL = _next_pow2(L)
     fold_dot = BK >= 16 and BV >= 16
@@ -256,8 +365,12 @@ def make_plan(deriv: Derivation, config: KernelConfig) -> KernelPlan:
         head_code.append(Statement("t_gate", "0.0"))
     scalar_gate = t.decay != "channel"
 
+    unknown = sorted(set(dict(config.record_dtypes)) - field_names)
+    if unknown:
+        raise ConfigError(f"record_dtypes: {spec.name} has no record field {unknown[0]!r}; "
+                          f"fields: {sorted(field_names)}")
     ring = tuple(RingField(f.name, f.head, f.axis, {"scalar": 1, "K": K, "V": V}[f.axis],
-                           config.record_dtype) for f in deriv.fields)
+                           config.record_dtype_of(f.name)) for f in deriv.fields)
     inputs = tuple(TensorArg(q.name, q.head, q.axis, q.optional, True) for q in spec.inputs())
     params = tuple(TensorArg(q.name, q.head, q.axis, False, False) for q in spec.params())
     gate_flags = ()
@@ -270,9 +383,9 @@ def make_plan(deriv: Derivation, config: KernelConfig) -> KernelPlan:
         H=H, HV=HV, K=K, V=V, L=L, GROUP=HV // H, BK=BK, BV=BV, BL=BL,
         NV=-(-V // BV), fold_dot=fold_dot,
         # tf32x3 (three tf32 products) keeps fp32 accuracy in the fold of an fp32 or fp16
-        # checkpoint with far fewer registers than an FMA ("ieee") product; a bf16
-        # checkpoint's own rounding (2^-8) dwarfs plain tf32's (2^-11).
-        dot_precision="tf32" if config.state_dtype == "bf16" else "tf32x3",
+        # checkpoint with far fewer registers than an FMA ("ieee") product; a bf16, fp8 or
+        # NVFP4 checkpoint's own rounding (2^-8 and coarser) dwarfs plain tf32's (2^-11).
+        dot_precision="tf32x3" if config.state_dtype in ("fp32", "fp16") else "tf32",
         num_warps=config.num_warps or _pick_num_warps(BV, BK),
         decay=t.decay, delta_rule=t.update == "delta",
         inputs=inputs, params=params, ring=ring,
@@ -288,6 +401,8 @@ def make_plan(deriv: Derivation, config: KernelConfig) -> KernelPlan:
         gate_condition=" and ".join(f"HAS_{n}" for n in gate_flags),
         write_value=deriv.written_value_name,
         state_dtype=config.state_dtype, record_dtype=config.record_dtype,
+        ckpt=ckpt, read=read, KH=-(-K // 2), KS=-(-K // NVFP4_BLOCK),
+        NB=BK // min(NVFP4_BLOCK, BK),
     )
 
 

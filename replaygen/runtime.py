@@ -26,6 +26,8 @@ from .render import render_module
 from .spec import Spec, load_spec, load_variant
 
 TORCH_DTYPES = {"fp32": torch.float32, "bf16": torch.bfloat16, "fp16": torch.float16}
+# Storage of the quantised formats (replaygen/formats.py): e4m3 values, packed NVFP4 bytes.
+VALUE_DTYPES = {**TORCH_DTYPES, "fp8": torch.float8_e4m3fn, "nvfp4": torch.uint8}
 FLOAT_INPUTS = (torch.float32, torch.bfloat16, torch.float16)
 
 
@@ -39,16 +41,23 @@ def cache_dir() -> Path:
 class ReplayState:
     """One layer's ReplaySSM state pool: checkpoints, record rings, cursors, weights.
 
-    checkpoint [slots, HV, V, K] in the state precision; ring[field] [slots, heads, L(, width)]
-    in the record precision; cursor [slots, HV] int32, the number of committed records of
-    each slot and value head (all heads of a slot move together); params: the layer's
-    parameter tensors (A_log, dt_bias, ...), needed to rebuild records.
+    checkpoint [slots, HV, V, K] in the state precision (NVFP4: [slots, HV, V, ceil(K/2)]
+    packed bytes); ring[field] [slots, heads, L(, width)] in each field's record precision;
+    cursor [slots, HV] int32, the number of committed records of each slot and value head
+    (all heads of a slot move together); params: the layer's parameter tensors (A_log,
+    dt_bias, ...), needed to rebuild records. `aux` holds the precision configuration's
+    other tensors, by kernel argument name: "read" (the read copy's values), "read_scale"
+    / "ckpt_scale" (fp32 scales), "read_bscale" / "ckpt_bscale" (NVFP4 e4m3 block
+    scales) and "flushes" ([slots, HV] int32 flush counters that key stochastic
+    rounding); `seed` is the stochastic-rounding seed of this pool.
     """
 
     checkpoint: torch.Tensor
     ring: dict[str, torch.Tensor]
     cursor: torch.Tensor
     params: dict[str, torch.Tensor] = field(default_factory=dict)
+    aux: dict[str, torch.Tensor] = field(default_factory=dict)
+    seed: int = 0
 
     @property
     def num_slots(self) -> int:
@@ -91,15 +100,22 @@ def module_path(plan: KernelPlan, text: str) -> Path:
 def load(variant: str | os.PathLike, *, config: str | None = None, L: int | None = None,
          buffer_length: int | None = None, state_dtype: str | None = None,
          record_dtype: str | None = None, block_v: int | None = None,
-         num_warps: int | None = None, **dims: int) -> "Kernels":
+         num_warps: int | None = None, stochastic: bool = False,
+         read_dtype: str | None = None, fp8_scale: str | None = None,
+         record_dtypes: dict[str, str] | None = None, **dims: int) -> "Kernels":
     """Kernels of one configuration of `variant`: a spec name in specs/, or the path of a
     spec file (a variant under development, or a test fixture).
 
     Dims use the spec's model-native names (e.g. `H=16, HV=32, K=128, V=128`, or for
     Mamba-2 `nheads=..., headdim=..., ngroups=..., dstate=...`); `config` names one of
     the spec's geometries instead (default: its first). `L` (alias `buffer_length`) is
-    the ring length; `state_dtype` the checkpoint precision; `record_dtype` the records'.
-    `block_v` and `num_warps` override the plan's launch choices (tuning).
+    the ring length; `state_dtype` the checkpoint format (fp32, bf16, fp16, or a shared
+    quantised checkpoint: fp8, nvfp4), `stochastic` stores an fp16/bf16 checkpoint with
+    stochastic rounding; `read_dtype` ("fp8" or "nvfp4") adds a low-precision read copy
+    that non-flush steps read; `fp8_scale` ("row", "col", "tile") is the fp8 scale
+    granularity; `record_dtype` the records' precision and `record_dtypes` per-field
+    exceptions (e.g. {"g": "fp32"}). `block_v` and `num_warps` override the plan's
+    launch choices (tuning).
     """
     if isinstance(variant, os.PathLike) or str(variant).endswith(".toml"):
         spec = load_spec(variant)
@@ -115,7 +131,9 @@ def load(variant: str | os.PathLike, *, config: str | None = None, L: int | None
         if config is not None and config not in named:
             raise InputError(f"{variant}: unknown config {config!r}; known: {sorted(named)}")
         dims = dict((named[config] if config else spec.configs[0]).dims)
-    kcfg = make_config(spec, dims, L, state_dtype, record_dtype, block_v, num_warps)
+    kcfg = make_config(spec, dims, L, state_dtype, record_dtype, block_v, num_warps,
+                       stochastic=stochastic, read_dtype=read_dtype, fp8_scale=fp8_scale,
+                       record_dtypes=record_dtypes)
     deriv = derive(spec)
     plan = make_plan(deriv, kcfg)
     text = render_module(plan, deriv)
@@ -131,8 +149,9 @@ class Kernels:
         self.dims = plan.config.dim_map   # model-native dim name -> size
         self.heads = {"key": plan.H, "value": plan.HV, "none": 1}
         self.state_shape = (plan.HV, plan.V, plan.K)
-        self.state_dtype = TORCH_DTYPES[plan.state_dtype]
+        self.state_dtype = VALUE_DTYPES[plan.state_dtype]
         self.record_dtype = TORCH_DTYPES[plan.record_dtype]
+        self.layout = self._state_layout()
         self._consts = dict(module.CONSTEXPRS)
         self._has = {f"HAS_{n}": False for n in plan.optional_flags}
 
@@ -152,16 +171,44 @@ class Kernels:
         device = torch.empty(0, device=device).device   # "cuda" -> "cuda:0"
         checked = self._check_params(params, device)
         p = self.plan
-        ckpt = torch.zeros((num_slots,) + self.state_shape, dtype=self.state_dtype, device=device)
+        made = {name: torch.zeros((num_slots,) + shape, dtype=dtype, device=device)
+                for name, (shape, dtype) in self.layout.items()}
         ring = {}
         for f in p.ring:
             width = () if f.axis == "scalar" else (f.width,)
             # Entries past the cursor are never read; NaN makes any such bug loud.
             ring[f.name] = torch.full((num_slots, self.heads[f.head], p.L) + width, float("nan"),
-                                      dtype=self.record_dtype, device=device)
+                                      dtype=TORCH_DTYPES[f.dtype], device=device)
         # One cursor per (slot, value head): each kernel program owns one.
         cursor = torch.zeros((num_slots, p.HV), dtype=torch.int32, device=device)
-        return ReplayState(ckpt, ring, cursor, checked)
+        # A fresh stochastic-rounding seed per pool (host randomness, drawn once here).
+        seed = int.from_bytes(os.urandom(4), "little") & 0x7FFFFFFF
+        return ReplayState(made.pop("ckpt"), ring, cursor, checked, made, seed)
+
+    def _state_layout(self) -> dict[str, tuple[tuple[int, ...], torch.dtype]]:
+        """Every state tensor past the slot dim, by kernel argument name (see ReplayState):
+        (shape, dtype)."""
+        p = self.plan
+        out = {}
+        for f in p.formats:
+            if f.kind == "nvfp4":
+                out[f.prefix] = ((p.HV, p.V, p.KH), torch.uint8)
+                out[f.prefix + "_scale"] = ((p.HV, p.NV), torch.float32)
+                out[f.prefix + "_bscale"] = ((p.HV, p.V, p.KS), torch.float8_e4m3fn)
+                continue
+            out[f.prefix] = (self.state_shape, VALUE_DTYPES[f.dtype])
+            if f.kind == "fp8":
+                out[f.prefix + "_scale"] = ({"row": (p.HV, p.V), "col": (p.HV, p.NV, p.K),
+                                             "tile": (p.HV, p.NV)}[f.scale], torch.float32)
+        if p.ckpt.stochastic:
+            out["flushes"] = ((p.HV,), torch.int32)
+        return out
+
+    def _state_args(self, state: ReplayState) -> dict:
+        args = {f"{n}_ptr": t for n, t in state.aux.items()}
+        if self.plan.ckpt.stochastic:
+            args["sr_seed"] = state.seed
+        return args
 
     def load_state(self, state: ReplayState, slots: torch.Tensor, S: torch.Tensor) -> None:
         """Set the checkpoints of `slots` from full states S [len(slots), HV, V, K] (after
@@ -170,7 +217,14 @@ class Kernels:
         slots = self._check_slots(slots, state, allow_padding=False)
         self._check_tensor("S", S, (slots.shape[0],) + self.state_shape, state.device,
                            FLOAT_INPUTS, contiguous=False)
-        state.checkpoint[slots.long()] = S.to(self.state_dtype)
+        if self.plan.ckpt.kind == "plain":   # rounded to nearest (stochastic: at flushes)
+            state.checkpoint[slots.long()] = S.to(self.state_dtype)
+        if self.plan.quantized and slots.shape[0]:
+            # the read copy (or quantised checkpoint) from S itself, as a flush would store it
+            src = S.to(torch.float32).contiguous()
+            self.module.quantize_kernel[(slots.shape[0], self.plan.HV)](
+                slots_ptr=slots, num_slots=state.num_slots, src_ptr=src, ckpt_ptr=state.checkpoint,
+                **self._state_args(state), **self._consts, num_warps=self.module.NUM_WARPS)
         state.cursor[slots.long()] = 0
 
     def decode(self, state: ReplayState, slots: torch.Tensor, *, out: torch.Tensor | None = None,
@@ -184,7 +238,8 @@ class Kernels:
         if rows:
             self.module.replay_decode_kernel[(rows, self.plan.HV)](
                 slots_ptr=slots, num_slots=state.num_slots, cursor_ptr=state.cursor,
-                ckpt_ptr=state.checkpoint, **self._ring_args(state), **args, **self._param_args(state.params),
+                ckpt_ptr=state.checkpoint, **self._state_args(state), **self._ring_args(state), **args,
+                **self._param_args(state.params),
                 out_ptr=out, stride_out=out.stride(0), **has, **self._consts,
                 num_warps=self.module.NUM_WARPS)
         return out
@@ -192,7 +247,8 @@ class Kernels:
     def _fold(self, state: ReplayState, slots, dst, flush: bool):
         self.module.fold_kernel[(slots.shape[0], self.plan.HV)](
             slots_ptr=slots, num_slots=state.num_slots, cursor_ptr=state.cursor,
-            ckpt_ptr=state.checkpoint, **self._ring_args(state), **self._param_args(state.params), dst_ptr=dst,
+            ckpt_ptr=state.checkpoint, **self._state_args(state), **self._ring_args(state),
+            **self._param_args(state.params), dst_ptr=dst,
             FLUSH=flush, **self._has, **self._consts, num_warps=self.module.NUM_WARPS)
 
     def materialize(self, state: ReplayState, slots: torch.Tensor,
@@ -261,9 +317,15 @@ class Kernels:
     def _check_state(self, state):
         if not isinstance(state, ReplayState):
             raise InputError(f"state must be a ReplayState from new_state(), got {type(state).__name__}")
-        if tuple(state.checkpoint.shape[1:]) != self.state_shape or state.checkpoint.dtype != self.state_dtype:
-            raise InputError(f"state belongs to another configuration (checkpoint {_describe(state.checkpoint)}"
-                             f", expected [slots, {', '.join(map(str, self.state_shape))}] {self.state_dtype})")
+        tensors = {"ckpt": state.checkpoint, **state.aux}
+        if set(tensors) != set(self.layout):
+            raise InputError(f"state belongs to another configuration (tensors {sorted(tensors)}, "
+                             f"expected {sorted(self.layout)} for {self.name})")
+        for name, (shape, dtype) in self.layout.items():
+            t = tensors[name]
+            if tuple(t.shape) != (state.num_slots,) + shape or t.dtype != dtype:
+                raise InputError(f"state belongs to another configuration ({name}: {_describe(t)}, "
+                                 f"expected [slots, {', '.join(map(str, shape))}] {dtype})")
 
     def _check_slots(self, slots, pool, allow_padding=True):
         device = pool.device

@@ -1,0 +1,129 @@
+"""Number formats of checkpoints and read copies, as Triton device functions.
+
+Input: fp32 tiles in registers. Output: the tile in a storage format (values and scales)
+or back in fp32. The generated modules call these functions (`formats.NAME(...)`); the
+tests call them through the generated kernels and compare bit for bit with independent
+references (tests/formats_reference.py).
+
+Formats (per [V, K] state block of one slot and value head, streamed in [BV, BK] tiles):
+
+* FP8 e4m3 ("e4m3fn": bias 7, 3 mantissa bits, max 448, no inf) with an fp32 scale per
+  row, per column of a tile, or per tile: q = e4m3(x * (448 / amax)), x ~ q * (amax / 448).
+* NVFP4: e2m1 values (0, 0.5, 1, 1.5, 2, 3, 4, 6 and their negatives) packed two per
+  byte (element 2j in the low nibble, 2j+1 in the high one), an e4m3 scale per 16
+  consecutive K elements, and an fp32 scale per tile: t = amax / (6 * 448),
+  b = e4m3(amax_16 / (6 t)), q = e2m1(x / (b t)), x ~ q * b * t.
+* fp16 / bf16 with stochastic rounding: uniform random bits are added below the target
+  mantissa and the rest truncated (Hopper has no cvt.rs), so E[round(x)] = x.
+
+Every rounding is done arithmetically in fp32 (the e4m3 and e2m1 grids, ties to even),
+so results are exact in the Triton interpreter too (its fp8 casts misround near powers
+of two); the final casts to storage types only ever see exactly representable values.
+Divisions use `div_rn` (correctly rounded), so a reference in torch fp32 is bit-exact.
+"""
+import triton
+import triton.language as tl
+
+E4M3_MAX = 448.0
+E2M1_MAX = 6.0
+
+
+@triton.jit
+def e4m3_round(x):
+    """x (fp32) rounded to the nearest e4m3 value, ties to even, saturating at ±448."""
+    a = tl.abs(x)
+    e = ((a.to(tl.uint32, bitcast=True) >> 23) & 0xFF).to(tl.int32) - 127
+    # grid step 2^(e-3) in the normal range, 2^-9 for subnormals (e < -6); e > 8 saturates
+    e = tl.minimum(tl.maximum(e, -6), 8)
+    # (a + m) - m with m = 2^(e+20): fp32's own round-to-nearest-even on the e4m3 grid
+    m = ((e + 147) << 23).to(tl.float32, bitcast=True)
+    r = tl.minimum((a + m) - m, 448.0)
+    return tl.where(x < 0, -r, r)
+
+
+@triton.jit
+def e2m1_code(x):
+    """x (fp32, already scaled) to a 4-bit e2m1 code (bit 3: sign), nearest, ties to even,
+    saturating at ±6."""
+    a = tl.abs(x)
+    c = ((a > 0.25).to(tl.uint8) + (a >= 0.75).to(tl.uint8) + (a > 1.25).to(tl.uint8)
+         + (a >= 1.75).to(tl.uint8) + (a > 2.5).to(tl.uint8) + (a >= 3.5).to(tl.uint8)
+         + (a > 5.0).to(tl.uint8))
+    return c | (x < 0).to(tl.uint8) * 8
+
+
+@triton.jit
+def e2m1_value(c):
+    """A 4-bit e2m1 code (uint8, high bits ignored) to fp32. Shifted into an fp16 bit
+    pattern (sign to bit 15, exponent and mantissa to bits 11..9) it reads 2^-14 times
+    the e2m1 value, subnormals included."""
+    c = c.to(tl.uint16)
+    h = ((c & 7) << 9) | ((c & 8) << 12)
+    return h.to(tl.float16, bitcast=True).to(tl.float32) * 16384.0
+
+
+@triton.jit
+def fp8_inverse_scale(amax):
+    """448 / amax: multiplies x into e4m3's range (zero for an all-zero group)."""
+    return tl.where(amax > 0, tl.math.div_rn(tl.zeros_like(amax) + 448.0, amax), 0.0)
+
+
+@triton.jit
+def fp8_scale(amax):
+    """amax / 448: the stored scale, x ~ e4m3 value * scale."""
+    return tl.math.div_rn(amax, tl.zeros_like(amax) + 448.0)
+
+
+@triton.jit
+def nvfp4_quantize(x, BV: tl.constexpr, BK: tl.constexpr, NB: tl.constexpr):
+    """A [BV, BK] fp32 tile (zero where masked) as NVFP4: packed codes [BV, BK // 2]
+    (uint8), block scales [BV, NB] (fp32 values on the e4m3 grid) and the tile scale."""
+    a = tl.abs(x)
+    amax = tl.max(tl.max(a, axis=1), axis=0)
+    t = tl.math.div_rn(amax, 2688.0)   # 6 * 448: the largest block scale is 448
+    b_amax = tl.max(tl.reshape(a, [BV, NB, BK // NB]), axis=2)   # [BV, NB]
+    b = e4m3_round(tl.where(t > 0, tl.math.div_rn(b_amax, 6.0 * t), 0.0))
+    bt = b * t
+    inv = tl.where(bt > 0, tl.math.div_rn(tl.zeros_like(bt) + 1.0, bt), 0.0)
+    xs = tl.reshape(tl.reshape(x, [BV, NB, BK // NB]) * inv[:, :, None], [BV, BK])
+    lo, hi = tl.split(tl.reshape(e2m1_code(xs), [BV, BK // 2, 2]))
+    return lo | (hi << 4), b, t
+
+
+@triton.jit
+def nvfp4_dequantize(packed, b, t, BV: tl.constexpr, BK: tl.constexpr, NB: tl.constexpr):
+    """The inverse of nvfp4_quantize: packed [BV, BK // 2], block scales b [BV, NB] (any
+    float type), tile scale t -> [BV, BK] fp32."""
+    v = tl.reshape(tl.join(e2m1_value(packed), e2m1_value(packed >> 4)), [BV, NB, BK // NB])
+    return tl.reshape(v * (b.to(tl.float32) * t)[:, :, None], [BV, BK])
+
+
+@triton.jit
+def random_bits(seed, offsets):
+    """Philox uint32 bits for each offset under a 64-bit key `seed`."""
+    return tl.randint(seed, offsets).to(tl.uint32, bitcast=True)
+
+
+@triton.jit
+def round_bf16_stochastic(x, r):
+    """x (fp32) to bf16 with stochastic rounding driven by the uint32 bits r: the 16
+    bits bf16 drops are replaced by their sum with 16 random bits, carry kept, then
+    truncated: rounds away from zero with probability (dropped part) / ulp."""
+    bits = x.to(tl.uint32, bitcast=True)
+    y = ((bits + (r & 0xFFFF)) & 0xFFFF0000).to(tl.float32, bitcast=True)
+    return tl.where(x == x, y, x).to(tl.bfloat16)   # NaN stays NaN
+
+
+@triton.jit
+def round_fp16_stochastic(x, r):
+    """x (fp32) to fp16 with stochastic rounding: as for bf16, with 13 dropped bits in
+    fp16's normal range and more below 2^-14 (its subnormals, step 2^-24); below 2^-24
+    the result is 0 or 2^-24 with probability |x| / 2^-24."""
+    bits = x.to(tl.uint32, bitcast=True)
+    e = ((bits >> 23) & 0xFF).to(tl.int32) - 127
+    drop = tl.minimum(tl.maximum(-1 - e, 13), 23).to(tl.uint32)
+    mask = (tl.full(x.shape, 1, tl.uint32) << drop) - 1
+    y = (((bits + (r & mask)) >> drop) << drop).to(tl.float32, bitcast=True)
+    tiny = tl.where((r >> 8).to(tl.float32) * (2.0 ** -24) < tl.abs(x) * (2.0 ** 24), 2.0 ** -24, 0.0)
+    y = tl.where(e < -24, tl.where(x < 0, -tiny, tiny), y)
+    return tl.where(x == x, y, x).to(tl.float16)
