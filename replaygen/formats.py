@@ -65,7 +65,8 @@ def e2m1_value(c):
 @triton.jit
 def fp8_inverse_scale(amax):
     """448 / amax: multiplies x into e4m3's range (zero for an all-zero group)."""
-    return tl.where(amax > 0, tl.math.div_rn(tl.zeros_like(amax) + 448.0, amax), 0.0)
+    safe = tl.where(amax > 0, amax, 1.0)   # no division by zero, even in discarded lanes
+    return tl.where(amax > 0, tl.math.div_rn(tl.zeros_like(safe) + 448.0, safe), 0.0)
 
 
 @triton.jit
@@ -82,9 +83,9 @@ def nvfp4_quantize(x, BV: tl.constexpr, BK: tl.constexpr, NB: tl.constexpr):
     amax = tl.max(tl.max(a, axis=1), axis=0)
     t = tl.math.div_rn(amax, 2688.0)   # 6 * 448: the largest block scale is 448
     b_amax = tl.max(tl.reshape(a, [BV, NB, BK // NB]), axis=2)   # [BV, NB]
-    b = e4m3_round(tl.where(t > 0, tl.math.div_rn(b_amax, 6.0 * t), 0.0))
+    b = e4m3_round(tl.where(t > 0, tl.math.div_rn(b_amax, 6.0 * tl.where(t > 0, t, 1.0)), 0.0))
     bt = b * t
-    inv = tl.where(bt > 0, tl.math.div_rn(tl.zeros_like(bt) + 1.0, bt), 0.0)
+    inv = tl.where(bt > 0, tl.math.div_rn(tl.zeros_like(bt) + 1.0, tl.where(bt > 0, bt, 1.0)), 0.0)
     xs = tl.reshape(tl.reshape(x, [BV, NB, BK // NB]) * inv[:, :, None], [BV, BK])
     lo, hi = tl.split(tl.reshape(e2m1_code(xs), [BV, BK // 2, 2]))
     return lo | (hi << 4), b, t

@@ -224,7 +224,8 @@ class Kernels:
             src = S.to(torch.float32).contiguous()
             self.module.quantize_kernel[(slots.shape[0], self.plan.HV)](
                 slots_ptr=slots, num_slots=state.num_slots, src_ptr=src, ckpt_ptr=state.checkpoint,
-                **self._state_args(state), **self._consts, num_warps=self.module.NUM_WARPS)
+                **self._state_args(state), **self._has, **self._consts,
+                num_warps=self.module.NUM_WARPS)
         state.cursor[slots.long()] = 0
 
     def decode(self, state: ReplayState, slots: torch.Tensor, *, out: torch.Tensor | None = None,

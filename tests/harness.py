@@ -22,6 +22,7 @@ from typing import Callable
 
 import torch
 
+import formats_reference as FR
 import reference as R
 
 CUDA = torch.cuda.is_available()
@@ -137,18 +138,32 @@ FIXTURES: dict[str, VariantCase] = {c.name: c for c in (
 ALL_CASES = {**VARIANTS, **FIXTURES}
 
 
-def load_fixture(name: str, L: int, state_dtype: str, record_dtype: str, **dims):
+def load_fixture(name: str, L: int, state_dtype: str, record_dtype: str, **kwargs):
     """`replaygen.load` for a fixture spec in tests/fixtures/."""
     import replaygen
     return replaygen.load(FIXTURE_DIR / f"{name}.toml", L=L, state_dtype=state_dtype,
-                          record_dtype=record_dtype, **dims)
+                          record_dtype=record_dtype, **kwargs)
 
 
 # -- tolerances ----------------------------------------------------------------------
 # Unit roundoff of one stored element. bf16 uses 2^-7, not 2^-8: the Triton interpreter
 # casts fp32 -> bf16 by truncation, whose error is below one ulp (2^-7 relative) rather
 # than half of one. fp32 storage adds nothing beyond the arithmetic term below.
-UNIT_ROUNDOFF = {"fp32": 0.0, "bf16": 2.0 ** -7, "fp16": 2.0 ** -11}
+# Stochastic rounding ("sr") moves a value to either neighbour: its error is below one
+# ulp (2^-10 for fp16, 2^-7 for bf16), not half of one; unbiased, so in practice errors
+# grow like the square root of the roundings, but the bound here is the linear one.
+UNIT_ROUNDOFF = {"fp32": 0.0, "bf16": 2.0 ** -7, "fp16": 2.0 ** -11,
+                 "fp16sr": 2.0 ** -10, "bf16sr": 2.0 ** -7}
+# Quantised copies (fp8 e4m3 with scales, NVFP4): normwise relative error of one
+# quantisation of a state. fp8: every element within half an e4m3 ulp, 2^-4 of itself,
+# or (below 2^-6 of its group's maximum, e4m3's subnormals) within 2^-10 of that maximum:
+# normwise <= 2^-4. NVFP4: an element is within half an e2m1 step of itself, 1/4 of it
+# above 1 (steps 0.5, 1, 2 over 1..6) but up to 1/2 near 0.5, times the e4m3 block
+# scale's own error (2^-4); below a quarter of the block scale it rounds to zero. For
+# the N(0, 1) states and records of these tests that is <= 1/8 normwise on average
+# (measured 0.09 for the quantisation itself: tests/test_formats.py); 1/4 leaves room
+# for one-row statistics. These are not multiplied by C_TOL: they are bounds already.
+U_QUANT = {"fp8": 2.0 ** -4, "nvfp4": 2.0 ** -2}
 # fp32 arithmetic of one decode (reductions over K and the ring, exp/log of gates):
 # a few ulps of 2^-24 each, a few dozen operations deep.
 ARITH = 2.0 ** -17
@@ -160,7 +175,7 @@ C_TOL = 4.0
 
 
 def tolerance(*, out: str | None = None, records: str | None = None, state: str | None = None,
-              roundings: int = 0) -> float:
+              roundings: int = 0, read: str | None = None) -> float:
     """Bound on the normwise relative error ||x - x_ref|| / max(||x_ref||, floor) of one
     row's output (all its value heads) or one slot's state (`Scale` gives the floor).
 
@@ -196,11 +211,20 @@ def tolerance(*, out: str | None = None, records: str | None = None, state: str 
       0.63; real geometries 0.24; bf16 records <= 4.4e-3 (round to nearest).
     So c = 4 puts the worst error seen at 1/3 of the tolerance (1/5 on typical draws),
     while the broken kernels of test_mutations.py exceed it by 400x to 18000x (fp32).
+
+    Quantised formats (U_QUANT) add their bound directly: a quantised checkpoint
+    (`state` fp8 / nvfp4) U_QUANT[state] per rounding (load-time quantisation is no
+    error: the reference starts from the dequantised state); a read copy (`read`)
+    U_QUANT[read] once: outputs of non-flush steps read it, and a delta rule's written
+    value u is computed from it (then folded into the checkpoint, where later delta
+    updates along the same keys overwrite it: the error does not accumulate).
     """
     u = UNIT_ROUNDOFF
+    quant = U_QUANT.get(state, 0.0)
     per_gen = (ARITH + RECORD_ROUNDINGS * (u[records] if records else 0.0)
-               + (u[state] if state else 0.0))
-    return C_TOL * ((u[out] if out else 0.0) + per_gen * (1 + roundings))
+               + (u[state] if state and not quant else 0.0))
+    return (C_TOL * ((u[out] if out else 0.0) + per_gen * (1 + roundings))
+            + quant * roundings + (U_QUANT[read] if read else 0.0))
 
 
 def rel_err(actual: torch.Tensor, ref: torch.Tensor, floor: float = 0.0) -> float:
@@ -283,10 +307,23 @@ class Config:
     input_dtype: str
     optional: tuple[str, ...] = ()
     strided: bool = False           # inputs and out with a padded batch stride
+    stochastic: bool = False        # fp16/bf16 checkpoint with stochastic rounding
+    read_dtype: str | None = None   # fp8 / nvfp4 read copy
+    fp8_scale: str | None = None
+    record_dtypes: tuple[tuple[str, str], ...] = ()   # per-field record precisions
 
     @property
     def HV(self) -> int:
         return self.H * self.ratio
+
+    @property
+    def state_key(self) -> str:
+        """The checkpoint's entry in UNIT_ROUNDOFF / U_QUANT."""
+        return self.state_dtype + ("sr" if self.stochastic else "")
+
+    @property
+    def quantized(self) -> str | None:
+        return self.state_dtype if self.state_dtype in U_QUANT else self.read_dtype
 
     @property
     def case(self) -> VariantCase:
@@ -295,9 +332,16 @@ class Config:
     def load(self):
         import replaygen
         dims = self.case.dims(self.H, self.HV, self.K, self.V)
-        loader = load_fixture if self.variant in FIXTURES else replaygen.load
-        return loader(self.variant, L=self.L, state_dtype=self.state_dtype,
-                      record_dtype=self.record_dtype, **dims)
+        if self.variant in FIXTURES:
+            return load_fixture(self.variant, self.L, self.state_dtype, self.record_dtype,
+                                **self.precision, **dims)
+        return replaygen.load(self.variant, L=self.L, state_dtype=self.state_dtype,
+                              record_dtype=self.record_dtype, **self.precision, **dims)
+
+    @property
+    def precision(self) -> dict:
+        return dict(stochastic=self.stochastic, read_dtype=self.read_dtype,
+                    fp8_scale=self.fp8_scale, record_dtypes=dict(self.record_dtypes))
 
 
 @dataclass(frozen=True)
@@ -308,8 +352,16 @@ class Step:
 
 
 def snapshot(state) -> dict:
+    """Every state tensor; "aux" holds the precision configuration's (read copy, scales,
+    flush counters), keyed as in ReplayState.aux."""
     return dict(checkpoint=state.checkpoint.clone(), cursor=state.cursor.clone(),
-                ring={n: t.clone() for n, t in state.ring.items()})
+                ring={n: t.clone() for n, t in state.ring.items()},
+                aux={n: t.clone() for n, t in state.aux.items()})
+
+
+def aux_changed(state, before, slot) -> list[str]:
+    """Names of the aux tensors of `slot` that differ (bitwise) from a snapshot's."""
+    return [n for n, t in state.aux.items() if not same_bits(t[slot], before["aux"][n][slot])]
 
 
 @dataclass
@@ -336,7 +388,8 @@ class Harness:
                        for n, t in c.case.params(self.gen, c.H, c.HV, c.K, c.V).items()}
         self.params64 = {n: t.double() for n, t in self.params.items()}
         self.state = self.kern.new_state(self.num_slots, self.device, **self.params)
-        self.sdt = TORCH_DTYPES[c.state_dtype]
+        # the conventional pool: the checkpoint's precision, fp32 for a quantised one
+        self.sdt = TORCH_DTYPES.get(c.state_dtype, torch.float32)
         self.idt = TORCH_DTYPES[c.input_dtype]
         self.ref = torch.zeros((self.num_slots,) + self.kern.state_shape, dtype=torch.float64,
                                device=self.device)
@@ -366,18 +419,46 @@ class Harness:
     def tol_state(self, slot) -> float:
         c = self.cfg
         rec = c.record_dtype if c.L > 1 else None
-        return tolerance(records=rec, state=c.state_dtype, roundings=self.roundings[slot])
+        # a read copy reaches the state only through a delta rule's written value
+        read = c.read_dtype if self.kern.plan.delta_rule else None
+        return tolerance(records=rec, state=c.state_key, roundings=self.roundings[slot],
+                         read=read)
 
     def tol_out(self, slot) -> float:
         c = self.cfg
         rec = c.record_dtype if c.L > 1 else None
-        return tolerance(out=c.input_dtype, records=rec, state=c.state_dtype,
-                         roundings=self.roundings[slot])
+        return tolerance(out=c.input_dtype, records=rec, state=c.state_key,
+                         roundings=self.roundings[slot], read=c.read_dtype)
 
     def tol_conv(self, slot, out=True) -> float:
-        c = self.cfg
-        return tolerance(out=c.input_dtype if out else None, state=c.state_dtype,
+        c = self.cfg   # the conventional pool is plain and rounded to nearest
+        return tolerance(out=c.input_dtype if out else None,
+                         state=c.state_dtype if c.state_dtype in TORCH_DTYPES else "fp32",
                          roundings=self.conv_roundings[slot])
+
+    def quantized_reference(self, S: torch.Tensor) -> tuple[dict, torch.Tensor]:
+        """The reference quantisation of full states S [n, HV, V, K] in the configuration's
+        quantised format (aux names without the prefix) and its dequantised value."""
+        c, p = self.cfg, self.kern.plan
+        fmt = c.quantized
+        parts = FR.quantize(S.float().cpu(), fmt, p.quantized.scale, p.BV, p.BK)
+        return parts, FR.dequantize(parts, fmt, p.quantized.scale, p.K, p.BV).to(S.device)
+
+    def check_quantized(self, where: str, slots: list[int], S: torch.Tensor):
+        """The quantised copy of `slots` is bit for bit the reference quantisation of S
+        (e4m3 values compared as numbers: the interpreter's cast drops the sign of -0)."""
+        fmt = self.kern.plan.quantized
+        parts, _ = self.quantized_reference(S)
+        tensors = {"": self.state.checkpoint, **{k[len(fmt.prefix):]: t for k, t in
+                                                 self.state.aux.items() if k.startswith(fmt.prefix)}}
+        if fmt.prefix == "read":
+            tensors[""] = self.state.aux["read"]
+        idx = torch.tensor(slots, device=self.device)
+        for suffix, ref in parts.items():
+            got = tensors[suffix][idx].cpu()
+            if got.dtype == torch.float8_e4m3fn:
+                got, ref = got.float(), ref.float()
+            assert torch.equal(got, ref), f"{where}: {fmt.prefix}{suffix} differs from the reference quantisation"
 
     def make_inputs(self, rows: int) -> tuple[dict, dict]:
         """Fresh inputs in the input dtype (on the device, maybe batch-strided) and the
@@ -413,6 +494,10 @@ class Harness:
         S = S.to(self.device)
         self.kern.load_state(self.state, self._slots(slots), S)
         rounded = S.to(self.sdt)
+        if self.kern.plan.quantized is not None:
+            self.check_quantized("load_state", slots, S)
+            if self.kern.plan.read is None:   # a quantised checkpoint: start from it
+                rounded = self.quantized_reference(S)[1]
         for i, s in enumerate(slots):
             # the reference starts from the rounded state: load-time rounding is no error
             self.ref[s] = rounded[i].double()
@@ -457,7 +542,7 @@ class Harness:
             check(f"{where}: output of row {r} (slot {s}, ring position {self.cursor[s]})",
                   out[r], o_ref, self.tol_out(s), floor, self._log("out", o_ref))
             if conv is not None:
-                if self.cfg.state_dtype != "fp32":
+                if self.sdt != torch.float32:
                     self.conv_roundings[s] += 1
                 check(f"{where}: conventional output of row {r} (slot {s})",
                       conv[r], o_ref, self.tol_conv(s), floor, self._log("conv_out", o_ref))
@@ -480,11 +565,15 @@ class Harness:
                 for n in ring_now:
                     assert same_bits(ring_now[n], ring_then[n]), \
                         f"{where}: ring '{n}' of slot {s} (not in the batch) changed"
+                assert not aux_changed(st, before, s), \
+                    f"{where}: {aux_changed(st, before, s)} of slot {s} (not in the batch) changed"
                 continue
             n_before = int(before["cursor"][s].flatten()[0])
             if self.cursor[s] != 0:   # no flush: new record at n_before, nothing else
                 assert same_bits(st.checkpoint[s], before["checkpoint"][s]), \
                     f"{where}: checkpoint of slot {s} changed without a flush"
+                assert not aux_changed(st, before, s), \
+                    f"{where}: {aux_changed(st, before, s)} of slot {s} changed without a flush"
                 for n in ring_now:
                     keep = [i for i in range(self.cfg.L) if i != n_before]
                     assert same_bits(ring_now[n][:, keep], ring_then[n][:, keep]), \
@@ -505,7 +594,9 @@ class Harness:
         before = snapshot(st)
         kern.flush(st, self._slots(rows))
         M_after = kern.materialize(st, self.all_slots())
-        u = UNIT_ROUNDOFF[self.cfg.state_dtype] or 2.0 ** -23
+        c = self.cfg
+        u = U_QUANT[c.state_dtype] / 2 if c.state_dtype in U_QUANT else (
+            UNIT_ROUNDOFF[c.state_key] or 2.0 ** -23)
         for s in range(self.num_slots):
             if s in rows and self.cursor[s] > 0:
                 check(f"{where}: materialised state of slot {s}, flush vs before",
@@ -521,6 +612,8 @@ class Harness:
                     f"{where}: cursor of slot {s} changed"
                 assert same_bits(M_after[s], M_before[s]), \
                     f"{where}: materialised state of slot {s} changed"
+                assert not aux_changed(st, before, s), \
+                    f"{where}: {aux_changed(st, before, s)} of slot {s} changed"
             for n in st.ring:   # a flush reads the records; it never rewrites them
                 assert same_bits(st.ring[n][s], before["ring"][n][s]), \
                     f"{where}: ring '{n}' of slot {s} changed"
@@ -539,6 +632,11 @@ class Harness:
         assert same_bits(st.cursor, before["cursor"]), f"{where}: materialize wrote a cursor"
         for n in st.ring:
             assert same_bits(st.ring[n], before["ring"][n]), f"{where}: materialize wrote ring '{n}'"
+        for n in st.aux:
+            assert same_bits(st.aux[n], before["aux"][n]), f"{where}: materialize wrote '{n}'"
+        if self.kern.plan.read is not None and self.cfg.state_dtype == "fp32":
+            # the read copy is the quantisation of the fp32 fold the checkpoint holds
+            self.check_quantized(where, list(range(self.num_slots)), st.checkpoint)
         assert bool((M[-1] == 0).all()), f"{where}: materialize of a padding row is not zero"
         for s in range(self.num_slots):
             self.state_scale.add(self.ref[s])

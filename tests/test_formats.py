@@ -1,0 +1,169 @@
+"""The number formats (replaygen/formats.py) against independent references.
+
+The device functions run inside a small test kernel (interpreter on the CPU, compiled on a
+GPU) and are compared bit for bit with tests/formats_reference.py: e4m3 rounding (ties,
+subnormals, saturation, zeros, negatives), e2m1 codes and values, and the quantisation
+load_state performs through the generated quantize kernel (packing, scales per row /
+column / tile, NVFP4 block and tile scales, padded and odd K). Stochastic rounding is
+checked for what makes it worth having: it is unbiased where round-to-nearest is not.
+"""
+from __future__ import annotations
+
+import math
+
+import pytest
+import torch
+import triton
+import triton.language as tl
+
+import formats_reference as F
+from harness import CUDA
+from replaygen import formats
+
+
+@triton.jit
+def _apply_kernel(x_ptr, out_ptr, key, N: tl.constexpr, WHAT: tl.constexpr):
+    o = tl.arange(0, N)
+    x = tl.load(x_ptr + o)
+    if WHAT == 0:
+        tl.store(out_ptr + o, formats.e4m3_round(x))
+    elif WHAT == 1:
+        tl.store(out_ptr + o, formats.e2m1_code(x))
+    elif WHAT == 2:
+        tl.store(out_ptr + o, formats.e2m1_value(x.to(tl.uint8)))
+    elif WHAT == 3:
+        tl.store(out_ptr + o, formats.round_fp16_stochastic(x, formats.random_bits(key, o)))
+    else:
+        tl.store(out_ptr + o, formats.round_bf16_stochastic(x, formats.random_bits(key, o)))
+
+
+def apply(what: int, x: torch.Tensor, out_dtype, key: int = 0) -> torch.Tensor:
+    device = "cuda" if CUDA else "cpu"
+    x = x.to(device)
+    out = torch.full(x.shape, 0, dtype=out_dtype, device=device)
+    if out_dtype.is_floating_point:
+        out.fill_(float("nan"))
+    _apply_kernel[(1,)](x, out, key, N=x.numel(), WHAT=what)
+    return out.cpu()
+
+
+def _pow2_pad(values: list[float]) -> torch.Tensor:
+    n = 1 << (len(values) - 1).bit_length()
+    return torch.tensor(values + [0.0] * (n - len(values)), dtype=torch.float32)
+
+
+def test_e4m3_rounding_is_exact():
+    """Random magnitudes over e4m3's whole range and beyond (2^-14 .. 2^11, both signs),
+    every exact midpoint between neighbouring e4m3 values (ties to even), zeros, the
+    largest value, values past it (saturate to 448, inf too)."""
+    g = torch.Generator().manual_seed(0)
+    grid = torch.arange(0, 127, dtype=torch.uint8).view(torch.float8_e4m3fn).float()   # +0 .. 448
+    mids = ((grid[1:] + grid[:-1]) / 2).tolist()
+    rand = (torch.exp2(torch.rand(600, generator=g) * 25 - 14)
+            * torch.where(torch.rand(600, generator=g) < 0.5, -1.0, 1.0)).tolist()
+    x = _pow2_pad(mids + [-m for m in mids] + rand + [0.0, -0.0, 448.0, 464.0, 500.0, 1e30,
+                                                       float("inf"), -float("inf"), 2.0 ** -10])
+    got = apply(0, x, torch.float32)
+    want = F.e4m3(x).float()
+    assert torch.equal(got, want), (x[got != want][:8], got[got != want][:8], want[got != want][:8])
+
+
+def test_e2m1_codes_and_values_are_exact():
+    """Every tie (0.25, 0.75, ..., 5), the grid itself, saturation past 6, negatives,
+    random values; and all 16 codes back to values."""
+    g = torch.Generator().manual_seed(1)
+    grid = F.E2M1_GRID.tolist()
+    ties = [(a + b) / 2 for a, b in zip(grid[1:], grid[:-1])]
+    base = grid + ties + [6.5, 100.0, 0.1, 0.3]
+    x = _pow2_pad(base + [-v for v in base] + (torch.randn(200, generator=g) * 3).tolist())
+    assert torch.equal(apply(1, x, torch.uint8), F.e2m1_codes(x))
+    codes = torch.arange(16, dtype=torch.float32)
+    assert torch.equal(apply(2, codes, torch.float32), F.e2m1_values(codes.to(torch.uint8)))
+
+
+SR_CASES = {   # (kernel selector, target dtype, unit in the last place at 1)
+    "fp16": (3, torch.float16), "bf16": (4, torch.bfloat16)}
+
+
+@pytest.mark.parametrize("target", sorted(SR_CASES))
+@pytest.mark.parametrize("where", ["normal", "negative", "subnormal", "tiny"])
+def test_stochastic_rounding_is_unbiased(target, where):
+    """4096 stochastic roundings of one value, 0.3 ulp above a representable one: their
+    mean is within 0.05 ulp of the value (its standard error is 0.007 ulp), while round
+    to nearest is off by 0.3 ulp every time, so the test fails without SR. Each rounding
+    lands on one of the two neighbours. 'subnormal': inside fp16's subnormal range
+    (2^-20; bf16 has fp32's range there); 'tiny': below fp16's smallest subnormal."""
+    what, dtype = SR_CASES[target]
+    if where == "tiny" and target == "bf16":
+        pytest.skip("bf16 has fp32's exponent range: nothing is below its smallest value")
+    base = {"normal": 1.0, "negative": -3.0, "subnormal": 2.0 ** -20, "tiny": 0.0}[where]
+    if base and not (where == "subnormal" and target == "fp16"):
+        ulp = torch.finfo(dtype).eps * 2.0 ** math.floor(math.log2(abs(base)))
+    else:   # fp16's subnormal step
+        ulp = 2.0 ** -24
+    x = torch.full((4096,), base + 0.3 * ulp, dtype=torch.float32)
+    got = apply(what, x, dtype, key=12345).double()
+    lo, hi = base, base + ulp
+    assert bool(((got == lo) | (got == hi)).all()), got.unique()
+    mean = got.mean().item()
+    assert abs(mean - x[0].item()) < 0.05 * ulp, (mean, x[0].item(), ulp)
+    nearest = x.to(dtype).double()[0].item()
+    assert abs(nearest - x[0].item()) > 0.2 * ulp   # what SR is for
+
+
+def test_stochastic_rounding_depends_on_the_key():
+    """Different Philox keys (flushes, slots) give different draws; the same key repeats."""
+    x = torch.full((256,), 1.0 + 0.5 * 2.0 ** -10, dtype=torch.float32)
+    a, b, c = (apply(3, x, torch.float16, key=k) for k in (1, 2, 1))
+    assert torch.equal(a, c) and not torch.equal(a, b)
+
+
+# -- quantisation through the generated quantize kernel (load_state) ---------------------
+READ_CASES = [("fp8", "row"), ("fp8", "col"), ("fp8", "tile"), ("nvfp4", None)]
+
+
+@pytest.mark.parametrize("fmt,scale", READ_CASES)
+@pytest.mark.parametrize("K,V", [(20, 18), (7, 3), (33, 16)])
+def test_load_state_quantises_exactly(fmt, scale, K, V):
+    """load_state fills the read copy with exactly the reference quantisation of S: values
+    spanning 2^-12 .. 2^6 in magnitude with both signs, an all-zero row and an all-zero
+    slot (zero scales, zero values), odd K (a padding nibble), K < 16 (one NVFP4 block
+    per row) and K > 32 (a partial block), V not a multiple of the tile."""
+    import replaygen
+    device = "cuda" if CUDA else "cpu"
+    kern = replaygen.load("gla", H=1, HV=2, K=K, V=V, L=2, state_dtype="fp32",
+                          read_dtype=fmt, fp8_scale=scale)
+    g = torch.Generator().manual_seed(K * V)
+    S = torch.randn(3, 2, V, K, generator=g) * torch.exp2(torch.randint(-12, 6, (3, 2, V, K), generator=g).float())
+    S[0, 1, 1] = 0.0
+    S[2] = 0.0
+    state = kern.new_state(3, device)
+    kern.load_state(state, torch.tensor([2, 0, 1], device=device), S.to(device))
+    order = torch.tensor([1, 2, 0])   # slot s holds S[order[s]]
+    want = F.quantize(S[order], fmt, scale, kern.plan.BV, kern.plan.BK)
+    for suffix, ref in want.items():
+        got = state.aux["read" + suffix].cpu()
+        assert got.dtype == ref.dtype and got.shape == ref.shape, suffix
+        if got.dtype == torch.float8_e4m3fn:   # as numbers: the interpreter casts -0 to +0
+            got, ref = got.float(), ref.float()
+        assert torch.equal(got, ref), suffix
+    back = F.dequantize(want, fmt, scale, K, kern.plan.BV)
+    rel = ((back - S[order]).norm() / S.norm()).item()
+    assert rel < {"fp8": 2.0 ** -4, "nvfp4": 0.25}[fmt]
+
+
+@pytest.mark.parametrize("fmt", ["fp8", "nvfp4"])
+def test_shared_checkpoint_dequantises_exactly(fmt):
+    """A quantised checkpoint read back (materialize with an empty ring multiplies by
+    exp(0) = 1 and adds nothing) equals the reference dequantisation bit for bit."""
+    import replaygen
+    device = "cuda" if CUDA else "cpu"
+    kern = replaygen.load("gla", H=1, HV=2, K=20, V=18, L=2, state_dtype=fmt,
+                          fp8_scale="row" if fmt == "fp8" else None)
+    S = torch.randn(2, 2, 18, 20, generator=torch.Generator().manual_seed(4))
+    state = kern.new_state(2, device)
+    slots = torch.arange(2, device=device)
+    kern.load_state(state, slots, S.to(device))
+    parts = F.quantize(S, fmt, "row", kern.plan.BV, kern.plan.BK)
+    M = kern.materialize(state, slots).cpu()
+    assert torch.equal(M, F.dequantize(parts, fmt, "row", 20, kern.plan.BV))

@@ -1,0 +1,135 @@
+"""Precision configurations against the float64 reference (tests/reference.py).
+
+Every precision configuration (replaygen.load's state_dtype, stochastic, read_dtype,
+fp8_scale, record_dtypes) decodes, flushes and materialises through `harness.Harness`,
+which checks outputs and states with tolerances derived from the formats
+(harness.U_QUANT, UNIT_ROUNDOFF), and checks the quantised copies bit for bit against
+tests/formats_reference.py after every load and flush. Then the read copy's contract:
+a non-flush step reads it (poisoned, its output is NaN), a flush never does (poisoned
+just before a flush, the recurrence is unaffected). Small dims (K = 20: a padded key
+block, a partial NVFP4 block and the tl.dot fold; V = 18: two value tiles) keep each
+case at a second or two in the interpreter.
+"""
+from __future__ import annotations
+
+import pytest
+import torch
+
+from harness import ALL_CASES, Config, Harness, Step, snapshot
+
+PRECISIONS = {   # name -> (state_dtype, Config precision fields)
+    "fp32+fp8row": ("fp32", dict(read_dtype="fp8", fp8_scale="row")),
+    "fp32+fp8col": ("fp32", dict(read_dtype="fp8", fp8_scale="col")),
+    "fp32+fp8tile": ("fp32", dict(read_dtype="fp8", fp8_scale="tile")),
+    "fp32+nvfp4": ("fp32", dict(read_dtype="nvfp4")),
+    "fp16sr+nvfp4": ("fp16", dict(stochastic=True, read_dtype="nvfp4")),
+    "bf16sr+fp8row": ("bf16", dict(stochastic=True, read_dtype="fp8")),
+    "fp16sr": ("fp16", dict(stochastic=True)),
+    "shared-fp8row": ("fp8", dict(fp8_scale="row")),
+    "shared-nvfp4": ("nvfp4", {}),
+}
+# every precision for the two delta-rule variants (scalar and per-channel gates); the
+# main ones for the rest
+CASES = ([(v, p) for v in ("gdn", "kda") for p in PRECISIONS]
+         + [(v, p) for v in ("mamba2", "gla", "deltanet")
+            for p in ("fp32+fp8row", "fp32+nvfp4", "fp16sr+nvfp4", "shared-nvfp4")])
+ROWS = [(0, -1, 1), (0, 1, 2), (2, 0, -1), (0, 1, 2), (-1, 1, 0), (2, 0, 1), (1, 2, 0)]
+
+
+def _config(variant, precision, L=3, record_dtype="bf16", **extra):
+    state_dtype, fields = PRECISIONS[precision]
+    return Config(variant, H=1, ratio=2, K=20, V=18, L=L, state_dtype=state_dtype,
+                  record_dtype=record_dtype, input_dtype="bf16",
+                  optional=ALL_CASES[variant].optional_inputs, **fields, **extra)
+
+
+@pytest.mark.parametrize("variant,precision", CASES)
+def test_precision_matches_reference(variant, precision, device):
+    """Three slots at staggered ring positions with a padding row, device flushes in
+    mixed launches and one explicit flush (the conventional pool alongside once per
+    variant: its kernel does not depend on the precision configuration)."""
+    h = Harness(_config(variant, precision), num_slots=3, device=device, seed=21,
+                check_conventional=precision == "fp32+fp8row")
+    h.run([Step(r, flush=(1, -1) if i == 4 else None) for i, r in enumerate(ROWS)])
+    assert h.device_flushes >= 3
+
+
+@pytest.mark.parametrize("variant", ["gdn", "mamba2"])
+@pytest.mark.parametrize("precision", ["fp32+fp8row", "fp32+nvfp4", "fp16sr+nvfp4"])
+def test_flush_never_reads_the_read_copy(variant, precision, device):
+    """Poison the read copy (values and scales: NaN; NVFP4 bytes cannot hold a NaN, so
+    their scales carry it) of slot 0 when its ring is one token from full. The next
+    decode flushes slot 0: its output, its checkpoint and the read copy it rewrites
+    match the reference (Harness checks all three), and the decoding carries on. A
+    non-flush step of slot 1, poisoned the same way, does read it: NaN output."""
+    h = Harness(_config(variant, precision), num_slots=2, device=device, seed=8,
+                check_conventional=False)
+    h.run([Step((0, 1)), Step((0,))])            # slot 0: 2 records (L = 3), slot 1: 1
+    assert h.cursor == [2, 1]
+    for name, t in h.state.aux.items():
+        if name.startswith("read") and t.dtype.is_floating_point:
+            t[0] = float("nan")
+    h.run([Step((0,)), Step((0,)), Step((0,))])  # flush, then two non-flush steps
+    for name, t in h.state.aux.items():
+        if name.startswith("read") and t.dtype.is_floating_point:
+            t[1] = float("nan")
+    before = snapshot(h.state)
+    inputs, _ = h.make_inputs(1)
+    out = h.kern.decode(h.state, torch.tensor([1], dtype=torch.int32, device=device), **inputs)
+    assert torch.isnan(out).all(), "a non-flush step did not read the read copy"
+    assert torch.equal(h.state.checkpoint, before["checkpoint"])
+
+
+def test_stochastic_rounding_draws_fresh_bits_every_flush(device):
+    """Two slots holding the same state and the same records flush to different fp16
+    checkpoints (the Philox key holds the slot); flushing the same state again after a
+    restore, with the flush counter advanced, gives different bits again (the key holds
+    the counter), while both stay within one fp16 ulp of the fp32 fold."""
+    import replaygen
+    kern = replaygen.load("gla", H=1, HV=1, K=20, V=18, L=4, state_dtype="fp16",
+                          stochastic=True, record_dtype="fp32")
+    g = torch.Generator().manual_seed(3)
+    state = kern.new_state(2, device)
+    slots = torch.arange(2, dtype=torch.int32, device=device)
+    kern.load_state(state, slots, (torch.randn(1, 1, 18, 20, generator=g) * 0.5).expand(2, 1, 18, 20).to(device))
+    for _ in range(2):
+        x = {n: (torch.randn((1,) + s, generator=g)).expand((2,) + s).to(device)
+             for n, s in (("q", (1, 20)), ("k", (1, 20)), ("v", (1, 18)), ("gk", (1, 20)))}
+        kern.decode(state, slots, **x)
+    fold = kern.materialize(state, slots)
+    saved = snapshot(state)
+    kern.flush(state, slots)
+    first = state.checkpoint.clone()
+    assert state.aux["flushes"].tolist() == [[1], [1]]
+    assert not torch.equal(first[0], first[1])
+    ulp = torch.finfo(torch.float16).eps * fold.abs().clamp(min=2.0 ** -14)
+    assert bool(((first.float() - fold).abs() <= ulp).all())
+    state.checkpoint.copy_(saved["checkpoint"])
+    state.cursor.copy_(saved["cursor"])
+    kern.flush(state, slots)
+    assert state.aux["flushes"].tolist() == [[2], [2]]
+    assert not torch.equal(state.checkpoint, first)
+
+
+def test_per_field_record_precision(device):
+    """record_dtypes={"g": "fp32"}: GDN's gate ring is fp32, the others bf16; the name
+    says so; decoding matches the reference."""
+    cfg = _config("gdn", "fp32+fp8row", record_dtypes=(("g", "fp32"),))
+    h = Harness(cfg, num_slots=2, device=device, seed=2, check_conventional=False)
+    assert h.state.ring["g"].dtype == torch.float32 and h.state.ring["u"].dtype == torch.bfloat16
+    assert h.kern.name.endswith("__state_fp32__read_fp8row__rec_bf16_g-fp32")
+    h.run([Step((0, 1))] * 4)
+
+
+@pytest.mark.parametrize("kwargs,message", [
+    (dict(state_dtype="fp32", stochastic=True), "stochastic rounding applies"),
+    (dict(state_dtype="nvfp4", read_dtype="fp8"), "a read copy needs a high-precision checkpoint"),
+    (dict(state_dtype="fp32", fp8_scale="row"), "fp8_scale applies only"),
+    (dict(state_dtype="fp32", read_dtype="fp8", fp8_scale="block"), "fp8_scale must be one of"),
+    (dict(state_dtype="fp32", read_dtype="fp4"), "read_dtype must be None or one of"),
+    (dict(record_dtypes={"nope": "fp32"}), "no record field 'nope'"),
+])
+def test_precision_errors(kwargs, message):
+    import replaygen
+    with pytest.raises(replaygen.ReplaygenError, match=message):
+        replaygen.load("gdn", H=1, HV=2, K=4, V=4, **kwargs)
