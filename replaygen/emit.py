@@ -26,11 +26,23 @@ class Emitted:
     changed: bool
 
 
+# Separate-precision configurations committed for each spec's first named geometry:
+# (state_dtype, options). Any other combination renders on demand into the cache.
+PRECISION_DEFAULTS = (
+    ("fp32", dict(read_dtype="fp8")),
+    ("fp32", dict(read_dtype="nvfp4")),
+    ("fp16", dict(stochastic=True, read_dtype="nvfp4")),
+)
+
+
 def default_configs(spec: Spec) -> list[KernelConfig]:
     """The spec's named geometries, at its default buffer length, for every default
-    state precision."""
-    return [make_config(spec, c.dims, state_dtype=dt)
-            for c in spec.configs for dt in spec.defaults.state_dtypes]
+    state precision; and the PRECISION_DEFAULTS for its first geometry."""
+    plain = [make_config(spec, c.dims, state_dtype=dt)
+             for c in spec.configs for dt in spec.defaults.state_dtypes]
+    first = spec.configs[0].dims
+    return plain + [make_config(spec, first, state_dtype=dt, **options)
+                    for dt, options in PRECISION_DEFAULTS]
 
 
 def plan_all(spec: Spec, configs: list[KernelConfig]) -> tuple[Derivation, list[KernelPlan]]:

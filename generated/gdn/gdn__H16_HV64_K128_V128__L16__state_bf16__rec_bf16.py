@@ -2,8 +2,8 @@
 # the templates and run `replaygen build`.
 # kernel: gdn__H16_HV64_K128_V128__L16__state_bf16__rec_bf16
 # spec sha256: d6c0f5747cc95c6127b71ef12a5c22c378a973a3b4c4e8a9234e9a49c35078d0
-# templates sha256: a2aa7d8579fda187f3666253dbf8137ea1d9ddf87a28c04c17a134551bcd3868
-# generator sha256: 5995c4bbd42abc1df824e0daf96882c786111685b2771ff83d07d3fa13de4c1a
+# templates sha256: dcaee1ac8c92d6d36636583d2861056460dde02e59f1054a2c23f57aefd25ba7
+# generator sha256: 46992add9bfcfcdfa7a04c56552ace983bfa39e0c57b4f75b1cf8810397e601f
 """ReplaySSM kernels for gdn: gdn__H16_HV64_K128_V128__L16__state_bf16__rec_bf16.
 
 Replay form: S_t = C·exp(G_t) + Σ_j u_j (exp(G_t - G_j)·k_j)ᵀ,  G_j = Σ_(i<=j) g_i
@@ -15,7 +15,7 @@ import triton.language as tl
 # Launch constants of this configuration (passed as tl.constexpr arguments).
 CONSTEXPRS = dict(H=16, HV=64, K=128, V=128, L=16, GROUP=4,
                   BK=128, BV=16, BL=16, NV=8,
-                  FOLD_DOT=True)
+                  FOLD_DOT=True, KH=64, KS=8, NB=8)
 NUM_WARPS = 2
 
 
@@ -26,7 +26,7 @@ def replay_decode_kernel(
     out_ptr, stride_out,
     H: tl.constexpr, HV: tl.constexpr, K: tl.constexpr, V: tl.constexpr, L: tl.constexpr,
     GROUP: tl.constexpr, BK: tl.constexpr, BV: tl.constexpr, BL: tl.constexpr, NV: tl.constexpr,
-    FOLD_DOT: tl.constexpr,
+    FOLD_DOT: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
 ):
     """One ReplaySSM decode step for row i_b, value head i_hv.
 
@@ -49,10 +49,9 @@ def replay_decode_kernel(
     o_l = tl.arange(0, BL)
     o_vb = tl.arange(0, BV)
     if (i_slot >= 0) & (i_slot < num_slots):
-        # The checkpoint is the one large read: its first tile is issued before anything
-        # else so that the cursor, records and token math overlap with it.
-        p_head = ckpt_ptr + (i_slot * HV + i_hv) * V * K
-        c_next = tl.load(p_head + o_vb[:, None] * K + o_k[None, :], mask=(o_vb < V)[:, None] & m_k[None, :], other=0.0)
+        # The state (the read copy, if any) is the one large read: its first tile is issued
+        # before anything else so that the cursor, records and token math overlap with it.
+        c_next = tl.load(ckpt_ptr + ((i_slot * HV + i_hv) * V + o_vb[:, None]) * K + o_k[None, :], mask=(o_vb < V)[:, None] & m_k[None, :], other=0.0)
         p_cursor = cursor_ptr + i_slot * HV + i_hv
         n = tl.load(p_cursor)
         m_l = o_l < n
@@ -94,7 +93,8 @@ def replay_decode_kernel(
             m_v = o_v < V
             c_tile = c_next.to(tl.float32)  # [BV, BK]
             o_vn = o_v + BV  # prefetch the next tile (masked off past the last one)
-            c_next = tl.load(p_head + o_vn[:, None] * K + o_k[None, :], mask=(o_vn < V)[:, None] & m_k[None, :], other=0.0)
+            i_vn = i_v + 1 - (i_v + 1) // NV  # its index (past the end: the last tile's)
+            c_next = tl.load(ckpt_ptr + ((i_slot * HV + i_hv) * V + o_vn[:, None]) * K + o_k[None, :], mask=(o_vn < V)[:, None] & m_k[None, :], other=0.0)
             # -- this value tile: value-axis inputs and records ---------------------
             b_v = tl.load(v_ptr + i_b * stride_v + i_hv * V + o_v, mask=m_v, other=0.0).to(tl.float32)
             t_value = b_v
@@ -113,7 +113,7 @@ def replay_decode_kernel(
                     s_tile += tl.dot(tl.trans(rec_value), kw, input_precision="tf32")
                 else:  # tiles too small for tl.dot (a dim < 16): broadcast and reduce
                     s_tile += tl.sum(rec_value[:, :, None] * kw[:, None, :], axis=0)
-                tl.store(p_head + o_v[:, None] * K + o_k[None, :], s_tile.to(ckpt_ptr.dtype.element_ty), mask=m_v[:, None] & m_k[None, :])
+                tl.store(ckpt_ptr + ((i_slot * HV + i_hv) * V + o_v[:, None]) * K + o_k[None, :], s_tile.to(ckpt_ptr.dtype.element_ty), mask=(o_v < V)[:, None] & m_k[None, :])
             else:
                 tl.store(ring_u_ptr + ((i_slot * HV + i_hv) * L + n) * V + o_v, w_t.to(ring_u_ptr.dtype.element_ty), mask=m_v)
                 pass
@@ -140,7 +140,7 @@ def fold_kernel(
     dst_ptr, FLUSH: tl.constexpr,
     H: tl.constexpr, HV: tl.constexpr, K: tl.constexpr, V: tl.constexpr, L: tl.constexpr,
     GROUP: tl.constexpr, BK: tl.constexpr, BV: tl.constexpr, BL: tl.constexpr, NV: tl.constexpr,
-    FOLD_DOT: tl.constexpr,
+    FOLD_DOT: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
 ):
     """Fold the committed records of row i_b, value head i_hv into its full state.
 
@@ -167,7 +167,6 @@ def fold_kernel(
         active = in_pool
     if active:
         m_l = o_l < n
-        p_head = ckpt_ptr + (i_slot * HV + i_hv) * V * K
         b_A_log = tl.load(A_log_ptr + i_hv).to(tl.float32)
         b_dt_bias = tl.load(dt_bias_ptr + i_hv).to(tl.float32)
         r_k_hat = tl.load(ring_k_hat_ptr + ((i_slot * H + i_kh) * L + o_l[:, None]) * K + o_k[None, :], mask=m_l[:, None] & m_k[None, :], other=0.0).to(tl.float32)  # [BL, BK]
@@ -185,7 +184,8 @@ def fold_kernel(
             o_v = i_v * BV + o_vb
             m_v = o_v < V
             m_s = m_v[:, None] & m_k[None, :]
-            c_tile = tl.load(p_head + o_v[:, None] * K + o_k[None, :], mask=m_s, other=0.0).to(tl.float32)  # [BV, BK]
+            c_raw = tl.load(ckpt_ptr + ((i_slot * HV + i_hv) * V + o_v[:, None]) * K + o_k[None, :], mask=(o_v < V)[:, None] & m_k[None, :], other=0.0)
+            c_tile = c_raw.to(tl.float32)  # [BV, BK]
             r_u = tl.load(ring_u_ptr + ((i_slot * HV + i_hv) * L + o_l[:, None]) * V + o_v[None, :], mask=m_l[:, None] & m_v[None, :], other=0.0).to(tl.float32)  # [BL, BV]
             rec_value = r_u
             rec_value = tl.where(m_l[:, None], rec_value, 0.0)  # [BL, BV]
@@ -195,7 +195,7 @@ def fold_kernel(
             else:  # tiles too small for tl.dot (a dim < 16): broadcast and reduce
                 s_tile += tl.sum(rec_value[:, :, None] * kw[:, None, :], axis=0)
             if FLUSH:
-                tl.store(p_head + o_v[:, None] * K + o_k[None, :], s_tile.to(ckpt_ptr.dtype.element_ty), mask=m_s)
+                tl.store(ckpt_ptr + ((i_slot * HV + i_hv) * V + o_v[:, None]) * K + o_k[None, :], s_tile.to(ckpt_ptr.dtype.element_ty), mask=(o_v < V)[:, None] & m_k[None, :])
             else:
                 tl.store(p_dst + o_v[:, None] * K + o_k[None, :], s_tile, mask=m_s)
         if FLUSH:
@@ -216,7 +216,7 @@ def conventional_decode_kernel(
     out_ptr, stride_out,
     H: tl.constexpr, HV: tl.constexpr, K: tl.constexpr, V: tl.constexpr, L: tl.constexpr,
     GROUP: tl.constexpr, BK: tl.constexpr, BV: tl.constexpr, BL: tl.constexpr, NV: tl.constexpr,
-    FOLD_DOT: tl.constexpr,
+    FOLD_DOT: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
 ):
     """The conventional decode step for row i_b, value head i_hv, value tile i_v:
     read the state tile, decay it, update it, read the output, write the state back."""
