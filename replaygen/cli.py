@@ -7,12 +7,13 @@ on stderr. Exit status: 0 success; 1 a replaygen error (`replaygen: error: ...`)
 Invariants: each spec is derived once per command (its sympy checks are the slow
 part); `--check` writes nothing; `--prune` deletes only files inside a variant's
 folder that no default configuration produces; custom options (--dims, --config,
---buffer-length, --state-dtype, --record-dtype) build those configurations instead
-of the spec's defaults, and never prune.
+--buffer-length, --state-dtype, --record-dtype(s), --read-dtype, --stochastic,
+--fp8-scale) build those configurations instead of the spec's defaults, and never prune.
 """
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 import time
@@ -20,11 +21,12 @@ from pathlib import Path
 
 from .errors import ConfigError, ReplaygenError
 from .emit import GENERATED_DIR, check_tree, default_configs, emit, orphans
-from .plan import KernelConfig, make_config
+from .plan import FP8_SCALES, QUANTIZED, STATE_DTYPES, KernelConfig, make_config
 from .spec import DTYPES, Spec, available_variants, load_variant
 
-RECORD_DTYPES = ("fp32", "bf16")
-CUSTOM_OPTIONS = ("dims", "config", "buffer_length", "state_dtype", "record_dtype")
+RECORD_DTYPES = DTYPES
+CUSTOM_OPTIONS = ("dims", "config", "buffer_length", "state_dtype", "record_dtype",
+                  "read_dtype", "stochastic", "fp8_scale", "record_dtypes")
 
 
 # -- option types: each raises ArgumentTypeError, so argparse exits 2 with one line -----
@@ -57,10 +59,22 @@ def parse_dims(text: str) -> dict[str, int]:
 
 def dtype_list(text: str) -> list[str]:
     names = [t.strip() for t in text.split(",")]
-    bad = [t for t in names if t not in DTYPES]
+    bad = [t for t in names if t not in STATE_DTYPES]
     if bad:
-        raise argparse.ArgumentTypeError(f"unknown dtype {bad[0]!r}; choose from {list(DTYPES)}")
+        raise argparse.ArgumentTypeError(f"unknown dtype {bad[0]!r}; choose from {list(STATE_DTYPES)}")
     return names
+
+
+def field_dtypes(text: str) -> dict[str, str]:
+    """'g=fp32,u=bf16' -> {'g': 'fp32', 'u': 'bf16'}: per-field record precisions."""
+    out = {}
+    for item in text.split(","):
+        name, eq, dt = (part.strip() for part in item.partition("="))
+        if not eq or not name or dt not in DTYPES:
+            raise argparse.ArgumentTypeError(
+                f"{item!r} is not FIELD=DTYPE with DTYPE in {list(DTYPES)} (e.g. g=fp32)")
+        out[name] = dt
+    return out
 
 
 # -- configurations ---------------------------------------------------------------------
@@ -87,8 +101,14 @@ def state_dtypes(args, spec: Spec) -> list[str]:
 
 
 def requested_configs(spec: Spec, args) -> list[KernelConfig]:
-    return [make_config(spec, dims, args.buffer_length, dt, args.record_dtype)
+    return [make_config(spec, dims, args.buffer_length, dt, args.record_dtype,
+                        **precision_options(args))
             for dims in geometries(spec, args) for dt in state_dtypes(args, spec)]
+
+
+def precision_options(args) -> dict:
+    return dict(stochastic=bool(args.stochastic), read_dtype=args.read_dtype,
+                fp8_scale=args.fp8_scale, record_dtypes=args.record_dtypes)
 
 
 def shown(path: Path) -> str:
@@ -184,10 +204,16 @@ def show(args) -> int:
     spec = load_variant(args.variant)
     dims = geometries(spec, args)[0]
     state_dtype = args.state_dtype[0] if args.state_dtype else None
-    config = make_config(spec, dims, args.buffer_length, state_dtype, args.record_dtype)
+    config = make_config(spec, dims, args.buffer_length, state_dtype, args.record_dtype,
+                         **precision_options(args))
     deriv = derive(spec)
     plan = make_plan(deriv, config)
     model = traffic(plan, input_bytes=args.input_bytes, include_optional=args.optional)
+    # the baseline of the precision caps: fp32 checkpoint, no read copy, same records
+    base_config = make_config(spec, dims, args.buffer_length, "fp32", args.record_dtype,
+                              record_dtypes=args.record_dtypes)
+    base = traffic(make_plan(deriv, base_config), input_bytes=args.input_bytes,
+                   include_optional=args.optional)
 
     print(f"{spec.title}: {config.name}")
     print("\nreplay form:")
@@ -209,10 +235,15 @@ def show(args) -> int:
         for st in code:
             print(f"  {st.target} = {st.expr}")
 
-    print(f"\ntraffic per token and sequence (s = {DTYPE_BYTES[plan.state_dtype]} B state, "
+    print(f"\nprecision: checkpoint {plan.ckpt.dtype}"
+          f"{' (stochastic rounding)' if plan.ckpt.stochastic else ''}"
+          f"{' scales per ' + plan.ckpt.scale if plan.ckpt.kind == 'fp8' else ''}; read copy "
+          + (f"{plan.read.dtype}{' scales per ' + plan.read.scale if plan.read.kind == 'fp8' else ''}"
+             if plan.read else "none"))
+    print(f"\ntraffic per token and sequence (s = {DTYPE_BYTES.get(plan.state_dtype, 1)} B state, "
           f"r = {DTYPE_BYTES[plan.record_dtype]} B record, i = {args.input_bytes} B input "
           "element; n = committed records):")
-    for name in ("state", "record", "inputs", "outputs"):
+    for name in ("state", "copy", "record", "inputs", "outputs"):
         print(f"  {name:<13} = {getattr(model, name)}")
     print(f"  {'io':<13} = inputs + outputs")
     for name, formula in model.cycle.items():
@@ -224,7 +255,54 @@ def show(args) -> int:
     print(f"  {'speedup cap':<16} {model.evaluate(model.speedup_cap):>12.3f}x  "
           f"(conventional / amortised; state alone: {cap} = "
           f"{float(cap.subs(L, plan.L)):.3f}x)")
+    if config != base_config:
+        mid = plan.L // 2
+        print(f"  {'non-flush cap':<16} {base.evaluate(base.step, mid) / model.evaluate(model.step, mid):>12.3f}x"
+              f"  (fp32-checkpoint step / this step, n = {mid})")
+        print(f"  {'amortised cap':<16} {base.evaluate(base.conventional) / model.evaluate(model.amortised):>12.3f}x"
+              "  (conventional fp32 step / this amortised step)")
     return 0
+
+
+# -- accuracy ------------------------------------------------------------------------------
+def accuracy(args) -> int:
+    from . import accuracy as study   # torch and the kernels: only this command needs them
+    if args.replot is not None:
+        data = json.loads((args.replot / "result.json").read_text())
+        print(f"wrote {shown(study.plot_result(data, args.replot / 'accuracy.png'))}")
+        return 0
+    import torch
+    device = args.device or ("cuda" if torch.cuda.is_available() else "cpu")
+    tokens = args.tokens or (32768 if device == "cuda" else 256)
+    rows = args.rows or (32 if device == "cuda" else 2)
+    out = args.out or Path("bench") / "results" / f"accuracy-{args.variant}"
+    print(f"replaygen accuracy: {args.variant}, {tokens} tokens x {rows} sequences on {device}, "
+          f"modes {', '.join(args.modes)}")
+    result = study.run(args.variant, tokens, rows, device, args.modes,
+                       L=args.buffer_length or 16, record_dtype=args.record_dtype or "bf16",
+                       dims=args.dims, seed=args.seed)
+    result["command"] = "replaygen " + " ".join(sys.argv[1:]) if args.argv is None else \
+        "replaygen " + " ".join(args.argv)
+    for path in study.write(result, out, plot=not args.no_plot):
+        print(f"wrote {shown(path)}")
+    print(f"{'mode':<14} {'rel err vs fp32':>16} {'slope':>7} {'KL vs fp32':>12} {'slope':>7} "
+          f"{'rel err vs fp64':>16}")
+    for m, row in result["summary"].items():
+        def fmt(what):
+            v, sl = row[what]["final_bin"], row[what]["slope_log_log"]
+            return f"{v:>12.3e}", f"{sl:>+7.2f}" if sl is not None else f"{'-':>7}"
+        (r, rs), (k, ks), (r64, _) = fmt("rel_vs_fp32"), fmt("kl_vs_fp32"), fmt("rel_vs_fp64")
+        print(f"{m:<14} {r:>16} {rs} {k} {ks} {r64:>16}")
+    return 0
+
+
+def mode_list(text: str) -> list[str]:
+    from .accuracy import MODES   # no torch: accuracy imports it, but only at call time
+    names = [t.strip() for t in text.split(",") if t.strip()]
+    bad = [n for n in names if n not in MODES]
+    if bad:
+        raise argparse.ArgumentTypeError(f"unknown mode {bad[0]!r}; choose from {list(MODES)}")
+    return names
 
 
 # -- parser --------------------------------------------------------------------------------
@@ -248,6 +326,13 @@ def add_config_options(p: argparse.ArgumentParser, several_state_dtypes: bool) -
         p.add_argument("--state-dtype", type=dtype_list, metavar="DT",
                        help=f"checkpoint precision, one of {list(DTYPES)}")
     p.add_argument("--record-dtype", choices=RECORD_DTYPES, help="record precision")
+    p.add_argument("--record-dtypes", type=field_dtypes, metavar="FIELD=DT,...",
+                   help="per-field record precisions (e.g. g=fp32)")
+    p.add_argument("--read-dtype", choices=QUANTIZED,
+                   help="low-precision read copy that non-flush steps read")
+    p.add_argument("--stochastic", action="store_true", default=None,
+                   help="store an fp16/bf16 checkpoint with stochastic rounding")
+    p.add_argument("--fp8-scale", choices=FP8_SCALES, help="fp8 scale granularity (default row)")
 
 
 def make_parser() -> argparse.ArgumentParser:
@@ -277,6 +362,29 @@ def make_parser() -> argparse.ArgumentParser:
                    help="bytes of an input or output element (default 2, bf16)")
     s.add_argument("--optional", action="store_true", help="count optional inputs too")
     s.set_defaults(run=show, parser=s)
+
+    a = sub.add_parser("accuracy", help="error study of the precision modes vs fp32-state decoding")
+    a.add_argument("--variant", choices=variants, required=True, help="one spec of specs/")
+    a.add_argument("--tokens", type=positive_int, metavar="N",
+                   help="tokens per sequence (default 32768 on cuda, 256 on cpu)")
+    a.add_argument("--rows", type=positive_int, metavar="B",
+                   help="sequences decoded at once (default 32 on cuda, 2 on cpu)")
+    a.add_argument("--out", type=Path, metavar="DIR",
+                   help="output folder (default bench/results/accuracy-VARIANT)")
+    a.add_argument("--device", choices=("cuda", "cpu"), help="default: cuda if available")
+    a.add_argument("--modes", type=mode_list, metavar="M,...",
+                   default=["shared-fp8", "shared-nvfp4", "fp32+fp8", "fp32+nvfp4",
+                            "fp16sr+nvfp4", "bf16sr+fp8", "fp16"],
+                   help="precision modes (fp32 is always run: the baseline)")
+    a.add_argument("--dims", type=parse_dims, metavar="NAME=N,...",
+                   help="geometry (default: the spec's first named config)")
+    a.add_argument("--buffer-length", type=positive_int, metavar="L", help="ring length (16)")
+    a.add_argument("--record-dtype", choices=RECORD_DTYPES, help="record precision (bf16)")
+    a.add_argument("--seed", type=int, default=0)
+    a.add_argument("--no-plot", action="store_true", help="write the data only")
+    a.add_argument("--replot", type=Path, metavar="DIR",
+                   help="only draw DIR/accuracy.png from DIR/result.json")
+    a.set_defaults(run=accuracy, parser=a)
     return parser
 
 
@@ -289,7 +397,8 @@ def conflict(args) -> str | None:
     if args.check and args.prune:
         return "--check writes nothing; it cannot be combined with --prune"
     if custom_requested(args) and args.all:
-        return "--dims/--config/--buffer-length/--state-dtype/--record-dtype need --variant"
+        return ("--dims/--config/--buffer-length/--state-dtype/--record-dtype and the "
+                "precision options need --variant")
     if custom_requested(args) and args.prune:
         return "--prune keeps the default configurations; custom options cannot prune"
     return None
@@ -297,6 +406,7 @@ def conflict(args) -> str | None:
 
 def main(argv: list[str] | None = None) -> int:
     args = make_parser().parse_args(argv)
+    args.argv = argv
     problem = conflict(args)
     if problem:
         args.parser.error(problem)

@@ -27,7 +27,8 @@ DECAYS = ("scalar", "channel", "none")
 UPDATES = ("additive", "delta")
 DTYPES = ("fp32", "bf16", "fp16")
 TOP_LEVEL = {"variant", "geometry", "inputs", "params", "derive", "transition",
-             "output", "state", "build", "configs"}
+             "output", "state", "build", "configs", "study"}
+DISTRIBUTIONS = ("normal", "uniform")   # [study] draws: normal(mean, std), uniform(lo, hi)
 
 
 @dataclass(frozen=True)
@@ -86,6 +87,9 @@ class Spec:
     state_layout: tuple[str, ...]
     defaults: BuildDefaults
     configs: tuple[NamedConfig, ...] = field(default=())
+    # [study]: how `replaygen accuracy` draws an input or parameter, name -> (kind, a, b);
+    # anything not listed is N(0, 1)
+    study: dict[str, tuple[str, float, float]] = field(default_factory=dict)
 
     # -- conveniences used by later passes -------------------------------------
     @property
@@ -226,7 +230,27 @@ class _Loader:
             configs.append(NamedConfig(c["name"], dims))
         if len({c.name for c in configs}) != len(configs):
             self.fail("configs", "config names must be unique")
-        return Spec(**{**spec.__dict__, "configs": tuple(configs)})
+        return Spec(**{**spec.__dict__, "configs": tuple(configs),
+                       "study": self._study(data, quantities)})
+
+    def _study(self, data, quantities) -> dict[str, tuple[str, float, float]]:
+        drawn = {n for n, q in quantities.items() if q.kind in ("input", "param")}
+        tbl = self.table(data, "study", drawn)
+        out = {}
+        for name, text in tbl.items():
+            fld = f"study.{name}"
+            kind, _, rest = str(text).partition("(")
+            try:
+                a, b = (float(x) for x in rest.rstrip(") ").split(","))
+            except ValueError:
+                a = b = None
+            if not isinstance(text, str) or kind.strip() not in DISTRIBUTIONS or a is None \
+                    or not rest.strip().endswith(")"):
+                self.fail(fld, f"must be 'normal(mean, std)' or 'uniform(lo, hi)', got {text!r}")
+            if (kind.strip() == "normal" and b < 0) or (kind.strip() == "uniform" and b < a):
+                self.fail(fld, f"{text!r}: a negative std or an empty range")
+            out[name] = (kind.strip(), a, b)
+        return out
 
     # -- pieces ------------------------------------------------------------------
     def string_list(self, fld: str, value, allow_empty: bool = False) -> tuple[str, ...]:

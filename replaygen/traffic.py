@@ -7,21 +7,21 @@ L, n (committed records) and s, r, i (bytes of a state, record and input element
 with the plan's numbers to evaluate them.
 Invariants: a ReplaySSM flush cycle is L tokens: L-1 steps that each write one record
 (n = 0 .. L-2), then a flush step (n = L-1) that writes the checkpoint instead; the
-amortised cost is the mean over that cycle. Layer parameters (shared by the whole
+amortised cost is the mean over that cycle. With a read copy (COPY bytes) every step
+reads the copy (the flush step too: its first tile is issued before the cursor says
+it flushes), the flush step also reads the checkpoint, and writes both. Layer parameters (shared by the whole
 batch, so cached) and the int32 cursors are left out. With records and inputs
 neglected, conventional / amortised is exactly 2/(1 + 1/L) (`check_cap` proves it).
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar
-
 import sympy
 
 from .errors import ConfigError
-from .plan import DTYPE_BYTES, KernelPlan
+from .plan import DTYPE_BYTES, KernelPlan, StateFormat
 
-H, HV, K, V, L = sympy.symbols("H HV K V L", positive=True, integer=True)
+H, HV, K, V, L, BV = sympy.symbols("H HV K V L BV", positive=True, integer=True)
 n = sympy.Symbol("n", nonnegative=True, integer=True)
 s, r, i = sympy.symbols("s r i", positive=True)   # bytes of a state / record / input element
 
@@ -36,16 +36,42 @@ def per_token(head: str, axis: str, element_bytes: sympy.Expr) -> sympy.Expr:
 
 
 # The cycle algebra is done on three aggregates, so each formula also reads plainly.
-STATE, RECORD, IO = sympy.symbols("state record io", positive=True)
-STEP = STATE + (n + 1) * RECORD + IO          # read checkpoint + n records, write 1 record
-FLUSH = 2 * STATE + n * RECORD                # read checkpoint + n records, write checkpoint
-FLUSH_STEP = FLUSH.subs(n, L - 1) + IO
-AMORTISED = sympy.collect(sympy.expand(
-    (sympy.summation(STEP, (n, 0, L - 2)) + FLUSH_STEP) / L), [STATE, RECORD, IO], sympy.factor)
-CONVENTIONAL = 2 * STATE + IO                 # read + write the whole state
-CYCLE = {"conventional": CONVENTIONAL, "step": STEP, "flush_step": FLUSH_STEP,
-         "amortised": AMORTISED, "flush": FLUSH,
-         "speedup_cap": sympy.simplify(CONVENTIONAL / AMORTISED)}
+STATE, RECORD, IO, COPY = sympy.symbols("state record io copy", positive=True)
+
+
+def cycle(read_copy: bool) -> dict[str, sympy.Expr]:
+    """The per-token formulas over the aggregates, without or with a read copy."""
+    if read_copy:
+        step = COPY + (n + 1) * RECORD + IO       # read the copy + n records, write 1 record
+        flush = 2 * STATE + COPY + n * RECORD     # read checkpoint + records, write both copies
+        flush_step = flush.subs(n, L - 1) + COPY + IO
+    else:
+        step = STATE + (n + 1) * RECORD + IO      # read checkpoint + n records, write 1 record
+        flush = 2 * STATE + n * RECORD            # read checkpoint + n records, write checkpoint
+        flush_step = flush.subs(n, L - 1) + IO
+    amortised = sympy.collect(sympy.expand(
+        (sympy.summation(step, (n, 0, L - 2)) + flush_step) / L),
+        [STATE, RECORD, IO, COPY], sympy.factor)
+    conventional = 2 * STATE + IO                 # read + write the whole state
+    return {"conventional": conventional, "step": step, "flush_step": flush_step,
+            "amortised": amortised, "flush": flush,
+            "speedup_cap": sympy.simplify(conventional / amortised)}
+
+
+CYCLE = cycle(False)
+
+
+def format_bytes(fmt: StateFormat) -> sympy.Expr:
+    """Bytes of one copy of the state in a format (replaygen/formats.py): values plus
+    scales (fp8: fp32 per row, per column of a BV-row tile, or per tile; NVFP4: packed
+    nibbles, an e4m3 byte per 16 K elements, fp32 per tile)."""
+    tiles = sympy.ceiling(V / BV)
+    if fmt.kind == "nvfp4":
+        return HV * V * (K / 2 + K / 16) + 4 * HV * tiles
+    if fmt.kind == "fp8":
+        scales = {"row": HV * V, "col": HV * tiles * K, "tile": HV * tiles}[fmt.scale]
+        return HV * V * K + 4 * scales
+    return HV * V * K * s
 
 
 @dataclass(frozen=True)
@@ -65,7 +91,8 @@ class Traffic:
     flush: sympy.Expr          # a standalone flush of n records (no token)
     speedup_cap: sympy.Expr    # conventional / amortised
     numbers: tuple[tuple[sympy.Symbol, int], ...] = ()   # the plan's values of the symbols
-    cycle: ClassVar[dict[str, sympy.Expr]] = CYCLE
+    copy: sympy.Expr = sympy.Integer(0)   # the read copy (0: none)
+    cycle: dict = None         # the same formulas over state, record, io and copy
 
     def evaluate(self, expr: sympy.Expr, committed: int | None = None) -> int | float:
         """`expr` at the plan's numbers (and n = committed): an int for byte counts."""
@@ -89,26 +116,34 @@ class Traffic:
         return out
 
 
-def model(record_fields, input_fields) -> Traffic:
-    """The symbolic model for ring fields (name, head, axis) and inputs (head, axis)."""
-    fields = tuple((name, per_token(head, axis, r)) for name, head, axis in record_fields)
+def model(record_fields, input_fields, state: sympy.Expr | None = None,
+          copy: sympy.Expr | None = None) -> Traffic:
+    """The symbolic model for ring fields (name, head, axis, element bytes; default r)
+    and inputs (head, axis); `state` the checkpoint's bytes (default HV V K s), `copy`
+    the read copy's (None: no read copy)."""
+    fields = tuple((f[0], per_token(f[1], f[2], f[3] if len(f) > 3 else r))
+                   for f in record_fields)
     record = sympy.Add(*(b for _, b in fields))
     inputs = sympy.Add(*(per_token(head, axis, i) for head, axis in input_fields))
     outputs = HV * V * i
-    state = HV * V * K * s
-    parts = {STATE: state, RECORD: record, IO: inputs + outputs}
-    full = {name: formula.xreplace(parts) for name, formula in CYCLE.items()}
-    return Traffic(fields, record, inputs, outputs, state, **full)
+    state = HV * V * K * s if state is None else state
+    formulas = cycle(copy is not None)
+    parts = {STATE: state, RECORD: record, IO: inputs + outputs, COPY: copy or 0}
+    full = {name: formula.xreplace(parts) for name, formula in formulas.items()}
+    return Traffic(fields, record, inputs, outputs, state, **full,
+                   copy=copy if copy is not None else sympy.Integer(0), cycle=formulas)
 
 
 def traffic(plan: KernelPlan, input_bytes: int = 2, include_optional: bool = False) -> Traffic:
     """The model of `plan`, with its numbers; optional inputs count only when asked."""
     if isinstance(input_bytes, bool) or not isinstance(input_bytes, int) or input_bytes < 1:
         raise ConfigError(f"input_bytes must be a positive integer, got {input_bytes!r}")
-    t = model([(f.name, f.head, f.axis) for f in plan.ring],
-              [(q.head, q.axis) for q in plan.inputs if include_optional or not q.optional])
-    numbers = {H: plan.H, HV: plan.HV, K: plan.K, V: plan.V, L: plan.L,
-               s: DTYPE_BYTES[plan.state_dtype], r: DTYPE_BYTES[plan.record_dtype],
+    t = model([(f.name, f.head, f.axis, DTYPE_BYTES[f.dtype]) for f in plan.ring],
+              [(q.head, q.axis) for q in plan.inputs if include_optional or not q.optional],
+              state=format_bytes(plan.ckpt),
+              copy=format_bytes(plan.read) if plan.read else None)
+    numbers = {H: plan.H, HV: plan.HV, K: plan.K, V: plan.V, L: plan.L, BV: plan.BV,
+               s: DTYPE_BYTES.get(plan.state_dtype, 1), r: DTYPE_BYTES[plan.record_dtype],
                i: input_bytes}
     return Traffic(**{**t.__dict__, "numbers": tuple(numbers.items())})
 
