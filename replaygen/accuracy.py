@@ -151,12 +151,11 @@ def readout(o: torch.Tensor, W: torch.Tensor) -> torch.Tensor:
     return torch.log_softmax(4.0 * flat @ W.T, dim=-1)
 
 
-def errors(o, o_ref, logp_ref, W) -> tuple[torch.Tensor, torch.Tensor]:
-    """(mean relative error, mean KL(ref || o)) over rows, as 0-d device tensors (no
-    host sync per token)."""
+def errors(o, logp, o_ref, logp_ref) -> tuple[torch.Tensor, torch.Tensor]:
+    """(mean relative error, mean KL(ref || o)) over rows, from outputs and their readout
+    log-probabilities, as 0-d device tensors (no host sync per token)."""
     d = (o.double() - o_ref.double()).reshape(o.shape[0], -1).norm(dim=-1)
     rel = d / o_ref.double().reshape(o.shape[0], -1).norm(dim=-1).clamp_min(1e-300)
-    logp = readout(o, W)
     kl = (logp_ref.exp() * (logp_ref - logp)).sum(-1)
     return rel.mean(), kl.mean()
 
@@ -218,10 +217,12 @@ def run(variant: str, tokens: int, rows: int, device: str, modes: list[str], L: 
         for m, k in kernels.items():
             k.decode(states[m], slots, out=outs[m], **x)
         o64 = ref.step(x)
-        lp64, lp32 = readout(o64, W), readout(outs[BASELINE], W)
+        lp64 = readout(o64, W)
+        lp = {m: readout(outs[m], W) for m in modes}
         row = []
         for m in modes:
-            row += [*errors(outs[m], outs[BASELINE], lp32, W), *errors(outs[m], o64, lp64, W)]
+            row += [*errors(outs[m], lp[m], outs[BASELINE], lp[BASELINE]),
+                    *errors(outs[m], lp[m], o64, lp64)]
         per_token[t] = torch.stack(row)
         if log and (t + 1) % max(1, tokens // 8) == 0:
             log(f"  {t + 1}/{tokens} tokens, {time.perf_counter() - start:.1f} s")

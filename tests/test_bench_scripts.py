@@ -1,0 +1,42 @@
+"""The GPU scripts import and parse their arguments on a CPU machine (they run only on
+the H200, so a broken import would otherwise surface there, costing a device run)."""
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import pytest
+
+from harness import CUDA
+
+BENCH = Path(__file__).resolve().parent.parent / "bench"
+
+
+def _load(name):
+    spec = importlib.util.spec_from_file_location(f"bench_{name}", BENCH / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_precision_bench_imports_and_parses(tmp_path, capsys):
+    pb = _load("precision_bench")
+    args = pb.parse(["--out", str(tmp_path), "--variants", "gdn,kda", "--accuracy", "gdn"])
+    assert args.variants == "gdn,kda" and args.accuracy == "gdn" and args.accuracy_tokens == 32768
+    with pytest.raises(SystemExit):
+        pb.parse(["--out", str(tmp_path), "--variants", "nope"])
+    assert "unknown variant" in capsys.readouterr().err
+    assert set(pb.TIMED) <= set(pb.CONFIGS) and set(pb.CHECK_EVERY_VARIANT) <= set(pb.CONFIGS)
+    # limits grow with the format: fp32 < fp8 read < nvfp4 read < shared nvfp4
+    assert pb.limit("fp32") < pb.limit("fp32+fp8row") < pb.limit("fp32+nvfp4") < pb.limit("shared-nvfp4")
+    row = {"variant": "gdn", "conventional_fp32": 0.3}
+    for n in pb.TIMED:
+        row.update({f"nonflush/{n}": 0.1, f"ratio_nonflush/{n}": 2.0, f"cap_nonflush/{n}": 3.0,
+                    f"amortised/{n}": 0.1, f"ratio_amortised/{n}": 3.0, f"cap_amortised/{n}": 4.0})
+    md = pb.markdown(dict(gpu="x", date="d", commit="c", command="cmd", timings=[row],
+                          checks=[dict(variant="gdn", config="fp32", err_out=1e-3, err_state=1e-3,
+                                       tol=2e-2, ok=True)]))
+    assert "| gdn | fp32+nvfp4 | 0.1000 | 2.00x (3.00x)" in md
+    if not CUDA:
+        with pytest.raises(SystemExit, match="needs a CUDA GPU"):
+            pb.main(["--out", str(tmp_path)])
