@@ -2,7 +2,7 @@
 # the templates and run `replaygen build`.
 # kernel: mamba2__ngroups8_nheads96_dstate128_headdim80__L16__state_fp32__read_nvfp4__rec_bf16
 # spec sha256: b9b9d1221036064279430b56c5d997514355cbb9c52adf3b69fc5581e1456b5e
-# templates sha256: dcaee1ac8c92d6d36636583d2861056460dde02e59f1054a2c23f57aefd25ba7
+# templates sha256: bf1153d57f74be774611f597d91046b670449771e38fee973bba4c1d37f1f951
 # generator sha256: 46992add9bfcfcdfa7a04c56552ace983bfa39e0c57b4f75b1cf8810397e601f
 """ReplaySSM kernels for mamba2: mamba2__ngroups8_nheads96_dstate128_headdim80__L16__state_fp32__read_nvfp4__rec_bf16.
 
@@ -29,6 +29,7 @@ def replay_decode_kernel(
     H: tl.constexpr, HV: tl.constexpr, K: tl.constexpr, V: tl.constexpr, L: tl.constexpr,
     GROUP: tl.constexpr, BK: tl.constexpr, BV: tl.constexpr, BL: tl.constexpr, NV: tl.constexpr,
     FOLD_DOT: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
+    FOLD_EVERY_STEP: tl.constexpr,
 ):
     """One ReplaySSM decode step for row i_b, value head i_hv.
 
@@ -61,7 +62,10 @@ def replay_decode_kernel(
         p_cursor = cursor_ptr + i_slot * HV + i_hv
         n = tl.load(p_cursor)
         m_l = o_l < n
-        FLUSH = n + 1 >= L
+        # A full ring folds; with FOLD_EVERY_STEP (the small-batch dispatch, where
+        # launch latency rules and a replay step costs more than a conventional one)
+        # every step folds, so the state stays a plain checkpoint (cursor 0).
+        FLUSH = (n + 1 >= L) | FOLD_EVERY_STEP
         # a flushing row reads the high-precision checkpoint instead
         f_next = tl.load(ckpt_ptr + ((i_slot * HV + i_hv) * V + o_vb[:, None]) * K + o_k[None, :], mask=(o_vb < V)[:, None] & m_k[None, :] & FLUSH, other=0.0)
         # -- the current token: key-axis and scalar quantities ---------------------
