@@ -28,6 +28,19 @@ def random_params(kern, device, gen):
             for q in kern.spec.params()}
 
 
+def new_pool(kern, batch, device, gen):
+    """A pool of `batch` slots with random parameters and N(0, 0.25) states, bf16 inputs
+    for every row and an output buffer: (params, slots, state, inputs, out)."""
+    params = random_params(kern, device, gen)
+    slots = torch.arange(batch, device=device, dtype=torch.int32)
+    state = kern.new_state(batch, device, **params)
+    kern.load_state(state, slots, torch.randn((batch,) + kern.state_shape, device=device,
+                                              generator=gen) * 0.5)
+    inputs = random_inputs(kern, batch, device, torch.bfloat16, gen)
+    out = torch.empty((batch, kern.plan.HV, kern.plan.V), device=device, dtype=torch.bfloat16)
+    return params, slots, state, inputs, out
+
+
 def bench(fn, steps=1, graph=True):
     """Median ms per step of fn (which runs `steps` steps); with graph=True fn is captured
     in a CUDA graph, as a serving engine runs decode, so host launch overhead is out."""

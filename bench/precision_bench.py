@@ -31,7 +31,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from common import GEOMS, ROOT, bench, random_inputs, random_params  # noqa: E402
+from common import GEOMS, ROOT, bench, new_pool, random_inputs, random_params  # noqa: E402
 import torch  # noqa: E402
 
 import replaygen  # noqa: E402
@@ -105,13 +105,7 @@ def prepare(variant: str, name: str, batch: int, device="cuda"):
     """A pool of `batch` slots whose rings hold L-1 valid records (decoded, not made up)."""
     gen = torch.Generator(device=device).manual_seed(7)
     kern = replaygen.load(variant, config=GEOMS[variant], L=L, record_dtype="bf16", **CONFIGS[name])
-    params = random_params(kern, device, gen)
-    slots = torch.arange(batch, device=device, dtype=torch.int32)
-    state = kern.new_state(batch, device, **params)
-    kern.load_state(state, slots, torch.randn((batch,) + kern.state_shape, device=device,
-                                              generator=gen) * 0.5)
-    inputs = random_inputs(kern, batch, device, torch.bfloat16, gen)
-    out = torch.empty((batch, kern.plan.HV, kern.plan.V), device=device, dtype=torch.bfloat16)
+    params, slots, state, inputs, out = new_pool(kern, batch, device, gen)
     for _ in range(L - 1):
         kern.decode(state, slots, out=out, **inputs)
     return kern, state, slots, inputs, out, params

@@ -16,7 +16,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from common import GEOMS, bench, random_inputs, random_params  # noqa: E402
+from common import GEOMS, bench, new_pool  # noqa: E402
 import torch  # noqa: E402
 
 import replaygen  # noqa: E402
@@ -27,13 +27,7 @@ def run_one(variant, batch, L, bv=None, nw=None, device="cuda"):
     gen = torch.Generator(device=device).manual_seed(7)
     kern = replaygen.load(variant, config=GEOMS[variant], L=L, state_dtype="fp32",
                           record_dtype="bf16", block_v=bv, num_warps=nw)
-    params = random_params(kern, device, gen)
-    slots = torch.arange(batch, device=device, dtype=torch.int32)
-    state = kern.new_state(batch, device, **params)
-    kern.load_state(state, slots, torch.randn((batch,) + kern.state_shape, device=device,
-                                              generator=gen) * 0.5)
-    inputs = random_inputs(kern, batch, device, torch.bfloat16, gen)
-    out = torch.empty((batch, kern.plan.HV, kern.plan.V), device=device, dtype=torch.bfloat16)
+    params, slots, state, inputs, out = new_pool(kern, batch, device, gen)
     for ring in state.ring.values():   # valid records everywhere, so any cursor is legal
         ring.copy_(torch.randn(ring.shape, device=device, generator=gen) * 0.1)
     for name, ring in state.ring.items():

@@ -34,7 +34,7 @@ import sympy
 import torch
 
 from .errors import ConfigError
-from .formulas import ELEMENTWISE_FUNCTIONS, sumsq
+from .formulas import ELEMENTWISE_FUNCTIONS, evaluate
 from .spec import Spec
 
 # mode -> replaygen.load precision options (records in the study's record dtype)
@@ -50,42 +50,19 @@ MODES = {
 }
 BASELINE = "fp32"
 VOCAB = 2048
-TORCH_FUNCTIONS = {
+TORCH_OPS = {   # formulas.evaluate on torch tensors [rows, HV, n] (n = 1 for scalars)
+    "exp": torch.exp, "log": torch.log, "pow": lambda x, p: x ** p,
+    "sumsq": lambda x: (x * x).sum(-1, keepdim=True),   # keeps the reduced axis
     "softplus": lambda x: torch.where(x > 20, x, torch.log1p(torch.exp(x.clamp(max=20)))),
     "sigmoid": torch.sigmoid,
     "silu": lambda x: x * torch.sigmoid(x),
     "logsigmoid": torch.nn.functional.logsigmoid,
 }
-assert set(TORCH_FUNCTIONS) == set(ELEMENTWISE_FUNCTIONS)
+assert set(ELEMENTWISE_FUNCTIONS) < set(TORCH_OPS)
 
 
 def torch_eval(expr: sympy.Expr, values: dict):
-    """Evaluate a spec formula on torch tensors [rows, HV, n] (n = 1 for scalars; sumsq
-    reduces the last axis, keeping it)."""
-    if expr in values:
-        return values[expr]
-    if expr.is_Number:
-        return float(expr)
-    args = [torch_eval(a, values) for a in expr.args]
-    if expr.is_Add:
-        return sum(args[1:], args[0])
-    if expr.is_Mul:
-        out = args[0]
-        for a in args[1:]:
-            out = out * a
-        return out
-    if expr.is_Pow:
-        return args[0] ** args[1]
-    if isinstance(expr, sympy.exp):
-        return torch.exp(args[0])
-    if isinstance(expr, sympy.log):
-        return torch.log(args[0])
-    if isinstance(expr, sumsq):
-        return (args[0] * args[0]).sum(-1, keepdim=True)
-    fn = TORCH_FUNCTIONS.get(type(expr).__name__)
-    if fn is None:
-        raise ConfigError(f"the study cannot evaluate {expr}")
-    return fn(args[0])
+    return evaluate(expr, values, TORCH_OPS)
 
 
 class Recurrence:

@@ -103,10 +103,17 @@ def parse_formula(text: str, names: dict[str, sympy.Symbol]) -> sympy.Expr:
     return expr
 
 
-def evaluate(expr: sympy.Expr, values: dict[sympy.Symbol, object]):
+def evaluate(expr: sympy.Expr, values: dict[sympy.Symbol, object], ops: dict | None = None):
     """Evaluate `expr` numerically on float scalars or numpy arrays (elementwise),
-    with `sumsq` reducing a vector to a scalar. Used by derivation checks."""
+    with `sumsq` reducing a vector to a scalar. Used by derivation checks. `ops`
+    replaces the array functions ("exp", "log", "pow", "sumsq" and the elementwise
+    functions by name): the accuracy study evaluates formulas on torch tensors."""
     import numpy as np
+
+    ops = ops or {"exp": np.exp, "log": np.log, "pow": np.power,
+                  "sumsq": lambda x: float(np.sum(np.square(x))),
+                  **{name: np.vectorize(fn.numeric, otypes=[float])
+                     for name, fn in ELEMENTWISE_FUNCTIONS.items()}}
 
     def ev(e):
         if e in values:
@@ -125,16 +132,15 @@ def evaluate(expr: sympy.Expr, values: dict[sympy.Symbol, object]):
                 out = out * a
             return out
         if e.is_Pow:
-            return np.power(args[0], args[1])
+            return ops["pow"](args[0], args[1])
         if isinstance(e, sympy.exp):
-            return np.exp(args[0])
+            return ops["exp"](args[0])
         if isinstance(e, sympy.log):
-            return np.log(args[0])
+            return ops["log"](args[0])
         if isinstance(e, sumsq):
-            return float(np.sum(np.square(args[0])))
-        fn = ELEMENTWISE_FUNCTIONS.get(type(e).__name__)
-        if fn is not None:
-            return np.vectorize(fn.numeric, otypes=[float])(args[0])
+            return ops["sumsq"](args[0])
+        if type(e).__name__ in ELEMENTWISE_FUNCTIONS:
+            return ops[type(e).__name__](args[0])
         raise FormulaError(f"cannot evaluate {e}")
 
     return ev(expr)

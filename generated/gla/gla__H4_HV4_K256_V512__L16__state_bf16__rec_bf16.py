@@ -3,7 +3,7 @@
 # kernel: gla__H4_HV4_K256_V512__L16__state_bf16__rec_bf16
 # spec sha256: 2a7fe42937c3f75572badc158aa6b5a3525d5a4bced8d5656b63326bdec79ab1
 # templates sha256: bf1153d57f74be774611f597d91046b670449771e38fee973bba4c1d37f1f951
-# generator sha256: 46992add9bfcfcdfa7a04c56552ace983bfa39e0c57b4f75b1cf8810397e601f
+# generator sha256: 2610df28dbc49171831d3482eca47c467ed57048bef8d51cc4271eda15567060
 """ReplaySSM kernels for gla: gla__H4_HV4_K256_V512__L16__state_bf16__rec_bf16.
 
 Replay form: S_t = C·Diag(exp(G_t)) + Σ_j w_j (Diag(exp(G_t - G_j))·k_j)ᵀ,  G_j = Σ_(i<=j) g_i

@@ -3,7 +3,7 @@
 # kernel: kda__H32_HV32_K128_V128__L16__state_fp16__rec_bf16
 # spec sha256: 900e043a38a9f7023de2cc4bf78d14388be9de5c6732cf3e1db42c3737507d77
 # templates sha256: bf1153d57f74be774611f597d91046b670449771e38fee973bba4c1d37f1f951
-# generator sha256: 46992add9bfcfcdfa7a04c56552ace983bfa39e0c57b4f75b1cf8810397e601f
+# generator sha256: 2610df28dbc49171831d3482eca47c467ed57048bef8d51cc4271eda15567060
 """ReplaySSM kernels for kda: kda__H32_HV32_K128_V128__L16__state_fp16__rec_bf16.
 
 Replay form: S_t = C·Diag(exp(G_t)) + Σ_j u_j (Diag(exp(G_t - G_j))·k_j)ᵀ,  G_j = Σ_(i<=j) g_i

@@ -3,7 +3,7 @@
 # kernel: mamba2__ngroups8_nheads96_dstate128_headdim80__L16__state_fp32__read_fp8row__rec_bf16
 # spec sha256: b9b9d1221036064279430b56c5d997514355cbb9c52adf3b69fc5581e1456b5e
 # templates sha256: bf1153d57f74be774611f597d91046b670449771e38fee973bba4c1d37f1f951
-# generator sha256: 46992add9bfcfcdfa7a04c56552ace983bfa39e0c57b4f75b1cf8810397e601f
+# generator sha256: 2610df28dbc49171831d3482eca47c467ed57048bef8d51cc4271eda15567060
 """ReplaySSM kernels for mamba2: mamba2__ngroups8_nheads96_dstate128_headdim80__L16__state_fp32__read_fp8row__rec_bf16.
 
 Replay form: S_t = C·exp(G_t) + Σ_j w_j (exp(G_t - G_j)·k_j)ᵀ,  G_j = Σ_(i<=j) g_i
