@@ -36,13 +36,16 @@ import torch
 from .errors import ConfigError
 from .formulas import ELEMENTWISE_FUNCTIONS, evaluate
 from .spec import Spec
+from .traffic import traffic
 
 # mode -> replaygen.load precision options (records in the study's record dtype)
 MODES = {
     "fp32": dict(state_dtype="fp32"),
     "shared-fp8": dict(state_dtype="fp8"),
     "shared-nvfp4": dict(state_dtype="nvfp4"),
-    "fp32+fp8": dict(state_dtype="fp32", read_dtype="fp8"),
+    "fp32+fp8": dict(state_dtype="fp32", read_dtype="fp8"),             # row scales
+    "fp32+fp8col": dict(state_dtype="fp32", read_dtype="fp8", fp8_scale="col"),
+    "fp32+fp8tile": dict(state_dtype="fp32", read_dtype="fp8", fp8_scale="tile"),
     "fp32+nvfp4": dict(state_dtype="fp32", read_dtype="nvfp4"),
     "fp16sr+nvfp4": dict(state_dtype="fp16", stochastic=True, read_dtype="nvfp4"),
     "bf16sr+fp8": dict(state_dtype="bf16", stochastic=True, read_dtype="fp8"),
@@ -214,6 +217,9 @@ def run(variant: str, tokens: int, rows: int, device: str, modes: list[str], L: 
                              "slope_log_log": slope(centers, binned[f"{m}/{what}"])}
                       for what in ("rel_vs_fp32", "kl_vs_fp32", "rel_vs_fp64", "kl_vs_fp64")}
         summary[m]["kernel"] = kernels[m].name
+        # accuracy per byte: what a non-flush step reads of the state, per sequence
+        t = traffic(kernels[m].plan)
+        summary[m]["state_bytes_read"] = t.evaluate(t.copy if kernels[m].plan.read else t.state)
     return dict(variant=variant, dims=dims, L=L, record_dtype=record_dtype, tokens=tokens,
                 rows=rows, device=str(device), seed=seed, modes=modes, vocab=VOCAB,
                 date=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),

@@ -286,13 +286,13 @@ def accuracy(args) -> int:
     for path in study.write(result, out, plot=not args.no_plot):
         print(f"wrote {shown(path)}")
     print(f"{'mode':<14} {'rel err vs fp32':>16} {'slope':>7} {'KL vs fp32':>12} {'slope':>7} "
-          f"{'rel err vs fp64':>16}")
+          f"{'rel err vs fp64':>16} {'state B read':>13}")
     for m, row in result["summary"].items():
         def fmt(what):
             v, sl = row[what]["final_bin"], row[what]["slope_log_log"]
             return f"{v:>12.3e}", f"{sl:>+7.2f}" if sl is not None else f"{'-':>7}"
         (r, rs), (k, ks), (r64, _) = fmt("rel_vs_fp32"), fmt("kl_vs_fp32"), fmt("rel_vs_fp64")
-        print(f"{m:<14} {r:>16} {rs} {k} {ks} {r64:>16}")
+        print(f"{m:<14} {r:>16} {rs} {k} {ks} {r64:>16} {row['state_bytes_read']:>13,}")
     return 0
 
 

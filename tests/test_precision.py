@@ -133,3 +133,20 @@ def test_precision_errors(kwargs, message):
     import replaygen
     with pytest.raises(replaygen.ReplaygenError, match=message):
         replaygen.load("gdn", H=1, HV=2, K=4, V=4, **kwargs)
+
+
+def test_build_and_show_take_the_precision_options(tmp_path, capsys):
+    """`replaygen build` writes the configuration the options name; `show` prints the
+    read copy's bytes and the caps against the fp32 checkpoint; bad options are errors."""
+    from replaygen.cli import main
+    code = main(["build", "--variant", "gdn", "--dims", "H=1,HV=2,K=32,V=16", "--state-dtype",
+                 "fp16", "--stochastic", "--read-dtype", "nvfp4", "--record-dtypes", "g=fp32",
+                 "--out", str(tmp_path)])
+    assert code == 0
+    name = "gdn__H1_HV2_K32_V16__L16__state_fp16sr__read_nvfp4__rec_bf16_g-fp32.py"
+    assert (tmp_path / "gdn" / name).is_file(), capsys.readouterr().out
+    assert main(["show", "--variant", "gdn", "--read-dtype", "fp8", "--fp8-scale", "tile"]) == 0
+    shown = capsys.readouterr().out
+    assert "copy          = HV*K*V + 4*HV*ceiling(V/BV)" in shown and "amortised cap" in shown
+    assert main(["build", "--variant", "gdn", "--stochastic", "--out", str(tmp_path)]) == 1
+    assert "stochastic rounding applies to an fp16 or bf16 checkpoint" in capsys.readouterr().err

@@ -2,7 +2,7 @@
 # the templates and run `replaygen build`.
 # kernel: gdn__H16_HV32_K128_V128__L16__state_bf16__rec_bf16
 # spec sha256: 269ae606d36dd56b152535499facfacd42680cd4fda27f9a1b04094384a173fb
-# templates sha256: bf1153d57f74be774611f597d91046b670449771e38fee973bba4c1d37f1f951
+# templates sha256: 20bc1a8b52a7507b1d0d4ba7bc1b88c0c28b5381e50853a60a41615c91b8d29d
 # generator sha256: 2610df28dbc49171831d3482eca47c467ed57048bef8d51cc4271eda15567060
 """ReplaySSM kernels for gdn: gdn__H16_HV32_K128_V128__L16__state_bf16__rec_bf16.
 
@@ -97,7 +97,6 @@ def replay_decode_kernel(
             m_v = o_v < V
             c_tile = c_next.to(tl.float32)  # [BV, BK]
             o_vn = o_v + BV  # prefetch the next tile (masked off past the last one)
-            i_vn = i_v + 1 - (i_v + 1) // NV  # its index (past the end: the last tile's)
             c_next = tl.load(ckpt_ptr + ((i_slot * HV + i_hv) * V + o_vn[:, None]) * K + o_k[None, :], mask=(o_vn < V)[:, None] & m_k[None, :], other=0.0)
             # -- this value tile: value-axis inputs and records ---------------------
             b_v = tl.load(v_ptr + i_b * stride_v + i_hv * V + o_v, mask=m_v, other=0.0).to(tl.float32)

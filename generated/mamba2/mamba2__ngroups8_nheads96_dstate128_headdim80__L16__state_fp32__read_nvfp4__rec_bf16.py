@@ -2,7 +2,7 @@
 # the templates and run `replaygen build`.
 # kernel: mamba2__ngroups8_nheads96_dstate128_headdim80__L16__state_fp32__read_nvfp4__rec_bf16
 # spec sha256: b9b9d1221036064279430b56c5d997514355cbb9c52adf3b69fc5581e1456b5e
-# templates sha256: bf1153d57f74be774611f597d91046b670449771e38fee973bba4c1d37f1f951
+# templates sha256: 20bc1a8b52a7507b1d0d4ba7bc1b88c0c28b5381e50853a60a41615c91b8d29d
 # generator sha256: 2610df28dbc49171831d3482eca47c467ed57048bef8d51cc4271eda15567060
 """ReplaySSM kernels for mamba2: mamba2__ngroups8_nheads96_dstate128_headdim80__L16__state_fp32__read_nvfp4__rec_bf16.
 
@@ -101,7 +101,7 @@ def replay_decode_kernel(
             c_tile = formats.nvfp4_dequantize(c_next, c_next_b, c_next_s, BV, BK, NB)  # [BV, BK]
             c_tile = tl.where(FLUSH, f_next.to(tl.float32), c_tile)
             o_vn = o_v + BV  # prefetch the next tile (masked off past the last one)
-            i_vn = i_v + 1 - (i_v + 1) // NV  # its index (past the end: the last tile's)
+            i_vn = i_v + 1 - (i_v + 1) // NV  # its scales' tile (past the end: the last one)
             c_next = tl.load(read_ptr + ((i_slot * HV + i_hv) * V + o_vn[:, None]) * KH + o_kh[None, :], mask=(o_vn < V)[:, None] & (o_kh < KH)[None, :], other=0)
             c_next_b = tl.load(read_bscale_ptr + ((i_slot * HV + i_hv) * V + o_vn[:, None]) * KS + o_kb[None, :], mask=(o_vn < V)[:, None] & (o_kb < KS)[None, :], other=0.0)
             c_next_s = tl.load(read_scale_ptr + (i_slot * HV + i_hv) * NV + i_vn)
