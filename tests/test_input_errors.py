@@ -146,7 +146,7 @@ def test_bad_configuration():
     with pytest.raises(ConfigError, match="buffer_length"):
         replaygen.load("gdn", L=0, H=1, HV=1, K=4, V=4)
     with pytest.raises(ConfigError, match="state_dtype"):
-        replaygen.load("gdn", state_dtype="fp8", H=1, HV=1, K=4, V=4)
+        replaygen.load("gdn", state_dtype="fp4", H=1, HV=1, K=4, V=4)
     with pytest.raises(ConfigError, match="record_dtype"):
         replaygen.load("gdn", record_dtype="int8", H=1, HV=1, K=4, V=4)
     with pytest.raises(InputError, match="unknown config"):
