@@ -357,10 +357,13 @@ def make_plan(deriv: Derivation, config: KernelConfig) -> KernelPlan:
         config=config, spec_name=spec.name, spec_hash=spec.source_hash,
         H=H, HV=HV, K=K, V=V, L=L, GROUP=HV // H, BK=BK, BV=BV, BL=BL,
         NV=-(-V // BV), fold_dot=fold_dot,
-        # tf32x3 (three tf32 products) keeps fp32 accuracy in the fold of an fp32 or fp16
-        # checkpoint with far fewer registers than an FMA ("ieee") product; a bf16
-        # checkpoint's own rounding (2^-8) dwarfs plain tf32's (2^-11).
-        dot_precision="tf32" if config.state_dtype == "bf16" else "tf32x3",
+        # The fold's operands are records; their own rounding sets its error budget.
+        # bf16 records (2^-9 each; exactly representable in tf32) or a bf16 checkpoint
+        # (2^-8): plain tf32 (2^-11 on the decayed keys) stays well inside it, one tensor-
+        # core product instead of three. fp32 records into an fp32/fp16 checkpoint:
+        # tf32x3 (three tf32 products) keeps fp32 accuracy with far fewer registers than
+        # an FMA ("ieee") product.
+        dot_precision="tf32" if "bf16" in (config.state_dtype, config.record_dtype) else "tf32x3",
         num_warps=config.num_warps or _pick_num_warps(BV, BK),
         decay=t.decay, delta_rule=t.update == "delta",
         inputs=inputs, params=params, ring=ring,

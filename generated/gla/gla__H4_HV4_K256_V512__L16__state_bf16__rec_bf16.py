@@ -3,7 +3,7 @@
 # kernel: gla__H4_HV4_K256_V512__L16__state_bf16__rec_bf16
 # spec sha256: 36122f13040de71defe4d970bdc00570c31722e9eb8ee58b6c25f64288b5a371
 # templates sha256: 03799c691e60e71eaf781c44ae733f941517cf6387beece92303f6901d2803eb
-# generator sha256: aa92487c600f5fa4bb558acbb3d21353b4849d3aa6a0bba28fe5c954a0dbbf45
+# generator sha256: 3a217b05254df1d30f538db7c0ae889367ac7cd81d4336651003aca6157cb340
 """ReplaySSM kernels for gla: gla__H4_HV4_K256_V512__L16__state_bf16__rec_bf16.
 
 Replay form: S_t = C·Diag(exp(G_t)) + Σ_j w_j (Diag(exp(G_t - G_j))·k_j)ᵀ,  G_j = Σ_(i<=j) g_i

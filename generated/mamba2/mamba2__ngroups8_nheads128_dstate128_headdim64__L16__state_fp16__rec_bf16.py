@@ -3,7 +3,7 @@
 # kernel: mamba2__ngroups8_nheads128_dstate128_headdim64__L16__state_fp16__rec_bf16
 # spec sha256: bc4bd711e08ea487aaddd63c7bf197e6e62cfe792a7fd41c105af9f530d98c6b
 # templates sha256: 03799c691e60e71eaf781c44ae733f941517cf6387beece92303f6901d2803eb
-# generator sha256: aa92487c600f5fa4bb558acbb3d21353b4849d3aa6a0bba28fe5c954a0dbbf45
+# generator sha256: 3a217b05254df1d30f538db7c0ae889367ac7cd81d4336651003aca6157cb340
 """ReplaySSM kernels for mamba2: mamba2__ngroups8_nheads128_dstate128_headdim64__L16__state_fp16__rec_bf16.
 
 Replay form: S_t = C·exp(G_t) + Σ_j w_j (exp(G_t - G_j)·k_j)ᵀ,  G_j = Σ_(i<=j) g_i
@@ -135,7 +135,7 @@ def replay_decode_kernel(
                     s_tile = tl.load(p_chunk, mask=m_v[:, None] & m_kc[None, :], other=0.0).to(tl.float32)
                     s_tile = s_tile * ck_weight + w_t[:, None] * ct_key[None, :]
                     if DECODE_FOLD_DOT:  # one [BV, BL] x [BL, BK] product
-                        s_tile += tl.dot(tl.trans(rec_value), kw, input_precision="tf32x3")
+                        s_tile += tl.dot(tl.trans(rec_value), kw, input_precision="tf32")
                     else:  # tiles too small for tl.dot (a dim < 16): broadcast and reduce
                         s_tile += tl.sum(rec_value[:, :, None] * kw[:, None, :], axis=0)
                     tl.store(p_chunk, s_tile.to(ckpt_ptr.dtype.element_ty), mask=m_v[:, None] & m_kc[None, :])
@@ -218,7 +218,7 @@ def fold_kernel(
             rec_value = tl.where(m_l[:, None], rec_value, 0.0)  # [BL, BV]
             s_tile = c_tile * ck_weight
             if FOLD_DOT:  # one [BV, BL] x [BL, BK] product
-                s_tile += tl.dot(tl.trans(rec_value), kw, input_precision="tf32x3")
+                s_tile += tl.dot(tl.trans(rec_value), kw, input_precision="tf32")
             else:  # tiles too small for tl.dot (a dim < 16): broadcast and reduce
                 s_tile += tl.sum(rec_value[:, :, None] * kw[:, None, :], axis=0)
             if FLUSH:
