@@ -252,7 +252,7 @@ class Kernels:
                 out_ptr=out, stride_out=out.stride(0), **has, **self._consts,
                 FOLD_EVERY_STEP=bool(fold_every_step if fold_every_step is not None
                                      else rows < self.fold_below_rows),
-                num_warps=self.module.NUM_WARPS)
+                num_warps=self.module.DECODE_WARPS)
         return out
 
     def _fold(self, state: ReplayState, slots, dst, flush: bool):

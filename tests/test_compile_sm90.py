@@ -74,7 +74,8 @@ def compile_kernel(kern, name, **flags):
     src = ASTSource(fn, signature(fn, kern),
                     constexprs={(fn.arg_names.index(n),): v for n, v in consts.items()},
                     attrs=attrs)
-    return triton.compile(src, target=TARGET, options={"num_warps": mod.NUM_WARPS})
+    warps = mod.DECODE_WARPS if name == "replay_decode_kernel" else mod.NUM_WARPS
+    return triton.compile(src, target=TARGET, options={"num_warps": warps})
 
 
 def _ptxas_available():

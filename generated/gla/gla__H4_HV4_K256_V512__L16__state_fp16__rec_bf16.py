@@ -2,8 +2,8 @@
 # the templates and run `replaygen build`.
 # kernel: gla__H4_HV4_K256_V512__L16__state_fp16__rec_bf16
 # spec sha256: 2a7fe42937c3f75572badc158aa6b5a3525d5a4bced8d5656b63326bdec79ab1
-# templates sha256: 20bc1a8b52a7507b1d0d4ba7bc1b88c0c28b5381e50853a60a41615c91b8d29d
-# generator sha256: 2610df28dbc49171831d3482eca47c467ed57048bef8d51cc4271eda15567060
+# templates sha256: f5e050e227b5c44ec3765285f8f0a7ca5966c74063475702c7a7218f4e6ec43b
+# generator sha256: 35d858c17924d0d890cbb3de4c42dcc7e2a378c0d6f05c621117a97abe88cdcb
 """ReplaySSM kernels for gla: gla__H4_HV4_K256_V512__L16__state_fp16__rec_bf16.
 
 Replay form: S_t = C·Diag(exp(G_t)) + Σ_j w_j (Diag(exp(G_t - G_j))·k_j)ᵀ,  G_j = Σ_(i<=j) g_i
@@ -15,8 +15,11 @@ import triton.language as tl
 # Launch constants of this configuration (passed as tl.constexpr arguments).
 CONSTEXPRS = dict(H=4, HV=4, K=256, V=512, L=16, GROUP=1,
                   BK=256, BV=16, BL=16, NV=32,
-                  FOLD_DOT=True, KH=128, KS=16, NB=16)
+                  FOLD_DOT=True, DBV=64, DNV=8,
+                  BKT=32, NK=8, DECODE_FOLD_DOT=True,
+                  KH=128, KS=16, NB=16)
 NUM_WARPS = 4
+DECODE_WARPS = 4
 
 
 @triton.jit
@@ -26,10 +29,11 @@ def replay_decode_kernel(
     out_ptr, stride_out,
     H: tl.constexpr, HV: tl.constexpr, K: tl.constexpr, V: tl.constexpr, L: tl.constexpr,
     GROUP: tl.constexpr, BK: tl.constexpr, BV: tl.constexpr, BL: tl.constexpr, NV: tl.constexpr,
-    FOLD_DOT: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
+    FOLD_DOT: tl.constexpr, DBV: tl.constexpr, DNV: tl.constexpr, BKT: tl.constexpr, NK: tl.constexpr,
+    DECODE_FOLD_DOT: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
     FOLD_EVERY_STEP: tl.constexpr,
 ):
-    """One ReplaySSM decode step for row i_b, value head i_hv.
+    """One ReplaySSM decode step for row i_b, value head i_hv (value-tile streaming).
 
     Output-only evaluation: o_t = C·(exp(G_t)·q) + Σ_j w_j ((exp(G_t - G_j)·k_j)·q), with
     C the checkpoint and j over the n committed records plus the current token. No state
@@ -102,7 +106,7 @@ def replay_decode_kernel(
                 # S_t = C·exp(G_t) + Σ_j w_j (exp(G_t - G_j)·k_j)ᵀ + w_t k_tᵀ
                 s_tile = c_tile * ck_weight[None, :] + w_t[:, None] * t_key[None, :]
                 if FOLD_DOT:  # one [BV, BL] x [BL, BK] product
-                    s_tile += tl.dot(tl.trans(rec_value), kw, input_precision="tf32x3")
+                    s_tile += tl.dot(tl.trans(rec_value), kw, input_precision="tf32")
                 else:  # tiles too small for tl.dot (a dim < 16): broadcast and reduce
                     s_tile += tl.sum(rec_value[:, :, None] * kw[:, None, :], axis=0)
                 tl.store(ckpt_ptr + ((i_slot * HV + i_hv) * V + o_v[:, None]) * K + o_k[None, :], s_tile.to(ckpt_ptr.dtype.element_ty), mask=(o_v < V)[:, None] & m_k[None, :])
@@ -132,7 +136,8 @@ def fold_kernel(
     dst_ptr, FLUSH: tl.constexpr,
     H: tl.constexpr, HV: tl.constexpr, K: tl.constexpr, V: tl.constexpr, L: tl.constexpr,
     GROUP: tl.constexpr, BK: tl.constexpr, BV: tl.constexpr, BL: tl.constexpr, NV: tl.constexpr,
-    FOLD_DOT: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
+    FOLD_DOT: tl.constexpr, DBV: tl.constexpr, DNV: tl.constexpr, BKT: tl.constexpr, NK: tl.constexpr,
+    DECODE_FOLD_DOT: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
 ):
     """Fold the committed records of row i_b, value head i_hv into its full state.
 
@@ -181,7 +186,7 @@ def fold_kernel(
             rec_value = tl.where(m_l[:, None], rec_value, 0.0)  # [BL, BV]
             s_tile = c_tile * ck_weight[None, :]
             if FOLD_DOT:  # one [BV, BL] x [BL, BK] product
-                s_tile += tl.dot(tl.trans(rec_value), kw, input_precision="tf32x3")
+                s_tile += tl.dot(tl.trans(rec_value), kw, input_precision="tf32")
             else:  # tiles too small for tl.dot (a dim < 16): broadcast and reduce
                 s_tile += tl.sum(rec_value[:, :, None] * kw[:, None, :], axis=0)
             if FLUSH:
@@ -206,7 +211,8 @@ def conventional_decode_kernel(
     out_ptr, stride_out,
     H: tl.constexpr, HV: tl.constexpr, K: tl.constexpr, V: tl.constexpr, L: tl.constexpr,
     GROUP: tl.constexpr, BK: tl.constexpr, BV: tl.constexpr, BL: tl.constexpr, NV: tl.constexpr,
-    FOLD_DOT: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
+    FOLD_DOT: tl.constexpr, DBV: tl.constexpr, DNV: tl.constexpr, BKT: tl.constexpr, NK: tl.constexpr,
+    DECODE_FOLD_DOT: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
 ):
     """The conventional decode step for row i_b, value head i_hv, value tile i_v:
     read the state tile, decay it, update it, read the output, write the state back."""

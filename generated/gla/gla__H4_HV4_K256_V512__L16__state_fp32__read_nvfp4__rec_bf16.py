@@ -2,8 +2,8 @@
 # the templates and run `replaygen build`.
 # kernel: gla__H4_HV4_K256_V512__L16__state_fp32__read_nvfp4__rec_bf16
 # spec sha256: 2a7fe42937c3f75572badc158aa6b5a3525d5a4bced8d5656b63326bdec79ab1
-# templates sha256: 20bc1a8b52a7507b1d0d4ba7bc1b88c0c28b5381e50853a60a41615c91b8d29d
-# generator sha256: 2610df28dbc49171831d3482eca47c467ed57048bef8d51cc4271eda15567060
+# templates sha256: f5e050e227b5c44ec3765285f8f0a7ca5966c74063475702c7a7218f4e6ec43b
+# generator sha256: 35d858c17924d0d890cbb3de4c42dcc7e2a378c0d6f05c621117a97abe88cdcb
 """ReplaySSM kernels for gla: gla__H4_HV4_K256_V512__L16__state_fp32__read_nvfp4__rec_bf16.
 
 Replay form: S_t = C·Diag(exp(G_t)) + Σ_j w_j (Diag(exp(G_t - G_j))·k_j)ᵀ,  G_j = Σ_(i<=j) g_i
@@ -17,8 +17,11 @@ from replaygen import formats
 # Launch constants of this configuration (passed as tl.constexpr arguments).
 CONSTEXPRS = dict(H=4, HV=4, K=256, V=512, L=16, GROUP=1,
                   BK=256, BV=16, BL=16, NV=32,
-                  FOLD_DOT=True, KH=128, KS=16, NB=16)
+                  FOLD_DOT=True, DBV=64, DNV=8,
+                  BKT=32, NK=8, DECODE_FOLD_DOT=True,
+                  KH=128, KS=16, NB=16)
 NUM_WARPS = 4
+DECODE_WARPS = 4
 
 
 @triton.jit
@@ -28,10 +31,11 @@ def replay_decode_kernel(
     out_ptr, stride_out,
     H: tl.constexpr, HV: tl.constexpr, K: tl.constexpr, V: tl.constexpr, L: tl.constexpr,
     GROUP: tl.constexpr, BK: tl.constexpr, BV: tl.constexpr, BL: tl.constexpr, NV: tl.constexpr,
-    FOLD_DOT: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
+    FOLD_DOT: tl.constexpr, DBV: tl.constexpr, DNV: tl.constexpr, BKT: tl.constexpr, NK: tl.constexpr,
+    DECODE_FOLD_DOT: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
     FOLD_EVERY_STEP: tl.constexpr,
 ):
-    """One ReplaySSM decode step for row i_b, value head i_hv.
+    """One ReplaySSM decode step for row i_b, value head i_hv (value-tile streaming).
 
     Output-only evaluation: o_t = C·(exp(G_t)·q) + Σ_j w_j ((exp(G_t - G_j)·k_j)·q), with
     C the checkpoint and j over the n committed records plus the current token. No state
@@ -55,9 +59,9 @@ def replay_decode_kernel(
         # The state (the read copy, if any) is the one large read: its first tile is issued
         # before anything else so that the cursor, records and token math overlap with it.
         o_kh = tl.arange(0, BK // 2)  # packed NVFP4 bytes of a tile row
-        o_kb = tl.arange(0, NB)  # NVFP4 block scales of a tile row
+        o_ks = tl.arange(0, NB)  # NVFP4 block scales of a tile row
         c_next = tl.load(read_ptr + ((i_slot * HV + i_hv) * V + o_vb[:, None]) * KH + o_kh[None, :], mask=(o_vb < V)[:, None] & (o_kh < KH)[None, :], other=0)
-        c_next_b = tl.load(read_bscale_ptr + ((i_slot * HV + i_hv) * V + o_vb[:, None]) * KS + o_kb[None, :], mask=(o_vb < V)[:, None] & (o_kb < KS)[None, :], other=0.0)
+        c_next_b = tl.load(read_bscale_ptr + ((i_slot * HV + i_hv) * V + o_vb[:, None]) * KS + o_ks[None, :], mask=(o_vb < V)[:, None] & (o_ks < KS)[None, :], other=0.0)
         c_next_s = tl.load(read_scale_ptr + (i_slot * HV + i_hv) * NV + 0)
         p_cursor = cursor_ptr + i_slot * HV + i_hv
         n = tl.load(p_cursor)
@@ -99,7 +103,7 @@ def replay_decode_kernel(
             o_vn = o_v + BV  # prefetch the next tile (masked off past the last one)
             i_vn = i_v + 1 - (i_v + 1) // NV  # its scales' tile (past the end: the last one)
             c_next = tl.load(read_ptr + ((i_slot * HV + i_hv) * V + o_vn[:, None]) * KH + o_kh[None, :], mask=(o_vn < V)[:, None] & (o_kh < KH)[None, :], other=0)
-            c_next_b = tl.load(read_bscale_ptr + ((i_slot * HV + i_hv) * V + o_vn[:, None]) * KS + o_kb[None, :], mask=(o_vn < V)[:, None] & (o_kb < KS)[None, :], other=0.0)
+            c_next_b = tl.load(read_bscale_ptr + ((i_slot * HV + i_hv) * V + o_vn[:, None]) * KS + o_ks[None, :], mask=(o_vn < V)[:, None] & (o_ks < KS)[None, :], other=0.0)
             c_next_s = tl.load(read_scale_ptr + (i_slot * HV + i_hv) * NV + i_vn)
             f_next = tl.load(ckpt_ptr + ((i_slot * HV + i_hv) * V + o_vn[:, None]) * K + o_k[None, :], mask=(o_vn < V)[:, None] & m_k[None, :] & FLUSH, other=0.0)
             # -- this value tile: value-axis inputs and records ---------------------
@@ -115,13 +119,13 @@ def replay_decode_kernel(
                 # S_t = C·exp(G_t) + Σ_j w_j (exp(G_t - G_j)·k_j)ᵀ + w_t k_tᵀ
                 s_tile = c_tile * ck_weight[None, :] + w_t[:, None] * t_key[None, :]
                 if FOLD_DOT:  # one [BV, BL] x [BL, BK] product
-                    s_tile += tl.dot(tl.trans(rec_value), kw, input_precision="tf32x3")
+                    s_tile += tl.dot(tl.trans(rec_value), kw, input_precision="tf32")
                 else:  # tiles too small for tl.dot (a dim < 16): broadcast and reduce
                     s_tile += tl.sum(rec_value[:, :, None] * kw[:, None, :], axis=0)
                 tl.store(ckpt_ptr + ((i_slot * HV + i_hv) * V + o_v[:, None]) * K + o_k[None, :], s_tile.to(ckpt_ptr.dtype.element_ty), mask=(o_v < V)[:, None] & m_k[None, :])
                 q_p, q_b, q_t = formats.nvfp4_quantize(tl.where((o_v < V)[:, None] & m_k[None, :], s_tile, 0.0), BV, BK, NB)
                 tl.store(read_ptr + ((i_slot * HV + i_hv) * V + o_v[:, None]) * KH + o_kh[None, :], q_p, mask=(o_v < V)[:, None] & (o_kh < KH)[None, :])
-                tl.store(read_bscale_ptr + ((i_slot * HV + i_hv) * V + o_v[:, None]) * KS + o_kb[None, :], q_b.to(read_bscale_ptr.dtype.element_ty), mask=(o_v < V)[:, None] & (o_kb < KS)[None, :])
+                tl.store(read_bscale_ptr + ((i_slot * HV + i_hv) * V + o_v[:, None]) * KS + o_ks[None, :], q_b.to(read_bscale_ptr.dtype.element_ty), mask=(o_v < V)[:, None] & (o_ks < KS)[None, :])
                 tl.store(read_scale_ptr + (i_slot * HV + i_hv) * NV + i_v, q_t)
             else:
                 tl.store(ring_v_ptr + ((i_slot * HV + i_hv) * L + n) * V + o_v, b_v.to(ring_v_ptr.dtype.element_ty), mask=m_v)
@@ -149,7 +153,8 @@ def fold_kernel(
     dst_ptr, FLUSH: tl.constexpr,
     H: tl.constexpr, HV: tl.constexpr, K: tl.constexpr, V: tl.constexpr, L: tl.constexpr,
     GROUP: tl.constexpr, BK: tl.constexpr, BV: tl.constexpr, BL: tl.constexpr, NV: tl.constexpr,
-    FOLD_DOT: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
+    FOLD_DOT: tl.constexpr, DBV: tl.constexpr, DNV: tl.constexpr, BKT: tl.constexpr, NK: tl.constexpr,
+    DECODE_FOLD_DOT: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
 ):
     """Fold the committed records of row i_b, value head i_hv into its full state.
 
@@ -177,7 +182,7 @@ def fold_kernel(
     if active:
         m_l = o_l < n
         o_kh = tl.arange(0, BK // 2)  # packed NVFP4 bytes of a tile row
-        o_kb = tl.arange(0, NB)  # NVFP4 block scales of a tile row
+        o_ks = tl.arange(0, NB)  # NVFP4 block scales of a tile row
         r_k = tl.load(ring_k_ptr + ((i_slot * H + i_kh) * L + o_l[:, None]) * K + o_k[None, :], mask=m_l[:, None] & m_k[None, :], other=0.0).to(tl.float32)  # [BL, BK]
         r_g = tl.load(ring_g_ptr + ((i_slot * HV + i_hv) * L + o_l[:, None]) * K + o_k[None, :], mask=m_l[:, None] & m_k[None, :], other=0.0).to(tl.float32)  # [BL, BK]
         rec_key = r_k
@@ -200,14 +205,14 @@ def fold_kernel(
             rec_value = tl.where(m_l[:, None], rec_value, 0.0)  # [BL, BV]
             s_tile = c_tile * ck_weight[None, :]
             if FOLD_DOT:  # one [BV, BL] x [BL, BK] product
-                s_tile += tl.dot(tl.trans(rec_value), kw, input_precision="tf32x3")
+                s_tile += tl.dot(tl.trans(rec_value), kw, input_precision="tf32")
             else:  # tiles too small for tl.dot (a dim < 16): broadcast and reduce
                 s_tile += tl.sum(rec_value[:, :, None] * kw[:, None, :], axis=0)
             if FLUSH:
                 tl.store(ckpt_ptr + ((i_slot * HV + i_hv) * V + o_v[:, None]) * K + o_k[None, :], s_tile.to(ckpt_ptr.dtype.element_ty), mask=(o_v < V)[:, None] & m_k[None, :])
                 q_p, q_b, q_t = formats.nvfp4_quantize(tl.where((o_v < V)[:, None] & m_k[None, :], s_tile, 0.0), BV, BK, NB)
                 tl.store(read_ptr + ((i_slot * HV + i_hv) * V + o_v[:, None]) * KH + o_kh[None, :], q_p, mask=(o_v < V)[:, None] & (o_kh < KH)[None, :])
-                tl.store(read_bscale_ptr + ((i_slot * HV + i_hv) * V + o_v[:, None]) * KS + o_kb[None, :], q_b.to(read_bscale_ptr.dtype.element_ty), mask=(o_v < V)[:, None] & (o_kb < KS)[None, :])
+                tl.store(read_bscale_ptr + ((i_slot * HV + i_hv) * V + o_v[:, None]) * KS + o_ks[None, :], q_b.to(read_bscale_ptr.dtype.element_ty), mask=(o_v < V)[:, None] & (o_ks < KS)[None, :])
                 tl.store(read_scale_ptr + (i_slot * HV + i_hv) * NV + i_v, q_t)
             else:
                 tl.store(p_dst + o_v[:, None] * K + o_k[None, :], s_tile, mask=m_s)
@@ -229,7 +234,8 @@ def conventional_decode_kernel(
     out_ptr, stride_out,
     H: tl.constexpr, HV: tl.constexpr, K: tl.constexpr, V: tl.constexpr, L: tl.constexpr,
     GROUP: tl.constexpr, BK: tl.constexpr, BV: tl.constexpr, BL: tl.constexpr, NV: tl.constexpr,
-    FOLD_DOT: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
+    FOLD_DOT: tl.constexpr, DBV: tl.constexpr, DNV: tl.constexpr, BKT: tl.constexpr, NK: tl.constexpr,
+    DECODE_FOLD_DOT: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
 ):
     """The conventional decode step for row i_b, value head i_hv, value tile i_v:
     read the state tile, decay it, update it, read the output, write the state back."""
@@ -273,7 +279,8 @@ def quantize_kernel(
     slots_ptr, num_slots, src_ptr, ckpt_ptr, read_ptr, read_scale_ptr, read_bscale_ptr,
     H: tl.constexpr, HV: tl.constexpr, K: tl.constexpr, V: tl.constexpr, L: tl.constexpr,
     GROUP: tl.constexpr, BK: tl.constexpr, BV: tl.constexpr, BL: tl.constexpr, NV: tl.constexpr,
-    FOLD_DOT: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
+    FOLD_DOT: tl.constexpr, DBV: tl.constexpr, DNV: tl.constexpr, BKT: tl.constexpr, NK: tl.constexpr,
+    DECODE_FOLD_DOT: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
 ):
     """Store full fp32 states src [rows, HV, V, K] into the quantised copy (the read copy,
     or a quantised checkpoint) of slot slots[i_b], value head i_hv: load_state's path,
@@ -286,12 +293,12 @@ def quantize_kernel(
     o_vb = tl.arange(0, BV)
     if (i_slot >= 0) & (i_slot < num_slots):
         o_kh = tl.arange(0, BK // 2)  # packed NVFP4 bytes of a tile row
-        o_kb = tl.arange(0, NB)  # NVFP4 block scales of a tile row
+        o_ks = tl.arange(0, NB)  # NVFP4 block scales of a tile row
         for i_v in range(NV):
             o_v = i_v * BV + o_vb
             x = tl.load(src_ptr + ((i_b * HV + i_hv) * V + o_v[:, None]) * K + o_k[None, :], mask=(o_v < V)[:, None] & m_k[None, :], other=0.0)
             q_p, q_b, q_t = formats.nvfp4_quantize(tl.where((o_v < V)[:, None] & m_k[None, :], x, 0.0), BV, BK, NB)
             tl.store(read_ptr + ((i_slot * HV + i_hv) * V + o_v[:, None]) * KH + o_kh[None, :], q_p, mask=(o_v < V)[:, None] & (o_kh < KH)[None, :])
-            tl.store(read_bscale_ptr + ((i_slot * HV + i_hv) * V + o_v[:, None]) * KS + o_kb[None, :], q_b.to(read_bscale_ptr.dtype.element_ty), mask=(o_v < V)[:, None] & (o_kb < KS)[None, :])
+            tl.store(read_bscale_ptr + ((i_slot * HV + i_hv) * V + o_v[:, None]) * KS + o_ks[None, :], q_b.to(read_bscale_ptr.dtype.element_ty), mask=(o_v < V)[:, None] & (o_ks < KS)[None, :])
             tl.store(read_scale_ptr + (i_slot * HV + i_hv) * NV + i_v, q_t)
 
