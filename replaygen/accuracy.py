@@ -49,6 +49,7 @@ MODES = {
     "fp32+nvfp4": dict(state_dtype="fp32", read_dtype="nvfp4"),
     "fp16sr+nvfp4": dict(state_dtype="fp16", stochastic=True, read_dtype="nvfp4"),
     "bf16sr+fp8": dict(state_dtype="bf16", stochastic=True, read_dtype="fp8"),
+    "fp16sr": dict(state_dtype="fp16", stochastic=True),   # the recurrence alone, no read copy
     "fp16": dict(state_dtype="fp16"),
 }
 BASELINE = "fp32"

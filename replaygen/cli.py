@@ -374,7 +374,7 @@ def make_parser() -> argparse.ArgumentParser:
     a.add_argument("--device", choices=("cuda", "cpu"), help="default: cuda if available")
     a.add_argument("--modes", type=mode_list, metavar="M,...",
                    default=["shared-fp8", "shared-nvfp4", "fp32+fp8", "fp32+nvfp4",
-                            "fp16sr+nvfp4", "bf16sr+fp8", "fp16"],
+                            "fp16sr+nvfp4", "bf16sr+fp8", "fp16sr", "fp16"],
                    help="precision modes (fp32 is always run: the baseline)")
     a.add_argument("--dims", type=parse_dims, metavar="NAME=N,...",
                    help="geometry (default: the spec's first named config)")
