@@ -150,3 +150,13 @@ def test_build_and_show_take_the_precision_options(tmp_path, capsys):
     assert "copy          = HV*K*V + 4*HV*ceiling(V/BV)" in shown and "amortised cap" in shown
     assert main(["build", "--variant", "gdn", "--stochastic", "--out", str(tmp_path)]) == 1
     assert "stochastic rounding applies to an fp16 or bf16 checkpoint" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("precision", ["fp32+nvfp4", "fp16sr+nvfp4"])
+def test_fold_every_step_with_a_read_copy(precision, device):
+    """The small-batch dispatch folds every row from the checkpoint and re-quantises the
+    read copy each time (checked bit for bit after every step by Harness)."""
+    h = Harness(_config("gdn", precision, L=4), num_slots=3, device=device, seed=13,
+                check_conventional=False)
+    h.run([Step((0, 1, 2)), Step((2, 0, 1), fold=True), Step((1, 0)), Step((0, 1, -1), fold=True)])
+    assert h.device_flushes == 5
