@@ -155,6 +155,22 @@ def _pick_block_v(V: int, BK: int) -> int:
     return 16 if V >= 16 and BK >= 16 else _next_pow2(V)
 
 
+def value_tiling(K: int, V: int, L: int, BV: int) -> dict[str, int | bool]:
+    """The launch constants that follow from a value tile BV (the kernels take them as
+    tl.constexpr arguments, so one module launches with any BV): NV tiles cover V; the
+    fold uses tl.dot when every tile dim is >= 16 (FOLD_DOT), a broadcast sum otherwise;
+    the ring tile BL holds L rows, at least 16 for tl.dot (the extra rows are masked).
+    The plan's own choice and every tuned launch (replaygen/tuning.py) go through here."""
+    if isinstance(BV, bool) or not isinstance(BV, int) or BV < 1 or BV & (BV - 1):
+        raise ConfigError(f"the value tile BV must be a power of two, got {BV!r}")
+    BK = _next_pow2(K)
+    fold_dot = BK >= 16 and BV >= 16
+    BL = _next_pow2(L)
+    if fold_dot:
+        BL = max(BL, 16)
+    return {"BV": BV, "NV": -(-V // BV), "BL": BL, "FOLD_DOT": fold_dot}
+
+
 def _pick_num_warps(BV: int, BK: int) -> int:
     """One warp per 1024 tile elements (2 warps for [16, 128], 4 for [16, 256]): the
     fastest in the same sweeps, whose 8-warp programs ran up to 2x slower."""
@@ -169,11 +185,8 @@ def make_plan(deriv: Derivation, config: KernelConfig) -> KernelPlan:
     H, HV, K, V = (dims[g[r]] for r in ("key_heads", "value_heads", "key_dim", "value_dim"))
     L = config.buffer_length
     BK = _next_pow2(K)
-    BV = config.block_v or _pick_block_v(V, BK)
-    BL = _next_pow2(L)
-    fold_dot = BK >= 16 and BV >= 16
-    if fold_dot:
-        BL = max(BL, 16)   # tl.dot needs every tile dim >= 16; the extra rows are masked
+    tiling = value_tiling(K, V, L, config.block_v or _pick_block_v(V, BK))
+    BV, BL, fold_dot = tiling["BV"], tiling["BL"], tiling["FOLD_DOT"]
     dim_subs = {sympy.Symbol(d): n for d, n in dims.items()}
     quantities = spec.quantities
     field_names = {f.name for f in deriv.fields}
@@ -268,7 +281,7 @@ def make_plan(deriv: Derivation, config: KernelConfig) -> KernelPlan:
     return KernelPlan(
         config=config, spec_name=spec.name, spec_hash=spec.source_hash,
         H=H, HV=HV, K=K, V=V, L=L, GROUP=HV // H, BK=BK, BV=BV, BL=BL,
-        NV=-(-V // BV), fold_dot=fold_dot,
+        NV=tiling["NV"], fold_dot=fold_dot,
         # tf32x3 (three tf32 products) keeps fp32 accuracy in the fold of an fp32 or fp16
         # checkpoint with far fewer registers than an FMA ("ieee") product; a bf16
         # checkpoint's own rounding (2^-8) dwarfs plain tf32's (2^-11).

@@ -3,7 +3,7 @@
 # kernel: gdn__H16_HV32_K128_V128__L16__state_bf16__rec_bf16
 # spec sha256: d6c0f5747cc95c6127b71ef12a5c22c378a973a3b4c4e8a9234e9a49c35078d0
 # templates sha256: a2aa7d8579fda187f3666253dbf8137ea1d9ddf87a28c04c17a134551bcd3868
-# generator sha256: 5995c4bbd42abc1df824e0daf96882c786111685b2771ff83d07d3fa13de4c1a
+# generator sha256: f23ed1bab4adfda618ac77cf1330c86ff9335bec2c60a1958907b1fd7e374883
 """ReplaySSM kernels for gdn: gdn__H16_HV32_K128_V128__L16__state_bf16__rec_bf16.
 
 Replay form: S_t = C·exp(G_t) + Σ_j u_j (exp(G_t - G_j)·k_j)ᵀ,  G_j = Σ_(i<=j) g_i

@@ -3,7 +3,7 @@
 # kernel: mamba2__ngroups8_nheads128_dstate128_headdim64__L16__state_fp32__rec_bf16
 # spec sha256: bc4bd711e08ea487aaddd63c7bf197e6e62cfe792a7fd41c105af9f530d98c6b
 # templates sha256: a2aa7d8579fda187f3666253dbf8137ea1d9ddf87a28c04c17a134551bcd3868
-# generator sha256: 5995c4bbd42abc1df824e0daf96882c786111685b2771ff83d07d3fa13de4c1a
+# generator sha256: f23ed1bab4adfda618ac77cf1330c86ff9335bec2c60a1958907b1fd7e374883
 """ReplaySSM kernels for mamba2: mamba2__ngroups8_nheads128_dstate128_headdim64__L16__state_fp32__rec_bf16.
 
 Replay form: S_t = C·exp(G_t) + Σ_j w_j (exp(G_t - G_j)·k_j)ᵀ,  G_j = Σ_(i<=j) g_i
