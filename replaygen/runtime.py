@@ -158,6 +158,9 @@ class Kernels:
     def __init__(self, spec: Spec, plan: KernelPlan, module, tuning: TuningTable | None = None):
         self.spec, self.plan, self.module = spec, plan, module
         self.tuning = tuning
+        # Launches forced per kernel name, over the table: `replaygen tune` times its
+        # candidates through the very entry points (and lookup) that serving uses.
+        self.forced: dict[str, Launch] = {}
         self._launches: dict[tuple[str, int, str], tuple[dict, dict]] = {}
         self.dims = plan.config.dim_map   # model-native dim name -> size
         self.heads = {"key": plan.H, "value": plan.HV, "none": 1}
@@ -274,10 +277,12 @@ class Kernels:
     # -- launch configurations ---------------------------------------------------------
     def launch_args(self, kernel: str, rows: int, device, launch: Launch | None = None):
         """(constexpr arguments, launch options) of `kernel` for a launch of `rows` rows on
-        `device`: `launch` if given (the tuner's candidates), else the tuning table's entry
+        `device`: `launch` if given (or forced for this kernel in `self.forced`, the tuner's
+        candidates), else the tuning table's entry
         for this configuration, kernel, batch bucket and GPU, else the plan's choice.
         Memoised per (kernel, rows, device): a dict lookup per call after the first."""
         device = torch.device(device)
+        launch = launch or self.forced.get(kernel)
         key = (kernel, rows, str(device), launch)
         hit = self._launches.get(key)
         if hit is not None:
