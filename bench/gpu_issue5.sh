@@ -13,6 +13,9 @@ mkdir -p "$OUT"
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv | tee "$OUT/gpu.txt"
 if ls bench/wheels/*.whl >/dev/null 2>&1; then   # fla-core and einops: the external baselines
     $PY -m pip install -q --no-deps --no-index bench/wheels/*.whl 2>&1 | tail -3
+    # fla imports packaging; install the carried one only where none is installed
+    $PY -c 'import packaging' 2>/dev/null || \
+        $PY -m pip install -q --no-deps --no-index bench/wheels/if-missing/*.whl 2>&1 | tail -3
 fi
 $PY -m pip list 2>/dev/null | grep -iE '^(torch|triton|fla-core|einops|matplotlib|vllm) ' | tee -a "$OUT/gpu.txt"
 timeout "${TUNE_TIMEOUT:-240}" $PY -m replaygen tune --all --out "$OUT/generated" 2>&1 | tee "$OUT/tune.log" | tail -12

@@ -163,6 +163,7 @@ def run_suite(args, log=print, progress=None) -> dict:
         if progress:
             progress(report)
     report["complete"] = True
+    report["notes"] = list(dict.fromkeys(notes))     # one line per distinct skip
     return report
 
 
