@@ -102,7 +102,8 @@ def run_suite(args, log=print, progress=None) -> dict:
                             for k in kernels for b in args.batches}
                 p = kern.plan
                 tasks.append((variant, dict(L=L, state_dtype="fp32", record_dtype="bf16",
-                                            **p.config.dim_map), 16, sorted(launches, key=str)))
+                                            **p.config.dim_map), sorted(launches, key=str),
+                              tuple(args.batches)))
     t0 = time.perf_counter()
     precompile(tasks, args.jobs, log)
     log(f"precompiled in {time.perf_counter() - t0:.1f} s")
@@ -124,7 +125,8 @@ def run_suite(args, log=print, progress=None) -> dict:
             for rows_ in args.batches:
                 r = dict(variant=variant, config=config, kernel=kern.name, L=L, batch=rows_,
                          state_dtype="fp32", record_dtype="bf16", input_dtype="bf16",
-                         launch=_launch_used(kern, rows_, device))
+                         launch=_launch_used(kern, rows_, device),
+                         fold_every_step=rows_ < kern.fold_below_rows)
                 if i == 0:      # the conventional step does not depend on L: once per batch
                     c = {"conventional": timer(lambda: work.conventional(rows_))}
                     if args.eager:

@@ -148,12 +148,13 @@ class Workload:
     batch size launches with the same argument specialisation).
 
     init=False allocates without initialising (compile-only workers: contents never matter,
-    and the launches use padding rows only).
+    and the launches use padding rows only, up to `rows` of them).
     """
 
     def __init__(self, kern, num_slots: int, device, *, seed: int = 0, init: bool = True,
-                 input_dtype: torch.dtype = torch.bfloat16):
+                 input_dtype: torch.dtype = torch.bfloat16, rows: int = 0):
         self.kern, self.device, self.num_slots = kern, torch.device(device), num_slots
+        max_rows = max(num_slots, rows)
         gen = torch.Generator(device=self.device).manual_seed(seed)
         self.gen = gen
 
@@ -164,11 +165,11 @@ class Workload:
 
         p = kern.plan
         self.params = {q.name: draw(kern.shape_of(q), 0.5) for q in kern.spec.params()}
-        self.inputs = {q.name: draw((num_slots,) + kern.shape_of(q), 1.0, input_dtype)
+        self.inputs = {q.name: draw((max_rows,) + kern.shape_of(q), 1.0, input_dtype)
                        for q in kern.spec.inputs()}
-        self.out = torch.empty((num_slots, p.HV, p.V), dtype=input_dtype, device=self.device)
+        self.out = torch.empty((max_rows, p.HV, p.V), dtype=input_dtype, device=self.device)
         self.all_slots = torch.arange(num_slots, dtype=torch.int32, device=self.device)
-        self.padding = torch.full((num_slots,), -1, dtype=torch.int32, device=self.device)
+        self.padding = torch.full((max_rows,), -1, dtype=torch.int32, device=self.device)
         self.state = kern.new_state(num_slots, self.device, **self.params)
         self.pool = draw((num_slots,) + kern.state_shape, 0.5, kern.state_dtype)
         if init:
@@ -234,29 +235,32 @@ class Workload:
         raise ValueError(f"unknown kernel {kernel!r}")
 
     def compile_only(self, kernel: str, rows: int = 1):
-        """Launch `kernel` on padding rows (nothing is read or written): compiles it with the
-        same argument specialisation as the timed launches."""
+        """Launch `kernel` on `rows` padding rows (nothing is read or written): compiles it
+        with the same argument specialisation, and the same size-dependent choices, as the
+        timed launches of `rows` rows."""
         {"replay_decode": self.decode, "fold": self.flush,
          "conventional_decode": self.conventional}[kernel](rows, padding=True)
 
 
 # -- compiling ahead, in parallel ---------------------------------------------------------------
 def _compile_worker(task) -> int:
-    """In a spawned process: compile the launches of one configuration (padding rows only)."""
+    """In a spawned process: compile the launches of one configuration (padding rows only)
+    at every batch size (size-based choices in decode may differ between them)."""
     from .runtime import load
-    variant, load_kwargs, num_slots, launches = task
+    variant, load_kwargs, launches, batches = task
     kern = load(variant, tuning=False, **load_kwargs)
-    work = Workload(kern, num_slots, "cuda", init=False)
+    work = Workload(kern, 16, "cuda", init=False, rows=max(batches))
     for kernel, launch in launches:
         kern.forced = {kernel: launch} if launch is not None else {}
-        work.compile_only(kernel)
+        for rows in batches:
+            work.compile_only(kernel, rows)
     torch.cuda.synchronize()
     return len(launches)
 
 
 def precompile(tasks, jobs: int, log=print) -> None:
-    """Fill Triton's on-disk cache for `tasks` [(variant, load kwargs, num_slots,
-    [(kernel, Launch or None: the plan's choice)])] with `jobs` spawned processes, so the
+    """Fill Triton's on-disk cache for `tasks` [(variant, load kwargs, [(kernel, Launch or
+    None: the plan's choice)], batch sizes)] with `jobs` spawned processes, so the
     timing loop (one process, one GPU stream) loads kernels instead of compiling them one
     by one. Compiling is CPU work (Triton's passes, ptxas) and dominates a sweep. Worker
     pools have 16 slots: Triton specialises integers on divisibility by 16 (and on == 1), so

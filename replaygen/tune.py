@@ -84,10 +84,10 @@ def _measure(jobs: list[Job], todo: dict, batches, timer, device, workers, log, 
     for j in jobs:
         launches = [(k, c) for k in KERNELS for c in todo.get((id(j), k), [])]
         for i in range(0, len(launches), 4):     # chunks of 4 balance the workers
-            tasks.append((j.variant, j.load_kwargs(), 16, launches[i:i + 4]))
+            tasks.append((j.variant, j.load_kwargs(), launches[i:i + 4], tuple(batches)))
     t0 = time.perf_counter()
     precompile(tasks, workers, log)
-    log(f"  compiled {sum(len(t[3]) for t in tasks)} launches in {time.perf_counter() - t0:.1f} s "
+    log(f"  compiled {sum(len(t[2]) for t in tasks)} launches in {time.perf_counter() - t0:.1f} s "
         f"({workers} processes)")
     t0 = time.perf_counter()
     for j in jobs:

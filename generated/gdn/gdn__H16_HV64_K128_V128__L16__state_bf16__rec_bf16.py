@@ -2,7 +2,7 @@
 # the templates and run `replaygen build`.
 # kernel: gdn__H16_HV64_K128_V128__L16__state_bf16__rec_bf16
 # spec sha256: d6c0f5747cc95c6127b71ef12a5c22c378a973a3b4c4e8a9234e9a49c35078d0
-# templates sha256: a2aa7d8579fda187f3666253dbf8137ea1d9ddf87a28c04c17a134551bcd3868
+# templates sha256: 5634de0d6aeac3f9f4c35201136ea249d48ccb4cd262749a123e4ee2b8a1ea37
 # generator sha256: f23ed1bab4adfda618ac77cf1330c86ff9335bec2c60a1958907b1fd7e374883
 """ReplaySSM kernels for gdn: gdn__H16_HV64_K128_V128__L16__state_bf16__rec_bf16.
 
@@ -27,6 +27,7 @@ def replay_decode_kernel(
     H: tl.constexpr, HV: tl.constexpr, K: tl.constexpr, V: tl.constexpr, L: tl.constexpr,
     GROUP: tl.constexpr, BK: tl.constexpr, BV: tl.constexpr, BL: tl.constexpr, NV: tl.constexpr,
     FOLD_DOT: tl.constexpr,
+    FOLD_EVERY_STEP: tl.constexpr,
 ):
     """One ReplaySSM decode step for row i_b, value head i_hv.
 
@@ -56,7 +57,10 @@ def replay_decode_kernel(
         p_cursor = cursor_ptr + i_slot * HV + i_hv
         n = tl.load(p_cursor)
         m_l = o_l < n
-        FLUSH = n + 1 >= L
+        # A full ring folds; with FOLD_EVERY_STEP (the small-batch dispatch, where
+        # launch latency rules and a replay step costs more than a conventional one)
+        # every step folds, so the state stays a plain checkpoint (cursor 0).
+        FLUSH = (n + 1 >= L) | FOLD_EVERY_STEP
         # -- the current token: key-axis and scalar quantities ---------------------
         b_q = tl.load(q_ptr + i_b * stride_q + i_kh * K + o_k, mask=m_k, other=0.0).to(tl.float32)
         b_k = tl.load(k_ptr + i_b * stride_k + i_kh * K + o_k, mask=m_k, other=0.0).to(tl.float32)
