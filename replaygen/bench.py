@@ -103,7 +103,7 @@ def run_suite(args, log=print, progress=None) -> dict:
                 p = kern.plan
                 tasks.append((variant, dict(L=L, state_dtype="fp32", record_dtype="bf16",
                                             **p.config.dim_map), sorted(launches, key=str),
-                              tuple(args.batches)))
+                              tuple(args.batches), str(device)))
     t0 = time.perf_counter()
     precompile(tasks, args.jobs, log)
     log(f"precompiled in {time.perf_counter() - t0:.1f} s")
@@ -120,42 +120,29 @@ def run_suite(args, log=print, progress=None) -> dict:
         for b, fn, note in found:
             if fn is None:
                 notes.append(f"{variant}: baseline {b.name} skipped: {note}")
-        for i, (L, kern) in enumerate(kerns.items()):
-            work = Workload(kern, slots, device)
+        for L, kern in kerns.items():
+            try:
+                work = Workload(kern, slots, device)
+            except Exception as exc:  # noqa: BLE001 - reported, the suite goes on
+                notes.append(f"{kern.name}: buffers failed: {type(exc).__name__}: {str(exc)[:300]}")
+                continue
             for rows_ in args.batches:
                 r = dict(variant=variant, config=config, kernel=kern.name, L=L, batch=rows_,
                          state_dtype="fp32", record_dtype="bf16", input_dtype="bf16",
                          launch=_launch_used(kern, rows_, device),
                          fold_every_step=rows_ < kern.fold_below_rows)
-                if i == 0:      # the conventional step does not depend on L: once per batch
-                    c = {"conventional": timer(lambda: work.conventional(rows_))}
+                try:
+                    if rows_ not in conventional:   # independent of L: once per batch
+                        conventional[rows_] = _conventional_times(kern, work, rows_, found, timer,
+                                                                  args.eager, notes)
+                    r.update(conventional[rows_])
+                    r.update(work.time_replay(timer, rows_))
                     if args.eager:
-                        c["conventional_eager"] = timer(lambda: work.conventional(rows_), graph=False)
-                    c["baselines"] = {}
-                    for b, fn, note in found:
-                        if fn is None:
-                            continue
-                        try:
-                            step, check = B.prepare(b, fn, kern, work, rows_)
-                            entry = dict(source=note, **check)
-                            if check["ok"]:
-                                entry["ms"] = timer(step)
-                                if args.eager:
-                                    entry["ms_eager"] = timer(step, graph=False)
-                            else:
-                                notes.append(f"{variant} {config} batch {rows_}: {b.name} output "
-                                             f"differs from ours (out {check['err_out']:.2e}, "
-                                             f"state {check['err_state']:.2e}); not timed")
-                        except Exception as exc:  # noqa: BLE001 - reported, suite goes on
-                            entry = dict(source=note, ok=False, error=f"{type(exc).__name__}: {str(exc)[:300]}")
-                            notes.append(f"{variant} {config} batch {rows_}: {b.name} failed: {entry['error']}")
-                        c["baselines"][b.name] = entry
-                    conventional[rows_] = c
-                r.update(conventional[rows_])
-                r.update(work.time_replay(timer, rows_))
-                if args.eager:
-                    for k, v in work.time_replay(timer, rows_, graph=False).items():
-                        r[k + "_eager"] = v
+                        for k, v in work.time_replay(timer, rows_, graph=False).items():
+                            r[k + "_eager"] = v
+                except Exception as exc:  # noqa: BLE001 - reported in the row, the suite goes on
+                    r["error"] = f"{type(exc).__name__}: {str(exc)[:300]}"
+                    notes.append(f"{kern.name} batch {rows_}: {r['error']}")
                 r.update(_bytes(kern, rows_))
                 derive_ratios(r, copy["best"])
                 rows.append(r)
@@ -167,6 +154,35 @@ def run_suite(args, log=print, progress=None) -> dict:
     report["complete"] = True
     report["notes"] = list(dict.fromkeys(notes))     # one line per distinct skip
     return report
+
+
+def _conventional_times(kern, work, rows, found, timer, eager, notes) -> dict:
+    """Our conventional step and every available external baseline (checked first) at
+    `rows` rows, on the workload's pool."""
+    from . import baselines as B
+    c = {"conventional": timer(lambda: work.conventional(rows))}
+    if eager:
+        c["conventional_eager"] = timer(lambda: work.conventional(rows), graph=False)
+    c["baselines"] = {}
+    for b, fn, note in found:
+        if fn is None:
+            continue
+        where = f"{kern.plan.spec_name} {kern.name} batch {rows}: {b.name}"
+        try:
+            step, check = B.prepare(b, fn, kern, work, rows)
+            entry = dict(source=note, **check)
+            if check["ok"]:
+                entry["ms"] = timer(step)
+                if eager:
+                    entry["ms_eager"] = timer(step, graph=False)
+            else:
+                notes.append(f"{where} differs from ours (out {check['err_out']:.2e}, state "
+                             f"{check['err_state']:.2e}); not timed")
+        except Exception as exc:  # noqa: BLE001 - reported, the suite goes on
+            entry = dict(source=note, ok=False, error=f"{type(exc).__name__}: {str(exc)[:300]}")
+            notes.append(f"{where} failed: {entry['error']}")
+        c["baselines"][b.name] = entry
+    return c
 
 
 def derive_ratios(r: dict, copy_bps: float) -> None:

@@ -247,27 +247,30 @@ def _compile_worker(task) -> int:
     """In a spawned process: compile the launches of one configuration (padding rows only)
     at every batch size (size-based choices in decode may differ between them)."""
     from .runtime import load
-    variant, load_kwargs, launches, batches = task
+    variant, load_kwargs, launches, batches, device = task
     kern = load(variant, tuning=False, **load_kwargs)
-    work = Workload(kern, 16, "cuda", init=False, rows=max(batches))
+    work = Workload(kern, 16, device, init=False, rows=max(batches))
     for kernel, launch in launches:
         kern.forced = {kernel: launch} if launch is not None else {}
         for rows in batches:
             work.compile_only(kernel, rows)
-    torch.cuda.synchronize()
+    if work.device.type == "cuda":
+        torch.cuda.synchronize()
     return len(launches)
 
 
 def precompile(tasks, jobs: int, log=print) -> None:
     """Fill Triton's on-disk cache for `tasks` [(variant, load kwargs, [(kernel, Launch or
-    None: the plan's choice)], batch sizes)] with `jobs` spawned processes, so the
+    None: the plan's choice)], batch sizes, device)] with `jobs` spawned processes, so the
     timing loop (one process, one GPU stream) loads kernels instead of compiling them one
     by one. Compiling is CPU work (Triton's passes, ptxas) and dominates a sweep. Worker
     pools have 16 slots: Triton specialises integers on divisibility by 16 (and on == 1), so
     the timed pools, whose sizes are multiples of 16, get the same compiled code. Any
-    failure here is only lost time: the main process compiles what is missing."""
+    failure here is only lost time: the main process compiles what is missing. Returns
+    the number of tasks that failed."""
     if jobs <= 1 or not tasks:
-        return
+        return 0
+    failed = 0
     import concurrent.futures
     import multiprocessing
     ctx = multiprocessing.get_context("spawn")
@@ -277,10 +280,13 @@ def precompile(tasks, jobs: int, log=print) -> None:
                 try:
                     fut.result()
                 except Exception as exc:  # noqa: BLE001 - reported; the main process retries
+                    failed += 1
                     log(f"  precompile: {type(exc).__name__}: {str(exc)[:300]} "
                         "(compiled in the main process instead)")
     except Exception as exc:  # noqa: BLE001 - e.g. no process pool on this machine
         log(f"  precompile skipped: {type(exc).__name__}: {exc}")
+        return len(tasks)
+    return failed
 
 
 def pool_size(batches) -> int:

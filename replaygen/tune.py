@@ -84,14 +84,18 @@ def _measure(jobs: list[Job], todo: dict, batches, timer, device, workers, log, 
     for j in jobs:
         launches = [(k, c) for k in KERNELS for c in todo.get((id(j), k), [])]
         for i in range(0, len(launches), 4):     # chunks of 4 balance the workers
-            tasks.append((j.variant, j.load_kwargs(), launches[i:i + 4], tuple(batches)))
+            tasks.append((j.variant, j.load_kwargs(), launches[i:i + 4], tuple(batches), str(device)))
     t0 = time.perf_counter()
     precompile(tasks, workers, log)
     log(f"  compiled {sum(len(t[2]) for t in tasks)} launches in {time.perf_counter() - t0:.1f} s "
         f"({workers} processes)")
     t0 = time.perf_counter()
     for j in jobs:
-        work = Workload(j.kern, slots, device)
+        try:
+            work = Workload(j.kern, slots, device)
+        except Exception as exc:  # noqa: BLE001 - reported; the other configurations go on
+            log(f"  {j.kern.name}: buffers failed ({type(exc).__name__}: {str(exc)[:200]}); skipped")
+            continue
         for kernel in KERNELS:
             for cand in todo.get((id(j), kernel), []):
                 j.kern.forced = {kernel: cand}

@@ -173,3 +173,16 @@ def test_bench_dry_run(tiny, tmp_path):
     # the conventional step is measured once per batch and shared by every L
     assert rows[0]["conventional"] == rows[2]["conventional"]
     assert (tmp_path / "bench.md").is_file() and (tmp_path / "bench.csv").is_file()
+
+
+def test_precompile_workers(tmp_path):
+    """The spawned compile workers import replaygen, load a configuration and launch it on
+    padding rows with forced launches (in the interpreter here: the spawn, pickling and
+    worker path is what is checked; on a GPU the same launches fill Triton's cache)."""
+    dims = dict(H=1, HV=2, K=16, V=20, L=2, state_dtype="fp32", record_dtype="bf16")
+    tasks = [("gdn", dims, [("replay_decode", T.Launch(8, 1, 1)), ("fold", None),
+                            ("conventional_decode", T.Launch(16, 2, 3))], (1, 3), "cpu")] * 2
+    lines = []
+    assert perf.precompile(tasks, 2, lines.append) == 0, lines
+    broken = [("gdn", {**dims, "K": 0}, [("fold", None)], (1,), "cpu")]
+    assert perf.precompile(broken, 2, lines.append) == 1 and "ConfigError" in lines[-1]
