@@ -1,8 +1,8 @@
 """`replaygen tune` and `replaygen bench` on a CPU machine: argument parsing, the refusal
 without a GPU, the report writer on synthetic rows, and a dry run of both commands.
 
-The dry runs replace what only a GPU has (the CUDA-event timer, the copy bandwidth, the
-device check) with stand-ins and shrink the spec's named geometry to a tiny one, so the
+The dry runs replace the CUDA-event timer and the copy bandwidth (and on a CPU machine
+the device check) with stand-ins and shrink the spec's named geometry to a tiny one, so the
 commands' own logic runs end to end in the interpreter: workloads with real records,
 launches through the entry points with forced and tuned launch configurations, the
 selection of the fastest launch, the merge into tuning.json and the report files. The
@@ -116,8 +116,9 @@ class FakeTimer:
 
 
 @pytest.fixture
-def tiny(monkeypatch):
-    """gdn with one tiny named geometry; CPU stand-ins for the GPU-only pieces."""
+def tiny(monkeypatch, device):
+    """gdn with one tiny named geometry; stand-ins for the timer and the copy bandwidth
+    (and, on a CPU machine, for the GPU check)."""
     real = load_variant("gdn")
     small = dataclasses.replace(real, configs=(NamedConfig("tiny", {"H": 1, "HV": 2, "K": 16, "V": 20}),))
 
@@ -125,7 +126,7 @@ def tiny(monkeypatch):
         return small if name == "gdn" else load_variant(name, *a, **k)
     for mod in (spec_mod, runtime):
         monkeypatch.setattr(mod, "load_variant", fake_load_variant)
-    monkeypatch.setattr(perf, "require_cuda", lambda command: torch.device("cpu"))
+    monkeypatch.setattr(perf, "require_cuda", lambda command: torch.device(device))
     monkeypatch.setattr(perf, "Timer", FakeTimer)
     monkeypatch.setattr(perf, "copy_bandwidth", lambda device, timer: {"eager": 1e12, "graph": 1e12, "best": 1e12})
     monkeypatch.setattr(T, "BLOCK_VS", (8, 16))      # a small grid: the interpreter is slow
@@ -134,7 +135,7 @@ def tiny(monkeypatch):
     return small
 
 
-def test_tune_dry_run(tiny, tmp_path):
+def test_tune_dry_run(tiny, tmp_path, device):
     out = tmp_path / "gen"
     # an entry of another GPU already in the file is kept
     old = TuningTable()
@@ -144,9 +145,10 @@ def test_tune_dry_run(tiny, tmp_path):
                                      "--out", str(out), "--jobs", "1"])
     assert T.run(args, log=lambda *_: None) == 0
     table = TuningTable.read(out / "gdn" / TUNING_FILE, "gdn")
-    assert set(table.gpus()) == {"cpu", "NVIDIA A100"}
+    gpu = runtime.device_name(torch.device(device))
+    assert set(table.gpus()) == {gpu, "NVIDIA A100"}
     kern = runtime.load("gdn", config="tiny", L=3, state_dtype="fp32", record_dtype="bf16", tuning=False)
-    mine = [e for e in table.entries() if e[0] == "cpu"]
+    mine = [e for e in table.entries() if e[0] == gpu]
     assert {(c, k, b) for _, c, k, b, _, _ in mine} == {
         (kern.name, k, b) for k in ("replay_decode", "fold", "conventional_decode") for b in (1, 3)}
     for _, _, _, _, launch, info in mine:
@@ -155,7 +157,7 @@ def test_tune_dry_run(tiny, tmp_path):
     # the runtime now launches the tuned choices, and still computes the right thing
     tuned = runtime.load("gdn", config="tiny", L=3, state_dtype="fp32", record_dtype="bf16",
                          tuning=out / "gdn" / TUNING_FILE)
-    assert tuned.launch_args("fold", 3, "cpu")[0]["BV"] == table.lookup(kern.name, "fold", "cpu", 3).BV
+    assert tuned.launch_args("fold", 3, device)[0]["BV"] == table.lookup(kern.name, "fold", gpu, 3).BV
 
 
 def test_bench_dry_run(tiny, tmp_path):
@@ -175,14 +177,14 @@ def test_bench_dry_run(tiny, tmp_path):
     assert (tmp_path / "bench.md").is_file() and (tmp_path / "bench.csv").is_file()
 
 
-def test_precompile_workers(tmp_path):
+def test_precompile_workers(device):
     """The spawned compile workers import replaygen, load a configuration and launch it on
     padding rows with forced launches (in the interpreter here: the spawn, pickling and
     worker path is what is checked; on a GPU the same launches fill Triton's cache)."""
     dims = dict(H=1, HV=2, K=16, V=20, L=2, state_dtype="fp32", record_dtype="bf16")
     tasks = [("gdn", dims, [("replay_decode", T.Launch(8, 1, 1)), ("fold", None),
-                            ("conventional_decode", T.Launch(16, 2, 3))], (1, 3), "cpu")] * 2
+                            ("conventional_decode", T.Launch(16, 2, 3))], (1, 3), device)] * 2
     lines = []
     assert perf.precompile(tasks, 2, lines.append) == 0, lines
-    broken = [("gdn", {**dims, "K": 0}, [("fold", None)], (1,), "cpu")]
+    broken = [("gdn", {**dims, "K": 0}, [("fold", None)], (1,), device)]
     assert perf.precompile(broken, 2, lines.append) == 1 and "ConfigError" in lines[-1]
