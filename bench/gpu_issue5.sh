@@ -18,6 +18,6 @@ if ls bench/wheels/*.whl >/dev/null 2>&1; then   # fla-core and einops: the exte
         $PY -m pip install -q --no-deps --no-index bench/wheels/if-missing/*.whl 2>&1 | tail -3
 fi
 $PY -m pip list 2>/dev/null | grep -iE '^(torch|triton|fla-core|einops|matplotlib|vllm) ' | tee -a "$OUT/gpu.txt"
-timeout "${TUNE_TIMEOUT:-240}" $PY -m replaygen tune --all --out "$OUT/generated" 2>&1 | tee "$OUT/tune.log" | tail -12
-timeout "${BENCH_TIMEOUT:-280}" $PY -m replaygen bench --eager --tuning "$OUT/generated" \
+timeout "${TUNE_TIMEOUT:-240}" $PY -m replaygen tune --all --budget-s 200 --out "$OUT/generated" 2>&1 | tee "$OUT/tune.log" | tail -12
+timeout "${BENCH_TIMEOUT:-280}" $PY -m replaygen bench --eager --budget-s 220 --tuning "$OUT/generated" \
     --out "$OUT/bench" ${BENCH_ARGS:-} 2>&1 | tee "$OUT/bench.log" | tail -40

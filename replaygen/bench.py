@@ -114,7 +114,11 @@ def run_suite(args, log=print, progress=None) -> dict:
                                 variants=list(args.variants), eager=args.eager,
                                 quick=args.quick, reps=args.reps),
                   complete=False)
+    deadline = start + args.budget_s if args.budget_s else float("inf")
     for variant, config, kerns in plan:
+        if time.perf_counter() > deadline:
+            notes.append(f"time budget ({args.budget_s} s) reached: {variant} {config} not measured")
+            continue
         conventional = {}
         found = [(b, *B.find(b)) for b in B.for_spec(variant)]
         for b, fn, note in found:

@@ -332,6 +332,8 @@ def make_parser() -> argparse.ArgumentParser:
     t.add_argument("--jobs", type=positive_int, default=default_jobs(), metavar="N",
                    help="processes compiling ahead (1: compile while timing)")
     t.add_argument("--reps", type=positive_int, default=20, metavar="N", help="timed runs per median")
+    t.add_argument("--budget-s", type=positive_int, metavar="S",
+                   help="start no new configuration (or phase) after S seconds; what is done is written")
     t.set_defaults(run=tune, parser=t)
 
     bench_variants = [v for v in ("mamba2", "gdn", "kda") if v in variants] or variants
@@ -349,6 +351,8 @@ def make_parser() -> argparse.ArgumentParser:
     r.add_argument("--jobs", type=positive_int, default=default_jobs(), metavar="N",
                    help="processes compiling ahead (1: compile while timing)")
     r.add_argument("--reps", type=positive_int, default=20, metavar="N", help="timed runs per median")
+    r.add_argument("--budget-s", type=positive_int, metavar="S",
+                   help="start no new geometry after S seconds (the report says what was left out)")
     r.add_argument("--replot", type=Path, metavar="DIR",
                    help="only rewrite the CSV, markdown and PNG from DIR/bench.json (any machine)")
     r.set_defaults(run=bench, parser=r)

@@ -74,10 +74,12 @@ class Job:
                     **p.config.dim_map)
 
 
-def _measure(jobs: list[Job], todo: dict, batches, timer, device, workers, log, save=None):
+def _measure(jobs: list[Job], todo: dict, batches, timer, device, workers, log, save=None,
+             deadline=float("inf")):
     """Time every (job, kernel, launch) in `todo` at every batch: compile ahead in
     parallel, then time in this process, one configuration's buffers at a time; `save()`
-    after each configuration."""
+    after each configuration; configurations not started by `deadline` (perf_counter
+    seconds) are left as they are."""
     from .perf import Workload, pool_size, precompile
     slots = pool_size(batches)
     tasks = []
@@ -90,7 +92,10 @@ def _measure(jobs: list[Job], todo: dict, batches, timer, device, workers, log, 
     log(f"  compiled {sum(len(t[2]) for t in tasks)} launches in {time.perf_counter() - t0:.1f} s "
         f"({workers} processes)")
     t0 = time.perf_counter()
-    for j in jobs:
+    for n, j in enumerate(jobs):
+        if time.perf_counter() > deadline:
+            log(f"  time budget reached: {len(jobs) - n} configuration(s) not timed in this phase")
+            break
         try:
             work = Workload(j.kern, slots, device)
         except Exception as exc:  # noqa: BLE001 - reported; the other configurations go on
@@ -115,16 +120,20 @@ def _measure(jobs: list[Job], todo: dict, batches, timer, device, workers, log, 
     log(f"  timed in {time.perf_counter() - t0:.1f} s")
 
 
-def tune(jobs: list[Job], batches, timer, device, workers: int, log=print, save=None) -> None:
+def tune(jobs: list[Job], batches, timer, device, workers: int, log=print, save=None,
+         deadline=float("inf")) -> None:
     """Both phases; `save()` after each configuration, so a run cut short keeps what it
     measured."""
     todo = {(id(j), k): candidates(j.kern.plan) for j in jobs for k in KERNELS}
     log(f"phase 1: {sum(map(len, todo.values()))} (configuration, kernel, launch) at "
         f"{len(batches)} batch sizes")
-    _measure(jobs, todo, batches, timer, device, workers, log, save)
+    _measure(jobs, todo, batches, timer, device, workers, log, save, deadline)
+    if time.perf_counter() > deadline:
+        log("time budget reached: phase 2 skipped")
+        return
     todo = {(id(j), k): stage_candidates(j.times[k]) for j in jobs for k in STREAMING}
     log(f"phase 2 (num_stages): {sum(map(len, todo.values()))} more")
-    _measure(jobs, todo, batches, timer, device, workers, log, save)
+    _measure(jobs, todo, batches, timer, device, workers, log, save, deadline)
 
 
 def table_of(jobs: list[Job], gpu: str, meta: dict, batches) -> dict[str, TuningTable]:
@@ -193,7 +202,9 @@ def run(args, log=print) -> int:
             table.write(path, variant)
             if final:
                 log(f"wrote {path} ({len(table)} entries)")
-    tune(jobs, args.batches, timer, device, args.jobs, log, save=lambda: save(final=False))
+    deadline = start + args.budget_s if args.budget_s else float("inf")
+    tune(jobs, args.batches, timer, device, args.jobs, log, save=lambda: save(final=False),
+         deadline=deadline)
     save(final=True)
     log(f"replaygen tune: {time.perf_counter() - start:.0f} s")
     return 0
