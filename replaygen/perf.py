@@ -176,7 +176,6 @@ class Workload:
             kern.load_state(self.state, self.all_slots, draw((num_slots,) + kern.state_shape, 0.5))
             for _ in range(p.L - 1):      # real records in ring rows 0..L-2 of every slot
                 self.decode(num_slots)
-            self.cursor_saved = self.state.cursor.clone()
         L = p.L
         self.stagger = (torch.arange(num_slots, dtype=torch.int32, device=self.device) % L
                         ).view(-1, 1).expand_as(self.state.cursor).contiguous()
