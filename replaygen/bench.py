@@ -35,10 +35,13 @@ TIMES = ("conventional", "nonflush", "flush_step", "amortised")
 
 # -- the suite (GPU) ---------------------------------------------------------------------------
 def _launch_used(kern, rows, device) -> dict:
+    """The tiles and options each timed kernel launched with (tuned or the plan's)."""
+    from .plan import decode_is_chunked
     out = {}
     for k in ("replay_decode", "conventional_decode"):
         consts, launch = kern.launch_args(k, rows, device)
-        out[k] = {"BV": consts["BV"], **launch}
+        tiles = ("DBV", "BKT") if k == "replay_decode" and decode_is_chunked(kern.plan) else ("BV",)
+        out[k] = {**{t: consts[t] for t in tiles}, **launch}
     return out
 
 

@@ -2,9 +2,11 @@
 
 Input: a `Derivation` and a `KernelConfig` (dims, buffer length, precisions).
 Output: a `KernelPlan`: identity (name), constants, block sizes, the tensors each
-kernel takes, and the variant math printed to Triton (`Statement`s) for three contexts:
-the current token at head level (scalar and key-axis values), the current token per
-value tile, and the ring records as tiles ([BL, 1], [BL, BK] or [BL, BV]).
+kernel takes, and the variant math printed to Triton (`Statement`s) for these contexts:
+the current token at head level (scalar and key-axis values, and the whole-axis
+reductions), the current token per [BKT] chunk of the key axis (the decode kernel
+streams the checkpoint in [DBV, BKT] chunks), the current token per value tile, and the
+ring records as tiles ([BL], [BL, BK], [BL, BKT] or [BL, BV]).
 Invariants: templates do no arithmetic and make no variant decisions; every symbol a
 printed statement uses is defined earlier in the same context; dims are substituted
 as numbers (the kernels are specialised per configuration).
@@ -125,6 +127,19 @@ class KernelPlan:
     tile_code: tuple[Statement, ...]      # current token: value-axis values, per V tile
     record_head_code: tuple[Statement, ...]   # records as tiles: rec_key, rec_gate
     record_tile_code: tuple[Statement, ...]   # ... and rec_value, per value tile
+    # decode kernel: the checkpoint streamed in [DBV, BKT] chunks of the key axis
+    DBV: int              # decode value tile (usually the whole value dim: one pass)
+    DNV: int
+    BKT: int              # key-axis chunk
+    NK: int
+    decode_fold_dot: bool   # the decode kernel's flush folds a [DBV, BL] x [BL, BKT] dot
+    decode_warps: int
+    decode_template: str  # the decode kernel's structure: key chunks or value tiles
+    channel_gate: bool    # per-key-channel decay: decays are [BKT] per chunk, not scalars
+    chunk_tensors: tuple[TensorArg, ...]    # key-axis inputs/params loaded per chunk
+    chunk_code: tuple[Statement, ...]       # current token per key chunk: c_*, ct_*
+    record_scalar_code: tuple[Statement, ...]  # records: scalar gate rows [BL] (head level)
+    record_chunk_code: tuple[Statement, ...]   # records per key chunk: rec_key (, rec_gate)
     gate_rows: str        # broadcasts a record gate quantity to [BL, BK] ("[:, None]" if scalar)
     gate_mask: str        # broadcasts the row mask to the record gate's shape
     gate_cols: str        # broadcasts a checkpoint decay to [BV, BK] ("" if scalar)
@@ -155,20 +170,71 @@ def _pick_block_v(V: int, BK: int) -> int:
     return 16 if V >= 16 and BK >= 16 else _next_pow2(V)
 
 
-def value_tiling(K: int, V: int, L: int, BV: int) -> dict[str, int | bool]:
-    """The launch constants that follow from a value tile BV (the kernels take them as
-    tl.constexpr arguments, so one module launches with any BV): NV tiles cover V; the
-    fold uses tl.dot when every tile dim is >= 16 (FOLD_DOT), a broadcast sum otherwise;
-    the ring tile BL holds L rows, at least 16 for tl.dot (the extra rows are masked).
-    The plan's own choice and every tuned launch (replaygen/tuning.py) go through here."""
-    if isinstance(BV, bool) or not isinstance(BV, int) or BV < 1 or BV & (BV - 1):
-        raise ConfigError(f"the value tile BV must be a power of two, got {BV!r}")
-    BK = _next_pow2(K)
-    fold_dot = BK >= 16 and BV >= 16
-    BL = _next_pow2(L)
-    if fold_dot:
-        BL = max(BL, 16)
-    return {"BV": BV, "NV": -(-V // BV), "BL": BL, "FOLD_DOT": fold_dot}
+def _pick_decode_tiles(V: int, BK: int) -> tuple[int, int]:
+    """The key-chunked decode kernel's [DBV, BKT] checkpoint chunk: 32 key columns by 64
+    value rows when 64 divides V, else the whole value dim padded (at most 128). H200,
+    2026-11-29 (bench/results/proto-kchunk-*.json, sweep-kchunk-*.json): [64, 32] and
+    [128, 32] chunks were the fastest of 9 shapes (16 rows or 128 columns the slowest);
+    [64, 32] beat [128, 32] by 4% for GDN (V = 128) but lost 48% for Mamba-2 with
+    V = 80, whose second 64-row pass is mostly masked."""
+    return (64 if V % 64 == 0 else min(_next_pow2(V), 128)), min(BK, 32)
+
+
+KEY_CHUNKS = "replay_decode_kchunks.py.j2"
+VALUE_TILES = "replay_decode_vtiles.py.j2"
+
+
+def _pick_decode_template(channel_gate: bool) -> str:
+    """Structure of the decode kernel. Key chunks ([BV] accumulators, one layout) for
+    scalar decays: amortised per-token time on the H200 went from 0.432 to 0.312 ms
+    (Mamba-2, Nemotron-3 Nano 4B) and 0.251 to 0.230 ms (GDN, Qwen3.5-4B) at batch 256.
+    Value tiles (the whole key axis per tile) for per-channel decays: their decays are
+    [BL, K] tiles whose scan per key chunk cost more than it saved (KDA 0.283 -> 0.355 ms,
+    GLA 0.273 -> 0.461 ms; bench/results/gpu-check-kchunk-2026-11-29.json)."""
+    return VALUE_TILES if channel_gate else KEY_CHUNKS
+
+
+def decode_is_chunked(plan: "KernelPlan") -> bool:
+    """Whether the decode kernel streams [DBV, BKT] key chunks (its launch tiles are DBV and
+    BKT) rather than [BV, BK] value tiles."""
+    return plan.decode_template == KEY_CHUNKS
+
+
+def plan_tiles(plan: "KernelPlan", kernel: str) -> tuple[int, int | None, int]:
+    """The plan's own launch of `kernel` (replay_decode, fold, conventional_decode) as
+    (value tile, key chunk or None, num_warps): the fallback of every tuned launch."""
+    if kernel == "replay_decode":
+        if decode_is_chunked(plan):
+            return plan.DBV, plan.BKT, plan.decode_warps
+        return plan.BV, None, plan.decode_warps
+    return plan.BV, None, plan.num_warps
+
+
+def launch_constants(plan: "KernelPlan", kernel: str, BV: int, BKT: int | None = None
+                     ) -> dict[str, int | bool]:
+    """The tl.constexpr arguments that follow from a launch's tiles (the kernels take them
+    as arguments, so one module launches with any tiles): for the key-chunked decode
+    kernel BV is its value tile DBV (DNV passes cover V) and BKT its key chunk (NK chunks
+    cover BK); for the others BV is the value tile (NV tiles). A fold takes tl.dot when
+    every tile dim is >= 16 (FOLD_DOT / DECODE_FOLD_DOT), a broadcast sum otherwise; the
+    ring tile BL then holds at least 16 rows (the extra rows are masked). These are the
+    rules make_plan applies to its own choice (a test checks every committed module);
+    tuned launches (replaygen/tuning.py) go through here."""
+    for what, v in (("value tile", BV), ("key chunk", BKT)):
+        if v is not None and (isinstance(v, bool) or not isinstance(v, int) or v < 1 or v & (v - 1)):
+            raise ConfigError(f"the {what} must be a power of two, got {v!r}")
+    if kernel == "replay_decode" and decode_is_chunked(plan):
+        BKT = BKT or plan.BKT
+        if BKT > plan.BK:
+            raise ConfigError(f"the key chunk {BKT} exceeds the key block {plan.BK}")
+        out = {"DBV": BV, "DNV": -(-plan.V // BV), "BKT": BKT, "NK": plan.BK // BKT,
+               "DECODE_FOLD_DOT": BV >= 16 and BKT >= 16}
+        dot = out["DECODE_FOLD_DOT"] or plan.fold_dot
+    else:
+        out = {"BV": BV, "NV": -(-plan.V // BV), "FOLD_DOT": plan.BK >= 16 and BV >= 16}
+        dot = out["FOLD_DOT"] or plan.decode_fold_dot
+    out["BL"] = max(_next_pow2(plan.L), 16) if dot else _next_pow2(plan.L)
+    return out
 
 
 def _pick_num_warps(BV: int, BK: int) -> int:
@@ -185,8 +251,15 @@ def make_plan(deriv: Derivation, config: KernelConfig) -> KernelPlan:
     H, HV, K, V = (dims[g[r]] for r in ("key_heads", "value_heads", "key_dim", "value_dim"))
     L = config.buffer_length
     BK = _next_pow2(K)
-    tiling = value_tiling(K, V, L, config.block_v or _pick_block_v(V, BK))
-    BV, BL, fold_dot = tiling["BV"], tiling["BL"], tiling["FOLD_DOT"]
+    BV = config.block_v or _pick_block_v(V, BK)
+    BL = _next_pow2(L)
+    fold_dot = BK >= 16 and BV >= 16
+    DBV, BKT = _pick_decode_tiles(V, BK)
+    if config.block_v is not None:
+        DBV = config.block_v
+    decode_fold_dot = DBV >= 16 and BKT >= 16
+    if fold_dot or decode_fold_dot:
+        BL = max(BL, 16)   # tl.dot needs every tile dim >= 16; the extra rows are masked
     dim_subs = {sympy.Symbol(d): n for d, n in dims.items()}
     quantities = spec.quantities
     field_names = {f.name for f in deriv.fields}
@@ -229,6 +302,46 @@ def make_plan(deriv: Derivation, config: KernelConfig) -> KernelPlan:
             head_code.append(Statement(f"t_{role}", print_triton(subs(wanted[role]), names)))
     tile_code.append(Statement("t_value", print_triton(subs(t.value), names)))
 
+    # -- current token per key chunk -----------------------------------------------
+    # The decode kernel streams the checkpoint in [DBV, BKT] chunks of the key axis and
+    # recomputes the token's key-axis quantities per chunk (c_<name>, loads at the
+    # chunk's offsets). A sumsq inside them reduces the whole axis: it is computed once
+    # at head level (red_<i>, from the full-axis values) and enters the chunk as a scalar.
+    channel_gate = t.decay == "channel"
+    chunk_roles = {"query": t.query, "key": t.key}
+    if channel_gate:
+        chunk_roles["gate"] = t.gate
+    reductions: dict[sympy.Expr, sympy.Symbol] = {}
+
+    def hoist(e):
+        for node in sorted(e.atoms(sumsq), key=sympy.default_sort_key):
+            reductions.setdefault(node, sympy.Symbol(f"red_{len(reductions)}"))
+        return e.xreplace(reductions)
+
+    chunk_deps: list[str] = []
+
+    def need_chunk(expr):
+        for sym in hoist(expr).free_symbols:
+            q = quantities.get(sym.name)
+            if q is not None and q.axis == "K" and sym.name not in chunk_deps:
+                if q.kind == "derived":
+                    need_chunk(q.expr)
+                chunk_deps.append(sym.name)
+    for e in chunk_roles.values():
+        need_chunk(e)
+    chunk_names = {**names, **{sympy.Symbol(n): f"c_{n}" for n in chunk_deps}}
+    chunk_names.update({r: r.name for r in reductions.values()})
+    chunk_code = [Statement(f"c_{n}", print_triton(subs(hoist(quantities[n].expr)), chunk_names))
+                  for n in sorted(chunk_deps, key=list(quantities).index)
+                  if quantities[n].kind == "derived"]
+    chunk_code += [Statement(f"ct_{role}", print_triton(subs(hoist(e)), chunk_names))
+                   for role, e in chunk_roles.items()]
+    head_code += [Statement(r.name, print_triton(subs(node), names))
+                  for node, r in reductions.items()]
+    chunk_tensors = tuple(TensorArg(q.name, q.head, q.axis, q.optional, q.kind == "input")
+                          for q in spec.inputs() + spec.params()
+                          if q.name in chunk_deps and q.axis == "K")
+
     # -- records as tiles ---------------------------------------------------------
     derived_not_stored = {sympy.Symbol(n): q.expr for n, q in quantities.items()
                           if q.kind == "derived" and n not in field_names}
@@ -265,6 +378,15 @@ def make_plan(deriv: Derivation, config: KernelConfig) -> KernelPlan:
         Statement("rec_gate", print_record(deriv.gate) if deriv.gate is not None
                   else "tl.zeros([BL], tl.float32)"))
     record_tile_code = (Statement("rec_value", print_record(deriv.value)),)
+    # the decode kernel's record contexts: scalar gate rows once per head, key-axis
+    # quantities per key chunk (ring fields loaded as [BL, BKT] tiles there)
+    gate_stmt = record_head_code[1]
+    record_scalar_code = () if channel_gate else (gate_stmt,)
+    record_chunk_code = (record_head_code[0],) + ((gate_stmt,) if channel_gate else ())
+    if any(sumsq in {type(a) for a in from_fields(e).atoms(sympy.Function)}
+           for e in (deriv.key, deriv.gate) if e is not None):
+        raise ConfigError(f"{spec.name}: a record's key or gate reduces over the key axis; "
+                          "the chunked decode kernel cannot evaluate it per chunk")
     if t.gate is None:
         head_code.append(Statement("t_gate", "0.0"))
     scalar_gate = t.decay != "channel"
@@ -281,17 +403,26 @@ def make_plan(deriv: Derivation, config: KernelConfig) -> KernelPlan:
     return KernelPlan(
         config=config, spec_name=spec.name, spec_hash=spec.source_hash,
         H=H, HV=HV, K=K, V=V, L=L, GROUP=HV // H, BK=BK, BV=BV, BL=BL,
-        NV=tiling["NV"], fold_dot=fold_dot,
-        # tf32x3 (three tf32 products) keeps fp32 accuracy in the fold of an fp32 or fp16
-        # checkpoint with far fewer registers than an FMA ("ieee") product; a bf16
-        # checkpoint's own rounding (2^-8) dwarfs plain tf32's (2^-11).
-        dot_precision="tf32" if config.state_dtype == "bf16" else "tf32x3",
+        NV=-(-V // BV), fold_dot=fold_dot,
+        # The fold's operands are records; their own rounding sets its error budget.
+        # bf16 records (2^-9 each; exactly representable in tf32) or a bf16 checkpoint
+        # (2^-8): plain tf32 (2^-11 on the decayed keys) stays well inside it, one tensor-
+        # core product instead of three. fp32 records into an fp32/fp16 checkpoint:
+        # tf32x3 (three tf32 products) keeps fp32 accuracy with far fewer registers than
+        # an FMA ("ieee") product.
+        dot_precision="tf32" if "bf16" in (config.state_dtype, config.record_dtype) else "tf32x3",
         num_warps=config.num_warps or _pick_num_warps(BV, BK),
         decay=t.decay, delta_rule=t.update == "delta",
         inputs=inputs, params=params, ring=ring,
         optional_flags=tuple(q.name for q in inputs if q.optional),
         head_code=tuple(head_code), tile_code=tuple(tile_code),
         record_head_code=record_head_code, record_tile_code=record_tile_code,
+        DBV=DBV, DNV=-(-V // DBV), BKT=BKT, NK=BK // BKT, decode_fold_dot=decode_fold_dot,
+        decode_warps=config.num_warps or (
+            _pick_num_warps(BV, BK) if channel_gate else max(1, min(8, DBV * BKT // 2048))),
+        decode_template=_pick_decode_template(channel_gate),
+        channel_gate=channel_gate, chunk_tensors=chunk_tensors, chunk_code=tuple(chunk_code),
+        record_scalar_code=record_scalar_code, record_chunk_code=record_chunk_code,
         gate_rows="[:, None]" if scalar_gate else "", gate_mask="" if scalar_gate else "[:, None]",
         gate_cols="" if scalar_gate else "[None, :]",
         replay_weight=print_triton(REPLAY_WEIGHT, weight_names),

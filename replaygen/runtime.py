@@ -21,7 +21,7 @@ import torch
 from .derive import derive
 from .emit import GENERATED_DIR
 from .errors import InputError
-from .plan import KernelPlan, make_config, make_plan, value_tiling
+from .plan import KernelPlan, launch_constants, make_config, make_plan
 from .render import render_module
 from .spec import Spec, load_spec, load_variant
 from .tuning import Launch, TuningTable, table_for
@@ -300,10 +300,10 @@ class Kernels:
         if launch is None and self.tuning is not None:
             launch = self.tuning.lookup(self.plan.name, kernel, device_name(device), rows)
         if launch is None:
-            hit = (self._consts, {"num_warps": self.module.NUM_WARPS})
+            warps = self.module.DECODE_WARPS if kernel == "replay_decode" else self.module.NUM_WARPS
+            hit = (self._consts, {"num_warps": warps})
         else:
-            p = self.plan
-            hit = ({**self._consts, **value_tiling(p.K, p.V, p.L, launch.BV)},
+            hit = ({**self._consts, **launch_constants(self.plan, kernel, launch.BV, launch.BKT)},
                    {"num_warps": launch.num_warps, "num_stages": launch.num_stages})
         self._launches[key] = hit
         return hit

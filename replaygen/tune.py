@@ -12,9 +12,11 @@ Invariants: throwaway buffers only (`perf.Workload`; never live state, never
 always a candidate, so a tuned entry is never slower than the fallback in the sweep (and
 replaces it only when faster by more than `MARGIN`).
 
-The grid, pruned: BV in {8, 16, 32, 64} up to V rounded up to a power of two; num_warps
-in {1, 2, 4, 8} keeping 8..64 tile elements per thread (fewer leaves threads idle, more
-spills registers: the 2026-11-29 sweeps in bench/results/); num_stages 3 (Triton's
+The grid, pruned: BV in {8, 16, 32, 64} up to V rounded up to a power of two, or for
+the key-chunked decode kernel [DBV, BKT] chunks with DBV in {16, 32, 64, 128} and BKT in
+{16, 32, 64}; num_warps in {1, 2, 4, 8} keeping 8..64 (chunks: 16..64) tile elements per
+thread (fewer leaves threads idle, more spills registers: the 2026-11-29 sweeps in
+bench/results/); num_stages 3 (Triton's
 default) first, then 1 and 2 for the two best (BV, warps) of the kernels that stream tiles
 through a loop (replay_decode, fold: the conventional kernel has no loop, so stages
 change nothing there). What is measured: replay_decode amortised per step over a whole
@@ -25,32 +27,46 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from .plan import _next_pow2
+from .plan import _next_pow2, decode_is_chunked, plan_tiles
 from .tuning import KERNELS, TUNING_FILE, Launch, TuningTable
 
 BLOCK_VS = (8, 16, 32, 64)
+# the key-chunked decode kernel's [DBV, BKT] chunks (main's sweeps: [64, 32] and [128, 32]
+# fastest of 9 shapes; bench/results/sweep-kchunk-*.json)
+DECODE_BLOCK_VS = (16, 32, 64, 128)
+BKT_CHOICES = (16, 32, 64)
 WARPS = (1, 2, 4, 8)
 DEFAULT_STAGES = 3          # Triton's default for CUDA: what the plan's launches get
 EXTRA_STAGES = (1, 2)
 STREAMING = ("replay_decode", "fold")   # kernels whose tiles go through a loop
 ELEMENTS_PER_THREAD = (8, 64)
+CHUNK_ELEMENTS_PER_THREAD = (16, 64)     # narrower: the chunk grid is two-dimensional
 # A launch replaces the plan's choice only when it is this much faster: medians of 5-20
 # CUDA-graph replays differ by about 1% from run to run, and a table should not flip
 # between near-equal launches at every sweep.
 MARGIN = 0.02
 
 
-def candidates(plan) -> list[Launch]:
-    """Phase 1: every (BV, num_warps) of the pruned grid at the default stage count, and
-    the plan's own choice."""
-    out = [Launch(plan.BV, plan.num_warps, DEFAULT_STAGES)]
-    lo, hi = ELEMENTS_PER_THREAD
-    for bv in BLOCK_VS:
+def candidates(plan, kernel: str) -> list[Launch]:
+    """Phase 1: the plan's own launch of `kernel`, and every tile and warp count of the
+    pruned grid at the default stage count: value tiles BV (tiles span the whole key
+    block), or for the key-chunked decode kernel [DBV, BKT] chunks."""
+    bv0, bkt0, w0 = plan_tiles(plan, kernel)
+    out = [Launch(bv0, w0, DEFAULT_STAGES, bkt0)]
+    chunked = kernel == "replay_decode" and decode_is_chunked(plan)
+    if chunked:
+        tiles = [(bv, bkt) for bv in DECODE_BLOCK_VS for bkt in BKT_CHOICES if bkt <= plan.BK]
+        lo, hi = CHUNK_ELEMENTS_PER_THREAD
+    else:
+        tiles = [(bv, None) for bv in BLOCK_VS]
+        lo, hi = ELEMENTS_PER_THREAD
+    for bv, bkt in tiles:
         if bv > _next_pow2(plan.V):
             continue
         for w in WARPS:
-            if lo <= bv * plan.BK / (32 * w) <= hi and Launch(bv, w, DEFAULT_STAGES) not in out:
-                out.append(Launch(bv, w, DEFAULT_STAGES))
+            cand = Launch(bv, w, DEFAULT_STAGES, bkt)
+            if lo <= bv * (bkt or plan.BK) / (32 * w) <= hi and cand not in out:
+                out.append(cand)
     return out
 
 
@@ -61,8 +77,8 @@ def stage_candidates(times: dict[Launch, dict[int, float]], keep: int = 2) -> li
     best = {b: min(t[b] for t in times.values() if b in t) for b in batches}
     score = {c: sum(t[b] / best[b] for b in t) / len(t) for c, t in times.items() if t}
     ranked = sorted(score, key=score.get)[:keep]
-    return [Launch(c.BV, c.num_warps, s) for c in ranked for s in EXTRA_STAGES
-            if Launch(c.BV, c.num_warps, s) not in times]
+    return [Launch(c.BV, c.num_warps, s, c.BKT) for c in ranked for s in EXTRA_STAGES
+            if Launch(c.BV, c.num_warps, s, c.BKT) not in times]
 
 
 class Job:
@@ -71,7 +87,8 @@ class Job:
     def __init__(self, variant, config_name, kern):
         self.variant, self.config_name, self.kern = variant, config_name, kern
         self.times: dict[str, dict[Launch, dict[int, float]]] = {k: {} for k in KERNELS}
-        self.plan_launch = Launch(kern.plan.BV, kern.plan.num_warps, DEFAULT_STAGES)
+        self.plan_launch = {k: Launch(bv, w, DEFAULT_STAGES, bkt)
+                            for k in KERNELS for bv, bkt, w in [plan_tiles(kern.plan, k)]}
 
     def load_kwargs(self):
         p = self.kern.plan
@@ -129,7 +146,7 @@ def tune(jobs: list[Job], batches, timer, device, workers: int, log=print, save=
          deadline=float("inf")) -> None:
     """Both phases; `save()` after each configuration, so a run cut short keeps what it
     measured."""
-    todo = {(id(j), k): candidates(j.kern.plan) for j in jobs for k in KERNELS}
+    todo = {(id(j), k): candidates(j.kern.plan, k) for j in jobs for k in KERNELS}
     log(f"phase 1: {sum(map(len, todo.values()))} (configuration, kernel, launch) at "
         f"{len(batches)} batch sizes")
     _measure(jobs, todo, batches, timer, device, workers, log, save, deadline)
@@ -153,22 +170,23 @@ def table_of(jobs: list[Job], gpu: str, meta: dict, batches) -> dict[str, Tuning
                 if not measured:
                     continue
                 best = min(measured, key=measured.get)
-                if measured.get(j.plan_launch, float("inf")) <= measured[best] * (1 + MARGIN):
-                    best = j.plan_launch
+                plan_launch = j.plan_launch[kernel]
+                if measured.get(plan_launch, float("inf")) <= measured[best] * (1 + MARGIN):
+                    best = plan_launch
                 info = {"ms": round(measured[best], 5)}
-                if j.plan_launch in measured:
-                    info["plan_ms"] = round(measured[j.plan_launch], 5)
+                if plan_launch in measured:
+                    info["plan_ms"] = round(measured[plan_launch], 5)
                 t.add(gpu, j.kern.name, kernel, b, best, **info)
     return tables
 
 
 def report(tables: dict[str, TuningTable], log=print) -> None:
-    log(f"\n{'configuration':<62} {'kernel':<20} {'batch':>5} {'BV':>3} {'w':>2} {'s':>2} "
+    log(f"\n{'configuration':<62} {'kernel':<20} {'batch':>5} {'BV':>3} {'BKT':>3} {'w':>2} {'s':>2} "
         f"{'ms':>9} {'plan ms':>9} {'gain':>6}")
     for t in tables.values():
         for gpu, config, kernel, b, launch, info in t.entries():
             gain = info.get("plan_ms", info["ms"]) / info["ms"]
-            log(f"{config:<62} {kernel:<20} {b:>5} {launch.BV:>3} {launch.num_warps:>2} "
+            log(f"{config:<62} {kernel:<20} {b:>5} {launch.BV:>3} {launch.BKT or '-':>3} {launch.num_warps:>2} "
                 f"{launch.num_stages:>2} {info['ms']:>9.4f} {info.get('plan_ms', float('nan')):>9.4f} "
                 f"{gain:>5.2f}x")
 

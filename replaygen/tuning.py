@@ -3,14 +3,14 @@
 Input: `generated/<variant>/tuning.json` (written by `replaygen tune`, replaygen/tune.py),
 or any file or `TuningTable` passed to `replaygen.load(tuning=...)`.
 Output: for a (kernel config name, kernel, GPU name, batch) the `Launch` to use
-(value tile BV, num_warps, num_stages), or None, in which case the plan's own choice
-(the module's CONSTEXPRS and NUM_WARPS) is used: on the CPU, on an untuned GPU, for an
+(value tile BV, optionally the decode kernel's key chunk BKT, num_warps, num_stages), or
+None, in which case the plan's own choice (the module's CONSTEXPRS and warps) is used: on the CPU, on an untuned GPU, for an
 untuned configuration.
 Invariants: a table is validated completely when it is loaded (`TuningError` naming the
 file, the entry and the reason); a lookup never compiles or times anything (Triton's
 first-use JIT aside: `Kernels.warmup` does that ahead of CUDA-graph capture); the
-constants that follow from BV (NV, BL, FOLD_DOT) come from `plan.value_tiling`, never
-from the file.
+constants that follow from the tiles (NV, DNV, NK, BL, FOLD_DOT, DECODE_FOLD_DOT) come
+from `plan.launch_constants`, never from the file.
 
 The file:
 
@@ -40,6 +40,7 @@ TUNING_FILE = "tuning.json"
 KERNELS = ("replay_decode", "fold", "conventional_decode")
 BATCH_BUCKETS = (1, 8, 64, 256, 512)
 ENTRY_KEYS = {"config", "kernel", "batch", "BV", "num_warps", "num_stages"}
+OPTIONAL_KEYS = {"BKT"}
 INFO_KEYS = {"ms", "plan_ms"}
 MAX_WARPS = 32        # Triton's limit (1024 threads)
 MAX_STAGES = 8
@@ -47,12 +48,19 @@ MAX_STAGES = 8
 
 @dataclass(frozen=True)
 class Launch:
+    """BV: the kernel's value tile (DBV for the key-chunked decode kernel); BKT: the key
+    chunk of the key-chunked decode kernel (None: the plan's); warps; pipeline stages."""
+
     BV: int
     num_warps: int
     num_stages: int
+    BKT: int | None = None
 
     def as_dict(self) -> dict[str, int]:
-        return {"BV": self.BV, "num_warps": self.num_warps, "num_stages": self.num_stages}
+        out = {"BV": self.BV, "num_warps": self.num_warps, "num_stages": self.num_stages}
+        if self.BKT is not None:
+            out["BKT"] = self.BKT
+        return out
 
 
 def _power_of_two(v, upper: int) -> bool:
@@ -158,7 +166,7 @@ class TuningTable:
                 seen.add(ident)
                 info = {k: e[k] for k in INFO_KEYS if k in e}
                 table.add(gpu, e["config"], e["kernel"], e["batch"],
-                          Launch(e["BV"], e["num_warps"], e["num_stages"]), **info)
+                          Launch(e["BV"], e["num_warps"], e["num_stages"], e.get("BKT")), **info)
         return table
 
     @classmethod
@@ -178,7 +186,7 @@ class TuningTable:
         if not isinstance(e, dict):
             self._fail(key, "must be an object")
         missing = sorted(ENTRY_KEYS - set(e))
-        extra = sorted(set(e) - ENTRY_KEYS - INFO_KEYS)
+        extra = sorted(set(e) - ENTRY_KEYS - OPTIONAL_KEYS - INFO_KEYS)
         if missing or extra:
             self._fail(key, f"missing keys {missing}, unknown keys {extra}")
         if not isinstance(e["config"], str) or not e["config"]:
@@ -189,6 +197,8 @@ class TuningTable:
             self._fail(key, f"'batch' must be an integer >= 1, got {e['batch']!r}")
         if not _power_of_two(e["BV"], 1 << 16):
             self._fail(key, f"'BV' must be a power of two, got {e['BV']!r}")
+        if "BKT" in e and not _power_of_two(e["BKT"], 1 << 16):
+            self._fail(key, f"'BKT' must be a power of two, got {e['BKT']!r}")
         if not _power_of_two(e["num_warps"], MAX_WARPS):
             self._fail(key, f"'num_warps' must be a power of two <= {MAX_WARPS}, got {e['num_warps']!r}")
         s = e["num_stages"]

@@ -132,6 +132,9 @@ def tiny(monkeypatch, device):
     monkeypatch.setattr(T, "BLOCK_VS", (8, 16))      # a small grid: the interpreter is slow
     monkeypatch.setattr(T, "WARPS", (1, 2))
     monkeypatch.setattr(T, "ELEMENTS_PER_THREAD", (1, 64))   # tiny tiles: keep 4 candidates
+    monkeypatch.setattr(T, "DECODE_BLOCK_VS", (16, 32))
+    monkeypatch.setattr(T, "BKT_CHOICES", (8, 16))
+    monkeypatch.setattr(T, "CHUNK_ELEMENTS_PER_THREAD", (1, 64))
     return small
 
 

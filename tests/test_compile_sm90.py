@@ -28,7 +28,7 @@ from triton.backends.compiler import GPUTarget  # noqa: E402
 from triton.compiler import ASTSource  # noqa: E402
 
 from replaygen.emit import GENERATED_DIR, default_configs  # noqa: E402
-from replaygen.plan import value_tiling  # noqa: E402
+from replaygen.plan import launch_constants  # noqa: E402
 from replaygen.runtime import load  # noqa: E402
 from replaygen.spec import available_variants, load_variant  # noqa: E402
 from replaygen.tuning import TUNING_FILE, TuningTable  # noqa: E402
@@ -63,10 +63,10 @@ def compile_kernel(kern, name, launch=None, **flags):
     mod = kern.module
     fn = getattr(mod, name)
     consts = {**mod.CONSTEXPRS, **flags}
-    options = {"num_warps": mod.NUM_WARPS}
+    options = {"num_warps": mod.DECODE_WARPS if name == "replay_decode_kernel" else mod.NUM_WARPS}
     if launch is not None:
-        p = kern.plan
-        consts.update(value_tiling(p.K, p.V, p.L, launch.BV))
+        kernel = {v[0]: k for k, v in TABLE_KERNELS.items()}[name]
+        consts.update(launch_constants(kern.plan, kernel, launch.BV, launch.BKT))
         options = {"num_warps": launch.num_warps, "num_stages": launch.num_stages}
     for p in fn.params:   # optional inputs: compile the variant with them present
         if p.is_constexpr and p.name not in consts:

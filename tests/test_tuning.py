@@ -22,7 +22,7 @@ from harness import ALL_CASES, Config, Harness, Step, same_bits, snapshot
 from replaygen import load
 from replaygen.emit import GENERATED_DIR, default_configs, orphans
 from replaygen.errors import TuningError
-from replaygen.plan import value_tiling
+from replaygen.plan import decode_is_chunked, launch_constants, plan_tiles
 from replaygen.runtime import device_name
 from replaygen.spec import available_variants, load_variant
 from replaygen.tuning import TUNING_FILE, Launch, TuningTable, bucket
@@ -105,16 +105,21 @@ def test_a_broken_table_given_to_load_is_reported(tmp_path):
 
 
 # -- generated tree -------------------------------------------------------------------------
-def test_committed_constants_follow_value_tiling():
-    """The plan's BV, NV, BL and FOLD_DOT in every committed module are exactly what
-    value_tiling derives from its BV: tuned launches use the same function."""
+def test_committed_constants_follow_launch_constants():
+    """The tile constants in every committed module are exactly what launch_constants
+    derives from the plan's own tiles, for each kernel: tuned launches use the same
+    function, so a table entry equal to the plan's choice launches the plan's code."""
     for v in available_variants():
         for cfg in default_configs(load_variant(v)):
             kern = load(v, L=cfg.buffer_length, state_dtype=cfg.state_dtype,
                         record_dtype=cfg.record_dtype, tuning=False, **cfg.dim_map)
             c, p = kern.module.CONSTEXPRS, kern.plan
-            tiling = value_tiling(p.K, p.V, p.L, c["BV"])
-            assert {k: c[k] for k in tiling} == tiling, cfg.name
+            for kernel in ("replay_decode", "fold", "conventional_decode"):
+                bv, bkt, warps = plan_tiles(p, kernel)
+                derived = launch_constants(p, kernel, bv, bkt)
+                assert {k: c[k] for k in derived} == derived, (cfg.name, kernel)
+                consts, launch = kern.launch_args(kernel, 4, "cpu")
+                assert consts == c and launch["num_warps"] == warps, (cfg.name, kernel)
 
 
 def test_committed_tables_are_valid():
@@ -134,10 +139,12 @@ def test_overrides_pin_the_launch():
     t = TuningTable()
     kern = load("gdn", H=1, HV=1, K=16, V=32, L=2, tuning=t)
     t.add(device_name(torch.device("cpu")), kern.name, "replay_decode", 1, Launch(8, 1, 1))
-    assert kern.launch_args("replay_decode", 4, "cpu")[0]["BV"] == 8
+    assert kern.launch_args("replay_decode", 4, "cpu")[0]["DBV"] == 8    # key-chunked decode
     pinned = load("gdn", H=1, HV=1, K=16, V=32, L=2, block_v=32, num_warps=4)
     assert pinned.tuning is None and pinned.name.endswith("__bv32_w4")
     consts, launch = pinned.launch_args("replay_decode", 4, "cpu")
+    assert consts["DBV"] == 32 and consts["DNV"] == 1 and launch == {"num_warps": 4}
+    consts, launch = pinned.launch_args("fold", 4, "cpu")
     assert consts["BV"] == 32 and consts["NV"] == 1 and launch == {"num_warps": 4}
     assert load("gdn", H=1, HV=1, K=16, V=32, L=2, tuning=False).tuning is None
 
@@ -145,8 +152,9 @@ def test_overrides_pin_the_launch():
 # -- tuned launches are correct ---------------------------------------------------------------
 @pytest.mark.parametrize("variant", ["gdn", "kda"])
 def test_tuned_launches_match_the_reference(variant, device):
-    """V = 20 with tuned BV 8, 16 and 32 (2-3 tiles, or one masked tile; FOLD_DOT off for
-    BV = 8), different per kernel and per batch bucket (launches of 2 and 3 rows)."""
+    """V = 20 with tuned value tiles 8, 16 and 32 (2-3 tiles, or one masked tile; the dot
+    fold off for 8) and, for the key-chunked decode kernel (gdn), key chunks 8 and 16,
+    different per kernel and per batch bucket (launches of 2 and 3 rows)."""
     cfg = Config(variant, H=1, ratio=2, K=16, V=20, L=3, state_dtype="fp32",
                  record_dtype="bf16", input_dtype="bf16",
                  optional=ALL_CASES[variant].optional_inputs)
@@ -155,13 +163,18 @@ def test_tuned_launches_match_the_reference(variant, device):
     table = TuningTable()
     name = h.kern.name
     table.add(gpu, name, "replay_decode", 2, Launch(8, 1, 1))
-    table.add(gpu, name, "replay_decode", 3, Launch(32, 2, 2))
+    table.add(gpu, name, "replay_decode", 3, Launch(32, 2, 2, BKT=8))
     table.add(gpu, name, "fold", 1, Launch(8, 2, 1))
     table.add(gpu, name, "conventional_decode", 1, Launch(16, 1, 1))
     h.kern.tuning = table
     h.kern._launches.clear()
-    assert h.kern.launch_args("replay_decode", 2, device)[0]["FOLD_DOT"] is False
-    assert h.kern.launch_args("replay_decode", 3, device)[0]["NV"] == 1
+    chunked = decode_is_chunked(h.kern.plan)
+    assert chunked == (variant == "gdn"), "the test means to cover both decode structures"
+    dot, passes = ("DECODE_FOLD_DOT", "DNV") if chunked else ("FOLD_DOT", "NV")
+    assert h.kern.launch_args("replay_decode", 2, device)[0][dot] is False
+    assert h.kern.launch_args("replay_decode", 3, device)[0][passes] == 1
+    if chunked:
+        assert h.kern.launch_args("replay_decode", 3, device)[0]["NK"] == 2
     assert h.kern.launch_args("conventional_decode", 3, device)[0]["NV"] == 2
     rows = [(0, 1), (0, 1, 2), (2, -1), (0, 1, 2), (1, 0), (2, 0, 1)]
     h.run([Step(r, flush=(1, -1) if i == 3 else None) for i, r in enumerate(rows)])

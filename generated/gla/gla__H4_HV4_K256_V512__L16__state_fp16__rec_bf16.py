@@ -2,8 +2,8 @@
 # the templates and run `replaygen build`.
 # kernel: gla__H4_HV4_K256_V512__L16__state_fp16__rec_bf16
 # spec sha256: 36122f13040de71defe4d970bdc00570c31722e9eb8ee58b6c25f64288b5a371
-# templates sha256: 5634de0d6aeac3f9f4c35201136ea249d48ccb4cd262749a123e4ee2b8a1ea37
-# generator sha256: f23ed1bab4adfda618ac77cf1330c86ff9335bec2c60a1958907b1fd7e374883
+# templates sha256: 03799c691e60e71eaf781c44ae733f941517cf6387beece92303f6901d2803eb
+# generator sha256: 28a96e2d7ce7f6e8cef419cc26b5ee561103134dea215152e9b4017e277079cf
 """ReplaySSM kernels for gla: gla__H4_HV4_K256_V512__L16__state_fp16__rec_bf16.
 
 Replay form: S_t = C·Diag(exp(G_t)) + Σ_j w_j (Diag(exp(G_t - G_j))·k_j)ᵀ,  G_j = Σ_(i<=j) g_i
@@ -15,8 +15,10 @@ import triton.language as tl
 # Launch constants of this configuration (passed as tl.constexpr arguments).
 CONSTEXPRS = dict(H=4, HV=4, K=256, V=512, L=16, GROUP=1,
                   BK=256, BV=16, BL=16, NV=32,
-                  FOLD_DOT=True)
+                  FOLD_DOT=True, DBV=64, DNV=8,
+                  BKT=32, NK=8, DECODE_FOLD_DOT=True)
 NUM_WARPS = 4
+DECODE_WARPS = 4
 
 
 @triton.jit
@@ -26,10 +28,11 @@ def replay_decode_kernel(
     out_ptr, stride_out,
     H: tl.constexpr, HV: tl.constexpr, K: tl.constexpr, V: tl.constexpr, L: tl.constexpr,
     GROUP: tl.constexpr, BK: tl.constexpr, BV: tl.constexpr, BL: tl.constexpr, NV: tl.constexpr,
-    FOLD_DOT: tl.constexpr,
+    FOLD_DOT: tl.constexpr, DBV: tl.constexpr, DNV: tl.constexpr, BKT: tl.constexpr, NK: tl.constexpr,
+    DECODE_FOLD_DOT: tl.constexpr,
     FOLD_EVERY_STEP: tl.constexpr,
 ):
-    """One ReplaySSM decode step for row i_b, value head i_hv.
+    """One ReplaySSM decode step for row i_b, value head i_hv (value-tile streaming).
 
     Output-only evaluation: o_t = C·(exp(G_t)·q) + Σ_j w_j ((exp(G_t - G_j)·k_j)·q), with
     C the checkpoint and j over the n committed records plus the current token. No state
@@ -103,7 +106,7 @@ def replay_decode_kernel(
                 # S_t = C·exp(G_t) + Σ_j w_j (exp(G_t - G_j)·k_j)ᵀ + w_t k_tᵀ
                 s_tile = c_tile * ck_weight[None, :] + w_t[:, None] * t_key[None, :]
                 if FOLD_DOT:  # one [BV, BL] x [BL, BK] product
-                    s_tile += tl.dot(tl.trans(rec_value), kw, input_precision="tf32x3")
+                    s_tile += tl.dot(tl.trans(rec_value), kw, input_precision="tf32")
                 else:  # tiles too small for tl.dot (a dim < 16): broadcast and reduce
                     s_tile += tl.sum(rec_value[:, :, None] * kw[:, None, :], axis=0)
                 tl.store(p_head + o_v[:, None] * K + o_k[None, :], s_tile.to(ckpt_ptr.dtype.element_ty), mask=m_v[:, None] & m_k[None, :])
@@ -133,7 +136,8 @@ def fold_kernel(
     dst_ptr, FLUSH: tl.constexpr,
     H: tl.constexpr, HV: tl.constexpr, K: tl.constexpr, V: tl.constexpr, L: tl.constexpr,
     GROUP: tl.constexpr, BK: tl.constexpr, BV: tl.constexpr, BL: tl.constexpr, NV: tl.constexpr,
-    FOLD_DOT: tl.constexpr,
+    FOLD_DOT: tl.constexpr, DBV: tl.constexpr, DNV: tl.constexpr, BKT: tl.constexpr, NK: tl.constexpr,
+    DECODE_FOLD_DOT: tl.constexpr,
 ):
     """Fold the committed records of row i_b, value head i_hv into its full state.
 
@@ -182,7 +186,7 @@ def fold_kernel(
             rec_value = tl.where(m_l[:, None], rec_value, 0.0)  # [BL, BV]
             s_tile = c_tile * ck_weight[None, :]
             if FOLD_DOT:  # one [BV, BL] x [BL, BK] product
-                s_tile += tl.dot(tl.trans(rec_value), kw, input_precision="tf32x3")
+                s_tile += tl.dot(tl.trans(rec_value), kw, input_precision="tf32")
             else:  # tiles too small for tl.dot (a dim < 16): broadcast and reduce
                 s_tile += tl.sum(rec_value[:, :, None] * kw[:, None, :], axis=0)
             if FLUSH:
@@ -207,7 +211,8 @@ def conventional_decode_kernel(
     out_ptr, stride_out,
     H: tl.constexpr, HV: tl.constexpr, K: tl.constexpr, V: tl.constexpr, L: tl.constexpr,
     GROUP: tl.constexpr, BK: tl.constexpr, BV: tl.constexpr, BL: tl.constexpr, NV: tl.constexpr,
-    FOLD_DOT: tl.constexpr,
+    FOLD_DOT: tl.constexpr, DBV: tl.constexpr, DNV: tl.constexpr, BKT: tl.constexpr, NK: tl.constexpr,
+    DECODE_FOLD_DOT: tl.constexpr,
 ):
     """The conventional decode step for row i_b, value head i_hv, value tile i_v:
     read the state tile, decay it, update it, read the output, write the state back."""

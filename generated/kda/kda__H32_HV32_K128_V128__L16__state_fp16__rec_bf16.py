@@ -2,8 +2,8 @@
 # the templates and run `replaygen build`.
 # kernel: kda__H32_HV32_K128_V128__L16__state_fp16__rec_bf16
 # spec sha256: d7b280d3f9391192f6c2a44a61319852a5b7b0e417e61bf7468954fc728e2095
-# templates sha256: 5634de0d6aeac3f9f4c35201136ea249d48ccb4cd262749a123e4ee2b8a1ea37
-# generator sha256: f23ed1bab4adfda618ac77cf1330c86ff9335bec2c60a1958907b1fd7e374883
+# templates sha256: 03799c691e60e71eaf781c44ae733f941517cf6387beece92303f6901d2803eb
+# generator sha256: 28a96e2d7ce7f6e8cef419cc26b5ee561103134dea215152e9b4017e277079cf
 """ReplaySSM kernels for kda: kda__H32_HV32_K128_V128__L16__state_fp16__rec_bf16.
 
 Replay form: S_t = C·Diag(exp(G_t)) + Σ_j u_j (Diag(exp(G_t - G_j))·k_j)ᵀ,  G_j = Σ_(i<=j) g_i
@@ -15,8 +15,10 @@ import triton.language as tl
 # Launch constants of this configuration (passed as tl.constexpr arguments).
 CONSTEXPRS = dict(H=32, HV=32, K=128, V=128, L=16, GROUP=1,
                   BK=128, BV=16, BL=16, NV=8,
-                  FOLD_DOT=True)
+                  FOLD_DOT=True, DBV=64, DNV=2,
+                  BKT=32, NK=4, DECODE_FOLD_DOT=True)
 NUM_WARPS = 2
+DECODE_WARPS = 2
 
 
 @triton.jit
@@ -26,10 +28,11 @@ def replay_decode_kernel(
     out_ptr, stride_out,
     H: tl.constexpr, HV: tl.constexpr, K: tl.constexpr, V: tl.constexpr, L: tl.constexpr,
     GROUP: tl.constexpr, BK: tl.constexpr, BV: tl.constexpr, BL: tl.constexpr, NV: tl.constexpr,
-    FOLD_DOT: tl.constexpr,
+    FOLD_DOT: tl.constexpr, DBV: tl.constexpr, DNV: tl.constexpr, BKT: tl.constexpr, NK: tl.constexpr,
+    DECODE_FOLD_DOT: tl.constexpr,
     FOLD_EVERY_STEP: tl.constexpr,
 ):
-    """One ReplaySSM decode step for row i_b, value head i_hv.
+    """One ReplaySSM decode step for row i_b, value head i_hv (value-tile streaming).
 
     Output-only evaluation: o_t = C·(exp(G_t)·q) + Σ_j w_j ((exp(G_t - G_j)·k_j)·q), with
     C the checkpoint and j over the n committed records plus the current token. No state
@@ -76,6 +79,8 @@ def replay_decode_kernel(
         t_key = b_k_hat
         t_gate = b_g
         t_beta = b_beta
+        red_0 = tl.sum((b_q) * (b_q), axis=0)
+        red_1 = tl.sum((b_k) * (b_k), axis=0)
         # -- committed records: keys and log decays --------------------------------
         r_k_hat = tl.load(ring_k_hat_ptr + ((i_slot * H + i_kh) * L + o_l[:, None]) * K + o_k[None, :], mask=m_l[:, None] & m_k[None, :], other=0.0).to(tl.float32)  # [BL, BK]
         r_g = tl.load(ring_g_ptr + ((i_slot * HV + i_hv) * L + o_l[:, None]) * K + o_k[None, :], mask=m_l[:, None] & m_k[None, :], other=0.0).to(tl.float32)  # [BL, BK]
@@ -114,7 +119,7 @@ def replay_decode_kernel(
                 # S_t = C·exp(G_t) + Σ_j w_j (exp(G_t - G_j)·k_j)ᵀ + w_t k_tᵀ
                 s_tile = c_tile * ck_weight[None, :] + w_t[:, None] * t_key[None, :]
                 if FOLD_DOT:  # one [BV, BL] x [BL, BK] product
-                    s_tile += tl.dot(tl.trans(rec_value), kw, input_precision="tf32x3")
+                    s_tile += tl.dot(tl.trans(rec_value), kw, input_precision="tf32")
                 else:  # tiles too small for tl.dot (a dim < 16): broadcast and reduce
                     s_tile += tl.sum(rec_value[:, :, None] * kw[:, None, :], axis=0)
                 tl.store(p_head + o_v[:, None] * K + o_k[None, :], s_tile.to(ckpt_ptr.dtype.element_ty), mask=m_v[:, None] & m_k[None, :])
@@ -144,7 +149,8 @@ def fold_kernel(
     dst_ptr, FLUSH: tl.constexpr,
     H: tl.constexpr, HV: tl.constexpr, K: tl.constexpr, V: tl.constexpr, L: tl.constexpr,
     GROUP: tl.constexpr, BK: tl.constexpr, BV: tl.constexpr, BL: tl.constexpr, NV: tl.constexpr,
-    FOLD_DOT: tl.constexpr,
+    FOLD_DOT: tl.constexpr, DBV: tl.constexpr, DNV: tl.constexpr, BKT: tl.constexpr, NK: tl.constexpr,
+    DECODE_FOLD_DOT: tl.constexpr,
 ):
     """Fold the committed records of row i_b, value head i_hv into its full state.
 
@@ -195,7 +201,7 @@ def fold_kernel(
             rec_value = tl.where(m_l[:, None], rec_value, 0.0)  # [BL, BV]
             s_tile = c_tile * ck_weight[None, :]
             if FOLD_DOT:  # one [BV, BL] x [BL, BK] product
-                s_tile += tl.dot(tl.trans(rec_value), kw, input_precision="tf32x3")
+                s_tile += tl.dot(tl.trans(rec_value), kw, input_precision="tf32")
             else:  # tiles too small for tl.dot (a dim < 16): broadcast and reduce
                 s_tile += tl.sum(rec_value[:, :, None] * kw[:, None, :], axis=0)
             if FLUSH:
@@ -220,7 +226,8 @@ def conventional_decode_kernel(
     out_ptr, stride_out,
     H: tl.constexpr, HV: tl.constexpr, K: tl.constexpr, V: tl.constexpr, L: tl.constexpr,
     GROUP: tl.constexpr, BK: tl.constexpr, BV: tl.constexpr, BL: tl.constexpr, NV: tl.constexpr,
-    FOLD_DOT: tl.constexpr,
+    FOLD_DOT: tl.constexpr, DBV: tl.constexpr, DNV: tl.constexpr, BKT: tl.constexpr, NK: tl.constexpr,
+    DECODE_FOLD_DOT: tl.constexpr,
 ):
     """The conventional decode step for row i_b, value head i_hv, value tile i_v:
     read the state tile, decay it, update it, read the output, write the state back."""
@@ -252,6 +259,8 @@ def conventional_decode_kernel(
         t_key = b_k_hat
         t_gate = b_g
         t_beta = b_beta
+        red_0 = tl.sum((b_q) * (b_q), axis=0)
+        red_1 = tl.sum((b_k) * (b_k), axis=0)
         b_v = tl.load(v_ptr + i_b * stride_v + i_hv * V + o_v, mask=m_v, other=0.0).to(tl.float32)
         t_value = b_v
         s_tile = s_tile.to(tl.float32) * tl.exp(t_gate)[None, :]
