@@ -288,6 +288,15 @@ def add_config_options(p: argparse.ArgumentParser, several_state_dtypes: bool) -
     p.add_argument("--record-dtype", choices=RECORD_DTYPES, help="record precision")
 
 
+def add_timing_options(p: argparse.ArgumentParser, unit: str) -> None:
+    """Options shared by the GPU commands (tune, bench)."""
+    p.add_argument("--jobs", type=positive_int, default=default_jobs(), metavar="N",
+                   help="processes compiling ahead (1: compile while timing)")
+    p.add_argument("--reps", type=positive_int, default=20, metavar="N", help="timed runs per median")
+    p.add_argument("--budget-s", type=positive_int, metavar="S",
+                   help=f"start no new {unit} after S seconds; what is measured is written")
+
+
 def make_parser() -> argparse.ArgumentParser:
     parser = Parser(prog="replaygen", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -329,11 +338,7 @@ def make_parser() -> argparse.ArgumentParser:
     t.add_argument("--record-dtype", choices=RECORD_DTYPES, default="bf16", help="record precision")
     t.add_argument("--out", type=Path, default=GENERATED_DIR, metavar="DIR",
                    help="tree of tuning files (default: the repository's generated/)")
-    t.add_argument("--jobs", type=positive_int, default=default_jobs(), metavar="N",
-                   help="processes compiling ahead (1: compile while timing)")
-    t.add_argument("--reps", type=positive_int, default=20, metavar="N", help="timed runs per median")
-    t.add_argument("--budget-s", type=positive_int, metavar="S",
-                   help="start no new configuration (or phase) after S seconds; what is done is written")
+    add_timing_options(t, "configuration (or phase)")
     t.set_defaults(run=tune, parser=t)
 
     bench_variants = [v for v in ("mamba2", "gdn", "kda") if v in variants] or variants
@@ -348,11 +353,7 @@ def make_parser() -> argparse.ArgumentParser:
                    help="smoke subset: first geometry per variant, batches 8,256, L 16")
     r.add_argument("--tuning", type=Path, metavar="DIR",
                    help="use DIR/<variant>/tuning.json where present (default: the committed tables)")
-    r.add_argument("--jobs", type=positive_int, default=default_jobs(), metavar="N",
-                   help="processes compiling ahead (1: compile while timing)")
-    r.add_argument("--reps", type=positive_int, default=20, metavar="N", help="timed runs per median")
-    r.add_argument("--budget-s", type=positive_int, metavar="S",
-                   help="start no new geometry after S seconds (the report says what was left out)")
+    add_timing_options(r, "geometry")
     r.add_argument("--replot", type=Path, metavar="DIR",
                    help="only rewrite the CSV, markdown and PNG from DIR/bench.json (any machine)")
     r.set_defaults(run=bench, parser=r)
