@@ -40,6 +40,10 @@ def require_cuda(command: str) -> torch.device:
 
 
 def commit() -> str:
+    """The commit measured: REPLAYGEN_COMMIT when set (a copied tree's .git may be stale,
+    as on the lent GPU machine), else git's HEAD (+dirty)."""
+    if os.environ.get("REPLAYGEN_COMMIT"):
+        return os.environ["REPLAYGEN_COMMIT"]
     try:
         out = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True,
                              text=True, timeout=10).stdout.strip()
