@@ -284,7 +284,12 @@ def _pick_decode_tiles(V: int, BK: int) -> tuple[int, int]:
     return (64 if V % 64 == 0 else min(_next_pow2(V), 128)), min(BK, 32)
 
 
-def _value_tiles(channel_gate: bool, ckpt: StateFormat, read: StateFormat | None) -> bool:
+KEY_CHUNKS = "replay_decode_kchunks.py.j2"
+VALUE_TILES = "replay_decode_vtiles.py.j2"
+
+
+def _pick_decode_template(channel_gate: bool, ckpt: StateFormat,
+                          read: StateFormat | None) -> str:
     """Structure of the decode kernel. Key chunks ([BV] accumulators, one layout) for
     scalar decays: amortised per-token time on the H200 went from 0.432 to 0.312 ms
     (Mamba-2, Nemotron-3 Nano 4B) and 0.251 to 0.230 ms (GDN, Qwen3.5-4B) at batch 256.
@@ -295,10 +300,51 @@ def _value_tiles(channel_gate: bool, ckpt: StateFormat, read: StateFormat | None
     quantises whole [BV, K] tiles (row and tile scales need the row's or tile's maximum
     before the first chunk is stored) and the state macros address whole rows."""
     precise = ckpt.kind != "plain" or ckpt.stochastic or read is not None
-    return channel_gate or precise
+    return VALUE_TILES if channel_gate or precise else KEY_CHUNKS
 
 
-DECODE_TEMPLATES = {True: "replay_decode_vtiles.py.j2", False: "replay_decode_kchunks.py.j2"}
+
+def decode_is_chunked(plan: "KernelPlan") -> bool:
+    """Whether the decode kernel streams [DBV, BKT] key chunks (its launch tiles are DBV and
+    BKT) rather than [BV, BK] value tiles."""
+    return plan.decode_template == KEY_CHUNKS
+
+
+def plan_tiles(plan: "KernelPlan", kernel: str) -> tuple[int, int | None, int]:
+    """The plan's own launch of `kernel` (replay_decode, fold, conventional_decode) as
+    (value tile, key chunk or None, num_warps): the fallback of every tuned launch."""
+    if kernel == "replay_decode":
+        if decode_is_chunked(plan):
+            return plan.DBV, plan.BKT, plan.decode_warps
+        return plan.BV, None, plan.decode_warps
+    return plan.BV, None, plan.num_warps
+
+
+def launch_constants(plan: "KernelPlan", kernel: str, BV: int, BKT: int | None = None
+                     ) -> dict[str, int | bool]:
+    """The tl.constexpr arguments that follow from a launch's tiles (the kernels take them
+    as arguments, so one module launches with any tiles): for the key-chunked decode
+    kernel BV is its value tile DBV (DNV passes cover V) and BKT its key chunk (NK chunks
+    cover BK); for the others BV is the value tile (NV tiles). A fold takes tl.dot when
+    every tile dim is >= 16 (FOLD_DOT / DECODE_FOLD_DOT), a broadcast sum otherwise; the
+    ring tile BL then holds at least 16 rows (the extra rows are masked). These are the
+    rules make_plan applies to its own choice (a test checks every committed module);
+    tuned launches (replaygen/tuning.py) go through here."""
+    for what, v in (("value tile", BV), ("key chunk", BKT)):
+        if v is not None and (isinstance(v, bool) or not isinstance(v, int) or v < 1 or v & (v - 1)):
+            raise ConfigError(f"the {what} must be a power of two, got {v!r}")
+    if kernel == "replay_decode" and decode_is_chunked(plan):
+        BKT = BKT or plan.BKT
+        if BKT > plan.BK:
+            raise ConfigError(f"the key chunk {BKT} exceeds the key block {plan.BK}")
+        out = {"DBV": BV, "DNV": -(-plan.V // BV), "BKT": BKT, "NK": plan.BK // BKT,
+               "DECODE_FOLD_DOT": BV >= 16 and BKT >= 16}
+        dot = out["DECODE_FOLD_DOT"] or plan.fold_dot
+    else:
+        out = {"BV": BV, "NV": -(-plan.V // BV), "FOLD_DOT": plan.BK >= 16 and BV >= 16}
+        dot = out["FOLD_DOT"] or plan.decode_fold_dot
+    out["BL"] = max(_next_pow2(plan.L), 16) if dot else _next_pow2(plan.L)
+    return out
 
 
 def _pick_num_warps(BV: int, BK: int) -> int:
@@ -377,7 +423,7 @@ def make_plan(deriv: Derivation, config: KernelConfig) -> KernelPlan:
     # chunk's offsets). A sumsq inside them reduces the whole axis: it is computed once
     # at head level (red_<i>, from the full-axis values) and enters the chunk as a scalar.
     channel_gate = t.decay == "channel"
-    value_tiles = _value_tiles(channel_gate, ckpt, read)
+    decode_template = _pick_decode_template(channel_gate, ckpt, read)
     chunk_roles = {"query": t.query, "key": t.key}
     if channel_gate:
         chunk_roles["gate"] = t.gate
@@ -495,8 +541,9 @@ def make_plan(deriv: Derivation, config: KernelConfig) -> KernelPlan:
         record_head_code=record_head_code, record_tile_code=record_tile_code,
         DBV=DBV, DNV=-(-V // DBV), BKT=BKT, NK=BK // BKT, decode_fold_dot=decode_fold_dot,
         decode_warps=config.num_warps or (
-            _pick_num_warps(BV, BK) if value_tiles else max(1, min(8, DBV * BKT // 2048))),
-        decode_template=DECODE_TEMPLATES[value_tiles],
+            _pick_num_warps(BV, BK) if decode_template == VALUE_TILES
+            else max(1, min(8, DBV * BKT // 2048))),
+        decode_template=decode_template,
         channel_gate=channel_gate, chunk_tensors=chunk_tensors, chunk_code=tuple(chunk_code),
         record_scalar_code=record_scalar_code, record_chunk_code=record_chunk_code,
         gate_rows="[:, None]" if scalar_gate else "", gate_mask="" if scalar_gate else "[:, None]",

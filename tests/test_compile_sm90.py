@@ -1,4 +1,6 @@
-"""Every committed kernel compiles for the H200 (sm_90), checked on a CPU machine.
+"""Every committed kernel compiles for the H200 (sm_90), checked on a CPU machine: with
+the plan's launch choice, and with every launch the committed tuning tables
+(generated/<variant>/tuning.json) select.
 
 The Triton interpreter runs kernels as NumPy code and never type-checks them the way
 the compiler does (layouts, dot operand types, scf.if result types). Triton compiles to
@@ -26,9 +28,11 @@ import torch  # noqa: E402
 from triton.backends.compiler import GPUTarget  # noqa: E402
 from triton.compiler import ASTSource  # noqa: E402
 
-from replaygen.emit import default_configs  # noqa: E402
+from replaygen.emit import GENERATED_DIR, default_configs  # noqa: E402
+from replaygen.plan import launch_constants  # noqa: E402
 from replaygen.runtime import load  # noqa: E402
 from replaygen.spec import available_variants, load_variant  # noqa: E402
+from replaygen.tuning import TUNING_FILE, TuningTable  # noqa: E402
 
 TARGET = GPUTarget("cuda", 90, 32)
 TORCH_TO_TRITON = {torch.float32: "fp32", torch.bfloat16: "bf16", torch.float16: "fp16",
@@ -62,10 +66,16 @@ def signature(fn, kern, inputs="bf16"):
     return sig
 
 
-def compile_kernel(kern, name, **flags):
+def compile_kernel(kern, name, launch=None, **flags):
+    """Compile one kernel with the plan's launch choice, or a tuned `launch`."""
     mod = kern.module
     fn = getattr(mod, name)
     consts = {**mod.CONSTEXPRS, **flags}
+    options = {"num_warps": mod.DECODE_WARPS if name == "replay_decode_kernel" else mod.NUM_WARPS}
+    if launch is not None:
+        kernel = {v[0]: k for k, v in TABLE_KERNELS.items()}[name]
+        consts.update(launch_constants(kern.plan, kernel, launch.BV, launch.BKT))
+        options = {"num_warps": launch.num_warps, "num_stages": launch.num_stages}
     for p in fn.params:   # optional inputs: compile the variant with them present
         if p.is_constexpr and p.name not in consts:
             consts[p.name] = True
@@ -74,8 +84,7 @@ def compile_kernel(kern, name, **flags):
     src = ASTSource(fn, signature(fn, kern),
                     constexprs={(fn.arg_names.index(n),): v for n, v in consts.items()},
                     attrs=attrs)
-    warps = mod.DECODE_WARPS if name == "replay_decode_kernel" else mod.NUM_WARPS
-    return triton.compile(src, target=TARGET, options={"num_warps": warps})
+    return triton.compile(src, target=TARGET, options=options)
 
 
 def _ptxas_available():
@@ -92,8 +101,30 @@ KERNELS = (("replay_decode_kernel", {}), ("fold_kernel", {"FLUSH": True}),
            ("quantize_kernel", {}))
 
 
+TABLE_KERNELS = {"replay_decode": ("replay_decode_kernel", {}), "fold": ("fold_kernel", {"FLUSH": True}),
+                 "conventional_decode": ("conventional_decode_kernel", {})}
+
+
+def tuned_launches() -> list[tuple]:
+    """(variant, config, kernel, launch) of every committed tuning entry of a default
+    configuration (each distinct launch once)."""
+    by_name = {c.name: (v, c) for v, c in CONFIGS}
+    out = set()
+    for variant in available_variants():
+        path = GENERATED_DIR / variant / TUNING_FILE
+        if path.is_file():
+            for _, name, kernel, _, launch, _ in TuningTable.read(path, variant).entries():
+                if name in by_name:
+                    out.add((variant, by_name[name][1], kernel, launch))
+    return sorted(out, key=str)
+
+
+TUNED = tuned_launches()
+
+
 def compile_all() -> tuple[int, list[str]]:
-    """Compile every kernel of every default configuration: (count, failures)."""
+    """Compile every kernel of every default configuration, and every committed tuned
+    launch: (count, failures)."""
     failures, count = [], 0
     for variant, config in CONFIGS:
         kern = load(variant, L=config.buffer_length, state_dtype=config.state_dtype,
@@ -109,6 +140,15 @@ def compile_all() -> tuple[int, list[str]]:
                 assert ".entry " + name in compiled.asm["ptx"]
             except Exception as exc:  # report every failure, not only the first
                 failures.append(f"{config.name}:{name}{flags}: {exc}")
+    for variant, config, kernel, launch in TUNED:
+        kern = load(variant, L=config.buffer_length, state_dtype=config.state_dtype,
+                    record_dtype=config.record_dtype, tuning=False, **config.dim_map)
+        name, flags = TABLE_KERNELS[kernel]
+        count += 1
+        try:
+            assert ".entry " + name in compile_kernel(kern, name, launch, **flags).asm["ptx"]
+        except Exception as exc:
+            failures.append(f"{config.name}:{name}{flags} tuned {launch}: {exc}")
     return count, failures
 
 
@@ -118,7 +158,11 @@ def test_default_kernels_compile_for_sm90():
     proc = subprocess.run([sys.executable, __file__], env=env, capture_output=True,
                           text=True, timeout=900)
     assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-4000:]
-    assert ", 0 failed" in proc.stdout and "compiled 0 " not in proc.stdout
+    # every module has four kernels, a quantised copy's a fifth (quantize_kernel)
+    quantized = sum(c.read_dtype is not None or c.state_dtype in ("fp8", "nvfp4")
+                    for _, c in CONFIGS)
+    expected = len(CONFIGS) * (len(KERNELS) - 1) + quantized + len(TUNED)
+    assert f"compiled {expected} kernels, 0 failed" in proc.stdout, proc.stdout[-2000:]
 
 
 if __name__ == "__main__":

@@ -3,7 +3,7 @@
 # kernel: gdn__H16_HV32_K128_V128__L16__state_fp32__rec_bf16
 # spec sha256: 269ae606d36dd56b152535499facfacd42680cd4fda27f9a1b04094384a173fb
 # templates sha256: f5e050e227b5c44ec3765285f8f0a7ca5966c74063475702c7a7218f4e6ec43b
-# generator sha256: 35d858c17924d0d890cbb3de4c42dcc7e2a378c0d6f05c621117a97abe88cdcb
+# generator sha256: 398d726b05da3d55767f0df483c3e8a5e16c6eb91d341b9e90b427dc217bbd70
 """ReplaySSM kernels for gdn: gdn__H16_HV32_K128_V128__L16__state_fp32__rec_bf16.
 
 Replay form: S_t = C·exp(G_t) + Σ_j u_j (exp(G_t - G_j)·k_j)ᵀ,  G_j = Σ_(i<=j) g_i

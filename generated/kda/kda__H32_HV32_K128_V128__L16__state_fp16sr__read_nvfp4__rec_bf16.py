@@ -3,7 +3,7 @@
 # kernel: kda__H32_HV32_K128_V128__L16__state_fp16sr__read_nvfp4__rec_bf16
 # spec sha256: 900e043a38a9f7023de2cc4bf78d14388be9de5c6732cf3e1db42c3737507d77
 # templates sha256: f5e050e227b5c44ec3765285f8f0a7ca5966c74063475702c7a7218f4e6ec43b
-# generator sha256: 35d858c17924d0d890cbb3de4c42dcc7e2a378c0d6f05c621117a97abe88cdcb
+# generator sha256: 398d726b05da3d55767f0df483c3e8a5e16c6eb91d341b9e90b427dc217bbd70
 """ReplaySSM kernels for kda: kda__H32_HV32_K128_V128__L16__state_fp16sr__read_nvfp4__rec_bf16.
 
 Replay form: S_t = C·Diag(exp(G_t)) + Σ_j u_j (Diag(exp(G_t - G_j))·k_j)ᵀ,  G_j = Σ_(i<=j) g_i

@@ -3,7 +3,7 @@
 # kernel: mamba2__ngroups8_nheads96_dstate128_headdim80__L16__state_bf16__rec_bf16
 # spec sha256: b9b9d1221036064279430b56c5d997514355cbb9c52adf3b69fc5581e1456b5e
 # templates sha256: f5e050e227b5c44ec3765285f8f0a7ca5966c74063475702c7a7218f4e6ec43b
-# generator sha256: 35d858c17924d0d890cbb3de4c42dcc7e2a378c0d6f05c621117a97abe88cdcb
+# generator sha256: 398d726b05da3d55767f0df483c3e8a5e16c6eb91d341b9e90b427dc217bbd70
 """ReplaySSM kernels for mamba2: mamba2__ngroups8_nheads96_dstate128_headdim80__L16__state_bf16__rec_bf16.
 
 Replay form: S_t = C·exp(G_t) + Σ_j w_j (exp(G_t - G_j)·k_j)ᵀ,  G_j = Σ_(i<=j) g_i
