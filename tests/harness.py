@@ -137,11 +137,12 @@ FIXTURES: dict[str, VariantCase] = {c.name: c for c in (
 ALL_CASES = {**VARIANTS, **FIXTURES}
 
 
-def load_fixture(name: str, L: int, state_dtype: str, record_dtype: str, **dims):
-    """`replaygen.load` for a fixture spec in tests/fixtures/."""
+def load_case(variant: str, **options):
+    """`replaygen.load` for a shipped spec or a fixture, by name."""
     import replaygen
-    return replaygen.load(FIXTURE_DIR / f"{name}.toml", L=L, state_dtype=state_dtype,
-                          record_dtype=record_dtype, **dims)
+    if variant in FIXTURES:
+        return replaygen.load(FIXTURE_DIR / f"{variant}.toml", **options)
+    return replaygen.load(variant, **options)
 
 
 # -- tolerances ----------------------------------------------------------------------
@@ -283,6 +284,7 @@ class Config:
     input_dtype: str
     optional: tuple[str, ...] = ()
     strided: bool = False           # inputs and out with a padded batch stride
+    max_drafts: int = 1             # T_MAX of speculative verification
 
     @property
     def HV(self) -> int:
@@ -293,11 +295,9 @@ class Config:
         return ALL_CASES[self.variant]
 
     def load(self):
-        import replaygen
         dims = self.case.dims(self.H, self.HV, self.K, self.V)
-        loader = load_fixture if self.variant in FIXTURES else replaygen.load
-        return loader(self.variant, L=self.L, state_dtype=self.state_dtype,
-                      record_dtype=self.record_dtype, **dims)
+        return load_case(self.variant, L=self.L, state_dtype=self.state_dtype,
+                         record_dtype=self.record_dtype, max_drafts=self.max_drafts, **dims)
 
 
 @dataclass(frozen=True)
@@ -309,7 +309,7 @@ class Step:
 
 def snapshot(state) -> dict:
     return dict(checkpoint=state.checkpoint.clone(), cursor=state.cursor.clone(),
-                ring={n: t.clone() for n, t in state.ring.items()})
+                drafted=state.drafted.clone(), ring={n: t.clone() for n, t in state.ring.items()})
 
 
 @dataclass
@@ -326,6 +326,8 @@ class Harness:
     check_conventional: bool = True
     # test_mutations only: what the reference is told, (params, inputs) -> (params, inputs)
     reference_mutation: Callable[[dict, dict], tuple[dict, dict]] | None = None
+    # verify/commit in use: committed drafts are folded from records even when L = 1
+    speculative: bool = False
     kern: object = field(init=False)
 
     def __post_init__(self):
@@ -365,12 +367,12 @@ class Harness:
 
     def tol_state(self, slot) -> float:
         c = self.cfg
-        rec = c.record_dtype if c.L > 1 else None
+        rec = c.record_dtype if c.L > 1 or self.speculative else None
         return tolerance(records=rec, state=c.state_dtype, roundings=self.roundings[slot])
 
     def tol_out(self, slot) -> float:
         c = self.cfg
-        rec = c.record_dtype if c.L > 1 else None
+        rec = c.record_dtype if c.L > 1 or self.speculative else None
         return tolerance(out=c.input_dtype, records=rec, state=c.state_dtype,
                          roundings=self.roundings[slot])
 
