@@ -374,8 +374,12 @@ class Kernels:
         if not present:
             return 0   # _check_inputs reports the missing inputs
         name, t = present[0]
-        if t.dim() < 2:
-            raise InputError(f"'{name}' must have a draft axis: [rows, T, ...], got {_describe(t)}")
+        native = {q.name: self.shape_of(q) for q in self.spec.inputs()}.get(name)
+        if native is None:
+            return 0   # an unknown input: _check_inputs names it
+        if t.dim() != 2 + len(native):
+            raise InputError(f"'{name}' must have a draft axis: [rows, T, {', '.join(map(str, native))}]"
+                             f", got {_describe(t)}")
         T = t.shape[1]
         if T > self.plan.T_MAX:
             raise InputError(f"'{name}' holds T = {T} drafts per row, but these kernels take at most "

@@ -13,6 +13,7 @@ runs this file as a script in a child process.
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -39,9 +40,9 @@ def signature(fn, consts, state, record, inputs="bf16"):
         n = p.name
         if p.is_constexpr:
             sig[n] = "constexpr"
-        elif n in ("slots_ptr", "cursor_ptr"):
+        elif n in ("slots_ptr", "cursor_ptr", "drafted_ptr", "accepted_ptr", "num_drafts_ptr"):
             sig[n] = "*i32"
-        elif n in ("ckpt_ptr", "state_ptr"):
+        elif n in ("ckpt_ptr", "state_ptr", "snap_ptr"):
             sig[n] = "*" + state
         elif n == "dst_ptr":
             sig[n] = "*fp32"
@@ -78,8 +79,28 @@ def _ptxas_available():
 
 
 CONFIGS = [(v, c) for v in available_variants() for c in default_configs(load_variant(v))]
-KERNELS = (("replay_decode_kernel", {}), ("fold_kernel", {"FLUSH": True}),
-           ("fold_kernel", {"FLUSH": False}), ("conventional_decode_kernel", {}))
+KERNELS = (("replay_decode_kernel", {}), ("fold_kernel", {"FLUSH": True, "COMMIT": False}),
+           ("fold_kernel", {"FLUSH": False, "COMMIT": False}), ("conventional_decode_kernel", {}),
+           ("fold_kernel", {"FLUSH": True, "COMMIT": True}), ("verify_kernel", {}),
+           ("conventional_verify_kernel", {}), ("conventional_select_kernel", {}))
+# Speculative configurations (T_MAX = 8, L = 16, fp32 checkpoint, bf16 records: the
+# benchmark's) of each variant's first geometry: their verify kernel must not spill.
+SPEC_DRAFTS = 8
+
+
+def ptxas_usage(compiled) -> str:
+    """ptxas -v's register and spill line for a compiled kernel's PTX."""
+    import tempfile
+    from triton.backends.nvidia.compiler import get_ptxas
+    ptxas = get_ptxas(TARGET.arch)
+    ptxas = getattr(ptxas, "path", ptxas)
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "k.ptx"
+        path.write_text(compiled.asm["ptx"])
+        proc = subprocess.run([ptxas, "-v", f"--gpu-name=sm_{TARGET.arch}a", str(path), "-o",
+                               str(Path(tmp) / "k.cubin")], capture_output=True, text=True)
+    return " ".join(line.split(":", 1)[-1].strip() for line in proc.stderr.splitlines()
+                    if "registers" in line or "spill" in line)
 
 
 def compile_all() -> list[str]:
@@ -94,6 +115,14 @@ def compile_all() -> list[str]:
                 assert ".entry " + name in compiled.asm["ptx"]
             except Exception as exc:  # report every failure, not only the first
                 failures.append(f"{config.name}:{name}{flags}: {exc}")
+    for variant in available_variants():
+        kern = load(variant, config=load_variant(variant).configs[0].name, L=16,
+                    state_dtype="fp32", record_dtype="bf16", max_drafts=SPEC_DRAFTS)
+        usage = ptxas_usage(compile_kernel(kern, "verify_kernel"))
+        print(f"{kern.name}: verify_kernel: {usage}")
+        spills = [int(n) for n in re.findall(r"(\d+) bytes spill", usage)]
+        if not spills or any(spills):
+            failures.append(f"{kern.name}: verify_kernel spills (or no ptxas report): {usage}")
     return failures
 
 
@@ -104,6 +133,7 @@ def test_default_kernels_compile_for_sm90():
                           text=True, timeout=900)
     assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-4000:]
     assert f"compiled {len(CONFIGS) * len(KERNELS)} kernels" in proc.stdout
+    print(proc.stdout)
 
 
 if __name__ == "__main__":
