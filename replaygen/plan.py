@@ -179,11 +179,12 @@ def _pick_num_warps(BV: int, BK: int) -> int:
     return max(1, min(8, BV * BK // 1024))
 
 
-def _pick_verify_warps(BV: int, BK: int, BT: int) -> int:
-    """A verify program holds the drafts' [BT, BK] query (and key) tiles across the
-    checkpoint stream besides the decode's [BV, BK] tiles: one warp per 1024 elements of
-    the largest of them, and at least the decode's."""
-    return max(1, min(8, max(BV, BT) * BK // 1024))
+def _pick_verify_warps(BV: int, BK: int, channel_gate: bool) -> int:
+    """As the decode, but at least 4 warps with per-channel gates: their drafts carry a
+    [BT, BK] cumulative-gate tile and [BT, BK] pair decays besides the probes (ptxas,
+    sm_90, KDA at K = 128, T_MAX = 8: 255 registers and spills with 2 warps, 214 and none
+    with 4)."""
+    return max(_pick_num_warps(BV, BK), 4 if channel_gate else 1)
 
 
 def make_plan(deriv: Derivation, config: KernelConfig) -> KernelPlan:
@@ -333,7 +334,7 @@ def make_plan(deriv: Derivation, config: KernelConfig) -> KernelPlan:
         gate_expr=print_triton(subs(spec.output_gate), names) if spec.output_gate is not None else "",
         gate_condition=" and ".join(f"HAS_{n}" for n in gate_flags),
         write_value=deriv.written_value_name,
-        verify_warps=config.num_warps or _pick_verify_warps(BV, BK, BT),
+        verify_warps=config.num_warps or _pick_verify_warps(BV, BK, not scalar_gate),
         # A verify holds its [BT, BK] probe tile as an mma operand, replicated in every
         # warp (M = 16 is one mma row): tf32x3 splits it in two and spills at K = 128.
         # One tf32 product (2^-11) is far below a bf16 record's own rounding (2^-8),

@@ -2,8 +2,8 @@
 # the templates and run `replaygen build`.
 # kernel: gla__H4_HV4_K256_V512__L16__state_fp32__rec_bf16
 # spec sha256: 36122f13040de71defe4d970bdc00570c31722e9eb8ee58b6c25f64288b5a371
-# templates sha256: a4f9d26e679e2cc72d52dbcbedb150827bd3b0cb41ebf1ecd312c3e90897bc3f
-# generator sha256: b2bbbc10999a3a82f890c7597280e13e7282e2bf7e22bd56e265d1f2c4c7143b
+# templates sha256: 5c093ee3573055c9bcfacbeed1c135d3f4d98730baa8c458a65830de31880121
+# generator sha256: e67034c14e67ca223956f2ec6b2e445e6e52eb579594310d178051870d7ca5b0
 """ReplaySSM kernels for gla: gla__H4_HV4_K256_V512__L16__state_fp32__rec_bf16.
 
 Replay form: S_t = C·Diag(exp(G_t)) + Σ_j w_j (Diag(exp(G_t - G_j))·k_j)ᵀ,  G_j = Σ_(i<=j) g_i
@@ -331,26 +331,32 @@ def verify_kernel(
         G_d = tl.zeros([BT, BK], tl.float32) + G_n[None, :]  # per probe; absent: decay 1 from n
         S_d = tl.zeros([BT, BT], tl.float32)
         G_i = G_n
-        for i_d in range(T_MAX):  # a loop over n_d: the interpreter takes no tensor bounds
-            if i_d < n_d:
-                b_q = tl.load(q_ptr + (i_b * T_IN + i_d) * stride_q + i_kh * K + o_k, mask=m_k, other=0.0).to(tl.float32)
-                b_k = tl.load(k_ptr + (i_b * T_IN + i_d) * stride_k + i_kh * K + o_k, mask=m_k, other=0.0).to(tl.float32)
-                b_gk = tl.load(gk_ptr + (i_b * T_IN + i_d) * stride_gk + i_hv * K + o_k, mask=m_k, other=0.0).to(tl.float32)
-                b_g = 0.0625 * -tl.where((-b_gk) > 20.0, (-b_gk), tl.log(1.0 + tl.exp(tl.minimum((-b_gk), 20.0))))
-                t_query = 0.0625 * b_q
-                t_key = b_k
-                t_gate = b_g
-                G_i = G_i + t_gate
-                sel = o_t == i_d
-                P_d = tl.where(sel[:, None], t_query[None, :], P_d)
-                K_d = tl.where(sel[:, None], t_key[None, :], K_d)
-                G_d = tl.where(((o_t == i_d) | (o_t == T_MAX + i_d))[:, None], G_i[None, :], G_d)
-                kw_d = tl.where((o_t <= i_d)[:, None], tl.exp(-G_d + G_i[None, :]) * K_d, 0.0)  # [BT, BK]
-                s_row = tl.sum(kw_d * t_query[None, :], axis=1)  # [BT]: (exp(G_i - G_i') k_i')·q_i
-                S_d = tl.where(sel[:, None], s_row[None, :], S_d)
+        for i_d in tl.static_range(T_MAX):
+            # unrolled and branch-free (updates masked by `live`), so that every draft's
+            # loads can issue before the first draft's math; absent drafts reload the last
+            # present one (always in bounds) and change nothing
+            live = i_d < n_d
+            i_ld = tl.maximum(tl.minimum(i_d, n_d - 1), 0)
+            b_q = tl.load(q_ptr + (i_b * T_IN + i_ld) * stride_q + i_kh * K + o_k, mask=m_k, other=0.0).to(tl.float32)
+            b_k = tl.load(k_ptr + (i_b * T_IN + i_ld) * stride_k + i_kh * K + o_k, mask=m_k, other=0.0).to(tl.float32)
+            b_gk = tl.load(gk_ptr + (i_b * T_IN + i_ld) * stride_gk + i_hv * K + o_k, mask=m_k, other=0.0).to(tl.float32)
+            b_g = 0.0625 * -tl.where((-b_gk) > 20.0, (-b_gk), tl.log(1.0 + tl.exp(tl.minimum((-b_gk), 20.0))))
+            t_query = 0.0625 * b_q
+            t_key = b_k
+            t_gate = b_g
+            G_i = G_i + tl.where(live, t_gate, 0.0)
+            sel = (o_t == i_d) & live
+            P_d = tl.where(sel[:, None], t_query[None, :], P_d)
+            K_d = tl.where(sel[:, None], t_key[None, :], K_d)
+            G_d = tl.where((((o_t == i_d) | (o_t == T_MAX + i_d)) & live)[:, None], G_i[None, :], G_d)
+            kw_d = tl.where((o_t <= i_d)[:, None], tl.exp(-G_d + G_i[None, :]) * K_d, 0.0)  # [BT, BK]
+            s_row = tl.sum(kw_d * t_query[None, :], axis=1)  # [BT]: (exp(G_i - G_i') k_i')·q_i
+            S_d = tl.where(sel[:, None], s_row[None, :], S_d)
+            if live:
                 if i_hv % GROUP == 0:
                     tl.store(ring_k_ptr + ((i_slot * H + i_kh) * RING + n + i_d) * K + o_k, b_k.to(ring_k_ptr.dtype.element_ty), mask=m_k)
                 tl.store(ring_g_ptr + ((i_slot * HV + i_hv) * RING + n + i_d) * K + o_k, b_g.to(ring_g_ptr.dtype.element_ty), mask=m_k)
+                pass
         # -- every probe against the committed records (one product)
         P_ck = tl.exp(G_d) * P_d  # [BT, BK]
         P_w = tl.exp(-G_n[None, :] + G_d) * P_d

@@ -2,8 +2,8 @@
 # the templates and run `replaygen build`.
 # kernel: mamba2__ngroups8_nheads96_dstate128_headdim80__L16__state_bf16__rec_bf16
 # spec sha256: bc4bd711e08ea487aaddd63c7bf197e6e62cfe792a7fd41c105af9f530d98c6b
-# templates sha256: a4f9d26e679e2cc72d52dbcbedb150827bd3b0cb41ebf1ecd312c3e90897bc3f
-# generator sha256: b2bbbc10999a3a82f890c7597280e13e7282e2bf7e22bd56e265d1f2c4c7143b
+# templates sha256: 5c093ee3573055c9bcfacbeed1c135d3f4d98730baa8c458a65830de31880121
+# generator sha256: e67034c14e67ca223956f2ec6b2e445e6e52eb579594310d178051870d7ca5b0
 """ReplaySSM kernels for mamba2: mamba2__ngroups8_nheads96_dstate128_headdim80__L16__state_bf16__rec_bf16.
 
 Replay form: S_t = C·exp(G_t) + Σ_j w_j (exp(G_t - G_j)·k_j)ᵀ,  G_j = Σ_(i<=j) g_i
@@ -356,31 +356,37 @@ def verify_kernel(
         S_d = tl.zeros([BT, BT], tl.float32)
         d_delta = tl.zeros([BT], tl.float32)
         G_i = G_n
-        for i_d in range(T_MAX):  # a loop over n_d: the interpreter takes no tensor bounds
-            if i_d < n_d:
-                b_dt = tl.load(dt_ptr + (i_b * T_IN + i_d) * stride_dt + i_hv).to(tl.float32)
-                b_B = tl.load(B_ptr + (i_b * T_IN + i_d) * stride_B + i_kh * K + o_k, mask=m_k, other=0.0).to(tl.float32)
-                b_C = tl.load(C_ptr + (i_b * T_IN + i_d) * stride_C + i_kh * K + o_k, mask=m_k, other=0.0).to(tl.float32)
-                b_A_log = tl.load(A_log_ptr + i_hv).to(tl.float32)
-                b_dt_bias = tl.load(dt_bias_ptr + i_hv).to(tl.float32)
-                b_D = tl.load(D_ptr + i_hv).to(tl.float32)
-                b_delta = tl.where((b_dt + b_dt_bias) > 20.0, (b_dt + b_dt_bias), tl.log(1.0 + tl.exp(tl.minimum((b_dt + b_dt_bias), 20.0))))
-                b_g = -b_delta * tl.exp(b_A_log)
-                t_query = b_C
-                t_key = b_B
-                t_gate = b_g
-                G_i = G_i + t_gate
-                sel = o_t == i_d
-                P_d = tl.where(sel[:, None], t_query[None, :], P_d)
-                K_d = tl.where(sel[:, None], t_key[None, :], K_d)
-                G_d = tl.where(((o_t == i_d) | (o_t == T_MAX + i_d)), G_i, G_d)
-                d_delta = tl.where(sel, b_delta, d_delta)
-                kw_d = tl.where((o_t <= i_d)[:, None], tl.exp(-G_d + G_i)[:, None] * K_d, 0.0)  # [BT, BK]
-                s_row = tl.sum(kw_d * t_query[None, :], axis=1)  # [BT]: (exp(G_i - G_i') k_i')·q_i
-                S_d = tl.where(sel[:, None], s_row[None, :], S_d)
+        for i_d in tl.static_range(T_MAX):
+            # unrolled and branch-free (updates masked by `live`), so that every draft's
+            # loads can issue before the first draft's math; absent drafts reload the last
+            # present one (always in bounds) and change nothing
+            live = i_d < n_d
+            i_ld = tl.maximum(tl.minimum(i_d, n_d - 1), 0)
+            b_dt = tl.load(dt_ptr + (i_b * T_IN + i_ld) * stride_dt + i_hv).to(tl.float32)
+            b_B = tl.load(B_ptr + (i_b * T_IN + i_ld) * stride_B + i_kh * K + o_k, mask=m_k, other=0.0).to(tl.float32)
+            b_C = tl.load(C_ptr + (i_b * T_IN + i_ld) * stride_C + i_kh * K + o_k, mask=m_k, other=0.0).to(tl.float32)
+            b_A_log = tl.load(A_log_ptr + i_hv).to(tl.float32)
+            b_dt_bias = tl.load(dt_bias_ptr + i_hv).to(tl.float32)
+            b_D = tl.load(D_ptr + i_hv).to(tl.float32)
+            b_delta = tl.where((b_dt + b_dt_bias) > 20.0, (b_dt + b_dt_bias), tl.log(1.0 + tl.exp(tl.minimum((b_dt + b_dt_bias), 20.0))))
+            b_g = -b_delta * tl.exp(b_A_log)
+            t_query = b_C
+            t_key = b_B
+            t_gate = b_g
+            G_i = G_i + tl.where(live, t_gate, 0.0)
+            sel = (o_t == i_d) & live
+            P_d = tl.where(sel[:, None], t_query[None, :], P_d)
+            K_d = tl.where(sel[:, None], t_key[None, :], K_d)
+            G_d = tl.where((((o_t == i_d) | (o_t == T_MAX + i_d)) & live), G_i, G_d)
+            d_delta = tl.where(sel, b_delta, d_delta)
+            kw_d = tl.where((o_t <= i_d)[:, None], tl.exp(-G_d + G_i)[:, None] * K_d, 0.0)  # [BT, BK]
+            s_row = tl.sum(kw_d * t_query[None, :], axis=1)  # [BT]: (exp(G_i - G_i') k_i')·q_i
+            S_d = tl.where(sel[:, None], s_row[None, :], S_d)
+            if live:
                 if i_hv % GROUP == 0:
                     tl.store(ring_B_ptr + ((i_slot * H + i_kh) * RING + n + i_d) * K + o_k, b_B.to(ring_B_ptr.dtype.element_ty), mask=m_k)
                 tl.store(ring_delta_ptr + ((i_slot * HV + i_hv) * RING + n + i_d), b_delta.to(ring_delta_ptr.dtype.element_ty))
+                pass
         # -- every probe against the committed records (one product)
         P_ck = tl.exp(G_d)[:, None] * P_d  # [BT, BK]
         P_w = tl.exp(-G_n + G_d)[:, None] * P_d
@@ -388,6 +394,7 @@ def verify_kernel(
             S_c = tl.dot(P_w, tl.trans(kw), input_precision="tf32")
         else:
             S_c = tl.sum(P_w[:, None, :] * kw[None, :, :], axis=2)
+        b_delta = d_delta[:, None]  # per draft, for the value tiles
         for i_v in range(NV):
             o_v = i_v * BV + o_vb
             m_v = o_v < V
@@ -398,7 +405,6 @@ def verify_kernel(
             b_x = tl.load(x_ptr + (i_b * T_IN + o_t[:, None]) * stride_x + i_hv * V + o_v[None, :], mask=m_t[:, None] & m_v[None, :], other=0.0).to(tl.float32)  # [BT, BV]
             if HAS_z:
                 b_z = tl.load(z_ptr + (i_b * T_IN + o_t[:, None]) * stride_z + i_hv * V + o_v[None, :], mask=m_t[:, None] & m_v[None, :], other=0.0).to(tl.float32)  # [BT, BV]
-            b_delta = d_delta[:, None]
             t_value = b_delta * b_x
             r_x = tl.load(ring_x_ptr + ((i_slot * HV + i_hv) * RING + o_l[:, None]) * V + o_v[None, :], mask=m_l[:, None] & m_v[None, :], other=0.0).to(tl.float32)  # [BL, BV]
             rec_value = r_delta[:, None] * r_x
