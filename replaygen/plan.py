@@ -2,9 +2,11 @@
 
 Input: a `Derivation` and a `KernelConfig` (dims, buffer length, precisions).
 Output: a `KernelPlan`: identity (name), constants, block sizes, the tensors each
-kernel takes, and the variant math printed to Triton (`Statement`s) for three contexts:
-the current token at head level (scalar and key-axis values), the current token per
-value tile, and the ring records as tiles ([BL, 1], [BL, BK] or [BL, BV]).
+kernel takes, and the variant math printed to Triton (`Statement`s) for these contexts:
+the current token at head level (scalar and key-axis values, and the whole-axis
+reductions), the current token per [BKT] chunk of the key axis (the decode kernel
+streams the checkpoint in [DBV, BKT] chunks), the current token per value tile, and the
+ring records as tiles ([BL], [BL, BK], [BL, BKT] or [BL, BV]).
 Invariants: templates do no arithmetic and make no variant decisions; every symbol a
 printed statement uses is defined earlier in the same context; dims are substituted
 as numbers (the kernels are specialised per configuration).
@@ -135,6 +137,19 @@ class KernelPlan:
     tile_code: tuple[Statement, ...]      # current token: value-axis values, per V tile
     record_head_code: tuple[Statement, ...]   # records as tiles: rec_key, rec_gate
     record_tile_code: tuple[Statement, ...]   # ... and rec_value, per value tile
+    # decode kernel: the checkpoint streamed in [DBV, BKT] chunks of the key axis
+    DBV: int              # decode value tile (usually the whole value dim: one pass)
+    DNV: int
+    BKT: int              # key-axis chunk
+    NK: int
+    decode_fold_dot: bool   # the decode kernel's flush folds a [DBV, BL] x [BL, BKT] dot
+    decode_warps: int
+    decode_template: str  # the decode kernel's structure: key chunks or value tiles
+    channel_gate: bool    # per-key-channel decay: decays are [BKT] per chunk, not scalars
+    chunk_tensors: tuple[TensorArg, ...]    # key-axis inputs/params loaded per chunk
+    chunk_code: tuple[Statement, ...]       # current token per key chunk: c_*, ct_*
+    record_scalar_code: tuple[Statement, ...]  # records: scalar gate rows [BL] (head level)
+    record_chunk_code: tuple[Statement, ...]   # records per key chunk: rec_key (, rec_gate)
     gate_rows: str        # broadcasts a record gate quantity to [BL, BK] ("[:, None]" if scalar)
     gate_mask: str        # broadcasts the row mask to the record gate's shape
     gate_cols: str        # broadcasts a checkpoint decay to [BV, BK] ("" if scalar)
@@ -146,7 +161,6 @@ class KernelPlan:
     write_value: str                      # ring field holding the written value (delta: u)
     # speculative verification: drafts as [BT] / [BT, BK] tiles
     verify_warps: int
-    verify_precision: str                 # tl.dot input precision of a verify's products
     draft_scalars: tuple[str, ...]        # per-token scalars the value-tile code reads
     gate_tile: str                        # shape of the drafts' cumulative gates
     draft_weight: str                     # exp(G_d - G_n): decay from the committed end n to draft i
@@ -171,6 +185,26 @@ def _pick_block_v(V: int, BK: int) -> int:
     each program streams its head's checkpoint tile by tile with the next load in flight,
     and small tiles keep registers low and many programs resident."""
     return 16 if V >= 16 and BK >= 16 else _next_pow2(V)
+
+
+def _pick_decode_tiles(V: int, BK: int) -> tuple[int, int]:
+    """The key-chunked decode kernel's [DBV, BKT] checkpoint chunk: 32 key columns by 64
+    value rows when 64 divides V, else the whole value dim padded (at most 128). H200,
+    2026-11-29 (bench/results/proto-kchunk-*.json, sweep-kchunk-*.json): [64, 32] and
+    [128, 32] chunks were the fastest of 9 shapes (16 rows or 128 columns the slowest);
+    [64, 32] beat [128, 32] by 4% for GDN (V = 128) but lost 48% for Mamba-2 with
+    V = 80, whose second 64-row pass is mostly masked."""
+    return (64 if V % 64 == 0 else min(_next_pow2(V), 128)), min(BK, 32)
+
+
+def _pick_decode_template(channel_gate: bool) -> str:
+    """Structure of the decode kernel. Key chunks ([BV] accumulators, one layout) for
+    scalar decays: amortised per-token time on the H200 went from 0.432 to 0.312 ms
+    (Mamba-2, Nemotron-3 Nano 4B) and 0.251 to 0.230 ms (GDN, Qwen3.5-4B) at batch 256.
+    Value tiles (the whole key axis per tile) for per-channel decays: their decays are
+    [BL, K] tiles whose scan per key chunk cost more than it saved (KDA 0.283 -> 0.355 ms,
+    GLA 0.273 -> 0.461 ms; bench/results/gpu-check-kchunk-2026-11-29.json)."""
+    return "replay_decode_vtiles.py.j2" if channel_gate else "replay_decode_kchunks.py.j2"
 
 
 def _pick_num_warps(BV: int, BK: int) -> int:
@@ -208,9 +242,14 @@ def make_plan(deriv: Derivation, config: KernelConfig) -> KernelPlan:
     # them (rows T_MAX + i), so one product with each checkpoint tile serves both
     BT = _next_pow2(T_MAX * (2 if t.update == "delta" else 1))
     fold_dot = BK >= 16 and BV >= 16
+    DBV, BKT = _pick_decode_tiles(V, BK)
+    if config.block_v is not None:
+        DBV = config.block_v
+    decode_fold_dot = DBV >= 16 and BKT >= 16
+    if fold_dot or decode_fold_dot:
+        BL = max(BL, 16)   # tl.dot needs every tile dim >= 16; the extra rows are masked
     if fold_dot:
-        # tl.dot needs every tile dim >= 16; the extra rows are masked
-        BL, BLF, BT = max(BL, 16), max(BLF, 16), max(BT, 16)
+        BLF, BT = max(BLF, 16), max(BT, 16)
     dim_subs = {sympy.Symbol(d): n for d, n in dims.items()}
     quantities = spec.quantities
     field_names = {f.name for f in deriv.fields}
@@ -253,6 +292,46 @@ def make_plan(deriv: Derivation, config: KernelConfig) -> KernelPlan:
             head_code.append(Statement(f"t_{role}", print_triton(subs(wanted[role]), names)))
     tile_code.append(Statement("t_value", print_triton(subs(t.value), names)))
 
+    # -- current token per key chunk -----------------------------------------------
+    # The decode kernel streams the checkpoint in [DBV, BKT] chunks of the key axis and
+    # recomputes the token's key-axis quantities per chunk (c_<name>, loads at the
+    # chunk's offsets). A sumsq inside them reduces the whole axis: it is computed once
+    # at head level (red_<i>, from the full-axis values) and enters the chunk as a scalar.
+    channel_gate = t.decay == "channel"
+    chunk_roles = {"query": t.query, "key": t.key}
+    if channel_gate:
+        chunk_roles["gate"] = t.gate
+    reductions: dict[sympy.Expr, sympy.Symbol] = {}
+
+    def hoist(e):
+        for node in sorted(e.atoms(sumsq), key=sympy.default_sort_key):
+            reductions.setdefault(node, sympy.Symbol(f"red_{len(reductions)}"))
+        return e.xreplace(reductions)
+
+    chunk_deps: list[str] = []
+
+    def need_chunk(expr):
+        for sym in hoist(expr).free_symbols:
+            q = quantities.get(sym.name)
+            if q is not None and q.axis == "K" and sym.name not in chunk_deps:
+                if q.kind == "derived":
+                    need_chunk(q.expr)
+                chunk_deps.append(sym.name)
+    for e in chunk_roles.values():
+        need_chunk(e)
+    chunk_names = {**names, **{sympy.Symbol(n): f"c_{n}" for n in chunk_deps}}
+    chunk_names.update({r: r.name for r in reductions.values()})
+    chunk_code = [Statement(f"c_{n}", print_triton(subs(hoist(quantities[n].expr)), chunk_names))
+                  for n in sorted(chunk_deps, key=list(quantities).index)
+                  if quantities[n].kind == "derived"]
+    chunk_code += [Statement(f"ct_{role}", print_triton(subs(hoist(e)), chunk_names))
+                   for role, e in chunk_roles.items()]
+    head_code += [Statement(r.name, print_triton(subs(node), names))
+                  for node, r in reductions.items()]
+    chunk_tensors = tuple(TensorArg(q.name, q.head, q.axis, q.optional, q.kind == "input")
+                          for q in spec.inputs() + spec.params()
+                          if q.name in chunk_deps and q.axis == "K")
+
     # -- records as tiles ---------------------------------------------------------
     derived_not_stored = {sympy.Symbol(n): q.expr for n, q in quantities.items()
                           if q.kind == "derived" and n not in field_names}
@@ -289,6 +368,15 @@ def make_plan(deriv: Derivation, config: KernelConfig) -> KernelPlan:
         Statement("rec_gate", print_record(deriv.gate) if deriv.gate is not None
                   else "tl.zeros(o_l.shape, tl.float32)"))
     record_tile_code = (Statement("rec_value", print_record(deriv.value)),)
+    # the decode kernel's record contexts: scalar gate rows once per head, key-axis
+    # quantities per key chunk (ring fields loaded as [BL, BKT] tiles there)
+    gate_stmt = record_head_code[1]
+    record_scalar_code = () if channel_gate else (gate_stmt,)
+    record_chunk_code = (record_head_code[0],) + ((gate_stmt,) if channel_gate else ())
+    if any(sumsq in {type(a) for a in from_fields(e).atoms(sympy.Function)}
+           for e in (deriv.key, deriv.gate) if e is not None):
+        raise ConfigError(f"{spec.name}: a record's key or gate reduces over the key axis; "
+                          "the chunked decode kernel cannot evaluate it per chunk")
     if t.gate is None:
         head_code.append(Statement("t_gate", "0.0"))
     scalar_gate = t.decay != "channel"
@@ -316,16 +404,25 @@ def make_plan(deriv: Derivation, config: KernelConfig) -> KernelPlan:
         config=config, spec_name=spec.name, spec_hash=spec.source_hash,
         H=H, HV=HV, K=K, V=V, L=L, GROUP=HV // H, BK=BK, BV=BV, BL=BL,
         NV=-(-V // BV), T_MAX=T_MAX, RING=RING, BT=BT, BLF=BLF, fold_dot=fold_dot,
-        # tf32x3 (three tf32 products) keeps fp32 accuracy in the fold of an fp32 or fp16
-        # checkpoint with far fewer registers than an FMA ("ieee") product; a bf16
-        # checkpoint's own rounding (2^-8) dwarfs plain tf32's (2^-11).
-        dot_precision="tf32" if config.state_dtype == "bf16" else "tf32x3",
+        # The fold's operands are records; their own rounding sets its error budget.
+        # bf16 records (2^-9 each; exactly representable in tf32) or a bf16 checkpoint
+        # (2^-8): plain tf32 (2^-11 on the decayed keys) stays well inside it, one tensor-
+        # core product instead of three. fp32 records into an fp32/fp16 checkpoint:
+        # tf32x3 (three tf32 products) keeps fp32 accuracy with far fewer registers than
+        # an FMA ("ieee") product.
+        dot_precision="tf32" if "bf16" in (config.state_dtype, config.record_dtype) else "tf32x3",
         num_warps=config.num_warps or _pick_num_warps(BV, BK),
         decay=t.decay, delta_rule=t.update == "delta",
         inputs=inputs, params=params, ring=ring,
         optional_flags=tuple(q.name for q in inputs if q.optional),
         head_code=tuple(head_code), tile_code=tuple(tile_code),
         record_head_code=record_head_code, record_tile_code=record_tile_code,
+        DBV=DBV, DNV=-(-V // DBV), BKT=BKT, NK=BK // BKT, decode_fold_dot=decode_fold_dot,
+        decode_warps=config.num_warps or (
+            _pick_num_warps(BV, BK) if channel_gate else max(1, min(8, DBV * BKT // 2048))),
+        decode_template=_pick_decode_template(channel_gate),
+        channel_gate=channel_gate, chunk_tensors=chunk_tensors, chunk_code=tuple(chunk_code),
+        record_scalar_code=record_scalar_code, record_chunk_code=record_chunk_code,
         gate_rows="[:, None]" if scalar_gate else "", gate_mask="" if scalar_gate else "[:, None]",
         gate_cols=gate_cols,
         replay_weight=print_triton(REPLAY_WEIGHT, weight_names),
@@ -335,11 +432,6 @@ def make_plan(deriv: Derivation, config: KernelConfig) -> KernelPlan:
         gate_condition=" and ".join(f"HAS_{n}" for n in gate_flags),
         write_value=deriv.written_value_name,
         verify_warps=config.num_warps or _pick_verify_warps(BV, BK, not scalar_gate),
-        # A verify holds its [BT, BK] probe tile as an mma operand, replicated in every
-        # warp (M = 16 is one mma row): tf32x3 splits it in two and spills at K = 128.
-        # One tf32 product (2^-11) is far below a bf16 record's own rounding (2^-8),
-        # which the outputs and the delta rule's written values carry anyway.
-        verify_precision="tf32" if "bf16" in (config.record_dtype, config.state_dtype) else "tf32x3",
         draft_scalars=tuple(draft_scalars),
         gate_tile="[BT]" if scalar_gate else "[BT, BK]",
         draft_weight=print_triton(REPLAY_WEIGHT, {G_t: "G_d", G_j: "G_n" + gate_cols}),

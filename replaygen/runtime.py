@@ -141,6 +141,8 @@ class Kernels:
         self.record_dtype = TORCH_DTYPES[plan.record_dtype]
         self._consts = dict(module.CONSTEXPRS)
         self._has = {f"HAS_{n}": False for n in plan.optional_flags}
+        # Size-based dispatch: batches below this fold every step (see decode()).
+        self.fold_below_rows = 0
 
     def __repr__(self) -> str:
         return f"<replaygen.Kernels {self.plan.name}>"
@@ -182,8 +184,14 @@ class Kernels:
         state.drafted[slots.long()] = 0
 
     def decode(self, state: ReplayState, slots: torch.Tensor, *, out: torch.Tensor | None = None,
-               **inputs: torch.Tensor) -> torch.Tensor:
-        """One ReplaySSM decode step for each row; returns the outputs [rows, HV, V]."""
+               fold_every_step: bool | None = None, **inputs: torch.Tensor) -> torch.Tensor:
+        """One ReplaySSM decode step for each row; returns the outputs [rows, HV, V].
+
+        `fold_every_step` makes every row fold its records and the token into the
+        checkpoint (cursor back to 0): the conventional step's traffic, for batches too
+        small for the replay to pay. None (the default) decides by size: rows below
+        `self.fold_below_rows` (measured per configuration, 0 when unmeasured) fold.
+        """
         self._check_state(state)
         slots = self._check_slots(slots, state)
         rows = slots.shape[0]
@@ -195,7 +203,9 @@ class Kernels:
                 drafted_ptr=state.drafted,
                 ckpt_ptr=state.checkpoint, **self._ring_args(state), **args, **self._param_args(state.params),
                 out_ptr=out, stride_out=out.stride(0), **has, **self._consts,
-                num_warps=self.module.NUM_WARPS)
+                FOLD_EVERY_STEP=bool(fold_every_step if fold_every_step is not None
+                                     else rows < self.fold_below_rows),
+                num_warps=self.module.DECODE_WARPS)
         return out
 
     def _fold(self, state: ReplayState, slots, dst, flush: bool, accepted=None):

@@ -305,6 +305,7 @@ class Step:
     rows: tuple[int, ...]                 # slot of each batch row; -1 is padding
     flush: tuple[int, ...] | None = None  # explicit flush after the decode (may hold -1)
     reload: int | None = None             # slot given a fresh state before the decode
+    fold: bool = False                    # decode(fold_every_step=True): every row folds
 
 
 def snapshot(state) -> dict:
@@ -424,14 +425,15 @@ class Harness:
             self.conv_roundings[s] = 0
         self.check_pool("after load_state")
 
-    def decode(self, rows: tuple[int, ...]):
-        """One decode launch for `rows` and every check that applies after it."""
+    def decode(self, rows: tuple[int, ...], fold: bool = False):
+        """One decode launch for `rows` and every check that applies after it; `fold`
+        asks every row to fold (the small-batch dispatch)."""
         kern, st = self.kern, self.state
         slots = self._slots(rows)
         before = snapshot(st)
         inputs, inputs64 = self.make_inputs(len(rows))
         out = self.poisoned_out(len(rows))
-        ret = kern.decode(st, slots, out=out, **inputs)
+        ret = kern.decode(st, slots, out=out, fold_every_step=fold, **inputs)
         assert ret is out or ret.data_ptr() == out.data_ptr(), "decode did not write into out="
         conv = None
         if self.check_conventional:
@@ -455,7 +457,7 @@ class Harness:
             self.ref[s] = S_new
             self.out_scale.add(o_ref)
             floor = self.out_scale.floor(o_ref)
-            flushed = self.cursor[s] + 1 >= self.cfg.L
+            flushed = fold or self.cursor[s] + 1 >= self.cfg.L
             check(f"{where}: output of row {r} (slot {s}, ring position {self.cursor[s]})",
                   out[r], o_ref, self.tol_out(s), floor, self._log("out", o_ref))
             if conv is not None:
@@ -559,6 +561,6 @@ class Harness:
         for step in schedule:
             if step.reload is not None:
                 self.load([step.reload])
-            self.decode(step.rows)
+            self.decode(step.rows, step.fold)
             if step.flush is not None:
                 self.flush(step.flush)

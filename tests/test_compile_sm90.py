@@ -67,7 +67,8 @@ def compile_kernel(kern, name, **flags):
     src = ASTSource(fn, signature(fn, consts, kern.plan.state_dtype, kern.plan.record_dtype),
                     constexprs={(fn.arg_names.index(n),): v for n, v in consts.items()},
                     attrs=attrs)
-    warps = mod.VERIFY_WARPS if name == "verify_kernel" else mod.NUM_WARPS   # as the runtime
+    warps = {"replay_decode_kernel": mod.DECODE_WARPS,   # as the runtime launches them
+             "verify_kernel": mod.VERIFY_WARPS}.get(name, mod.NUM_WARPS)
     return triton.compile(src, target=TARGET, options={"num_warps": warps})
 
 

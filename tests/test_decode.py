@@ -144,6 +144,21 @@ def test_dot_path(variant, device, K, V):
     h.run([Step(r, flush=(2, -1) if i == 5 else None) for i, r in enumerate(rows)])
 
 
+@pytest.mark.parametrize("variant", sorted(ALL_CASES))
+def test_fold_every_step(variant, device):
+    """The small-batch dispatch (decode(fold_every_step=True)) folds every row: records
+    committed by ordinary steps are folded with the token, cursors go to 0, and the
+    states and outputs still follow the reference; rows at different ring positions
+    and a padding row share the folding launches."""
+    cfg = Config(variant, H=1, ratio=2, K=5, V=3, L=4, state_dtype="fp32",
+                 record_dtype="bf16", input_dtype="bf16",
+                 optional=ALL_CASES[variant].optional_inputs)
+    h = Harness(cfg, num_slots=3, device=device, seed=13)
+    h.run([Step((0, 1, 2)), Step((0, -1, 1)), Step((2, 0, 1), fold=True), Step((1, 0)),
+           Step((0, 1, -1), fold=True), Step((0, 2, 1)), Step((1, 2, 0))])
+    assert h.device_flushes == 5   # the folding launches fold every row; no ring filled
+
+
 def test_all_padding_launch_writes_nothing(device):
     """A launch whose rows are all padding writes zeros to out and nothing else."""
     cfg = Config("gdn", H=1, ratio=2, K=4, V=3, L=3, state_dtype="fp32",

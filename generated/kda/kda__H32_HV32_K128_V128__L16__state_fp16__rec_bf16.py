@@ -2,8 +2,8 @@
 # the templates and run `replaygen build`.
 # kernel: kda__H32_HV32_K128_V128__L16__state_fp16__rec_bf16
 # spec sha256: d7b280d3f9391192f6c2a44a61319852a5b7b0e417e61bf7468954fc728e2095
-# templates sha256: 5c093ee3573055c9bcfacbeed1c135d3f4d98730baa8c458a65830de31880121
-# generator sha256: e67034c14e67ca223956f2ec6b2e445e6e52eb579594310d178051870d7ca5b0
+# templates sha256: e601b7ac27488f14b98b4025ce952f348378f8ec5b69ec015e981cd8994783f4
+# generator sha256: 7831bc75dbf94478a3367b7820e5f67bc8d18166ef90ed4fe45c3c7804e616ef
 """ReplaySSM kernels for kda: kda__H32_HV32_K128_V128__L16__state_fp16__rec_bf16.
 
 Replay form: S_t = C·Diag(exp(G_t)) + Σ_j u_j (Diag(exp(G_t - G_j))·k_j)ᵀ,  G_j = Σ_(i<=j) g_i
@@ -15,9 +15,11 @@ import triton.language as tl
 # Launch constants of this configuration (passed as tl.constexpr arguments).
 CONSTEXPRS = dict(H=32, HV=32, K=128, V=128, L=16, GROUP=1,
                   BK=128, BV=16, BL=16, NV=8,
-                  FOLD_DOT=True, RING=16, T_MAX=1, BT=16,
-                  BLF=16)
+                  FOLD_DOT=True, DBV=64, DNV=2,
+                  BKT=32, NK=4, DECODE_FOLD_DOT=True,
+                  RING=16, T_MAX=1, BT=16, BLF=16)
 NUM_WARPS = 2
+DECODE_WARPS = 2
 VERIFY_WARPS = 4
 
 
@@ -28,10 +30,12 @@ def replay_decode_kernel(
     out_ptr, stride_out,
     H: tl.constexpr, HV: tl.constexpr, K: tl.constexpr, V: tl.constexpr, L: tl.constexpr,
     GROUP: tl.constexpr, BK: tl.constexpr, BV: tl.constexpr, BL: tl.constexpr, NV: tl.constexpr,
-    FOLD_DOT: tl.constexpr, RING: tl.constexpr, T_MAX: tl.constexpr, BT: tl.constexpr,
+    FOLD_DOT: tl.constexpr, DBV: tl.constexpr, DNV: tl.constexpr, BKT: tl.constexpr, NK: tl.constexpr,
+    DECODE_FOLD_DOT: tl.constexpr, RING: tl.constexpr, T_MAX: tl.constexpr, BT: tl.constexpr,
     BLF: tl.constexpr,
+    FOLD_EVERY_STEP: tl.constexpr,
 ):
-    """One ReplaySSM decode step for row i_b, value head i_hv.
+    """One ReplaySSM decode step for row i_b, value head i_hv (value-tile streaming).
 
     Output-only evaluation: o_t = C·(exp(G_t)·q) + Σ_j w_j ((exp(G_t - G_j)·k_j)·q), with
     C the checkpoint and j over the n committed records plus the current token. No state
@@ -59,7 +63,10 @@ def replay_decode_kernel(
         p_cursor = cursor_ptr + i_slot * HV + i_hv
         n = tl.load(p_cursor)
         m_l = o_l < n
-        FLUSH = n + 1 >= L
+        # A full ring folds; with FOLD_EVERY_STEP (the small-batch dispatch, where
+        # launch latency rules and a replay step costs more than a conventional one)
+        # every step folds, so the state stays a plain checkpoint (cursor 0).
+        FLUSH = (n + 1 >= L) | FOLD_EVERY_STEP
         # -- the current token: key-axis and scalar quantities ---------------------
         b_q = tl.load(q_ptr + i_b * stride_q + i_kh * K + o_k, mask=m_k, other=0.0).to(tl.float32)
         b_k = tl.load(k_ptr + i_b * stride_k + i_kh * K + o_k, mask=m_k, other=0.0).to(tl.float32)
@@ -75,6 +82,8 @@ def replay_decode_kernel(
         t_key = b_k_hat
         t_gate = b_g
         t_beta = b_beta
+        red_0 = tl.sum((b_q) * (b_q), axis=0)
+        red_1 = tl.sum((b_k) * (b_k), axis=0)
         # -- committed records: keys and log decays --------------------------------
         r_k_hat = tl.load(ring_k_hat_ptr + ((i_slot * H + i_kh) * RING + o_l[:, None]) * K + o_k[None, :], mask=m_l[:, None] & m_k[None, :], other=0.0).to(tl.float32)  # [BL, BK]
         r_g = tl.load(ring_g_ptr + ((i_slot * HV + i_hv) * RING + o_l[:, None]) * K + o_k[None, :], mask=m_l[:, None] & m_k[None, :], other=0.0).to(tl.float32)  # [BL, BK]
@@ -113,7 +122,7 @@ def replay_decode_kernel(
                 # S_t = C·exp(G_t) + Σ_j w_j (exp(G_t - G_j)·k_j)ᵀ + w_t k_tᵀ
                 s_tile = c_tile * ck_weight[None, :] + w_t[:, None] * t_key[None, :]
                 if FOLD_DOT:  # one [BV, BL] x [BL, BK] product
-                    s_tile += tl.dot(tl.trans(rec_value), kw, input_precision="tf32x3")
+                    s_tile += tl.dot(tl.trans(rec_value), kw, input_precision="tf32")
                 else:  # tiles too small for tl.dot (a dim < 16): broadcast and reduce
                     s_tile += tl.sum(rec_value[:, :, None] * kw[:, None, :], axis=0)
                 tl.store(p_head + o_v[:, None] * K + o_k[None, :], s_tile.to(ckpt_ptr.dtype.element_ty), mask=m_v[:, None] & m_k[None, :])
@@ -144,7 +153,8 @@ def fold_kernel(
     dst_ptr, drafted_ptr, accepted_ptr, FLUSH: tl.constexpr, COMMIT: tl.constexpr,
     H: tl.constexpr, HV: tl.constexpr, K: tl.constexpr, V: tl.constexpr, L: tl.constexpr,
     GROUP: tl.constexpr, BK: tl.constexpr, BV: tl.constexpr, BL: tl.constexpr, NV: tl.constexpr,
-    FOLD_DOT: tl.constexpr, RING: tl.constexpr, T_MAX: tl.constexpr, BT: tl.constexpr,
+    FOLD_DOT: tl.constexpr, DBV: tl.constexpr, DNV: tl.constexpr, BKT: tl.constexpr, NK: tl.constexpr,
+    DECODE_FOLD_DOT: tl.constexpr, RING: tl.constexpr, T_MAX: tl.constexpr, BT: tl.constexpr,
     BLF: tl.constexpr,
 ):
     """Fold the committed records of row i_b, value head i_hv into its full state.
@@ -205,7 +215,7 @@ def fold_kernel(
             rec_value = tl.where(m_l[:, None], rec_value, 0.0)  # [BL, BV]
             s_tile = c_tile * ck_weight[None, :]
             if FOLD_DOT:  # one [BV, BL] x [BL, BK] product
-                s_tile += tl.dot(tl.trans(rec_value), kw, input_precision="tf32x3")
+                s_tile += tl.dot(tl.trans(rec_value), kw, input_precision="tf32")
             else:  # tiles too small for tl.dot (a dim < 16): broadcast and reduce
                 s_tile += tl.sum(rec_value[:, :, None] * kw[:, None, :], axis=0)
             if FLUSH:
@@ -235,7 +245,8 @@ def conventional_decode_kernel(
     out_ptr, stride_out,
     H: tl.constexpr, HV: tl.constexpr, K: tl.constexpr, V: tl.constexpr, L: tl.constexpr,
     GROUP: tl.constexpr, BK: tl.constexpr, BV: tl.constexpr, BL: tl.constexpr, NV: tl.constexpr,
-    FOLD_DOT: tl.constexpr, RING: tl.constexpr, T_MAX: tl.constexpr, BT: tl.constexpr,
+    FOLD_DOT: tl.constexpr, DBV: tl.constexpr, DNV: tl.constexpr, BKT: tl.constexpr, NK: tl.constexpr,
+    DECODE_FOLD_DOT: tl.constexpr, RING: tl.constexpr, T_MAX: tl.constexpr, BT: tl.constexpr,
     BLF: tl.constexpr,
 ):
     """The conventional decode step for row i_b, value head i_hv, value tile i_v:
@@ -268,6 +279,8 @@ def conventional_decode_kernel(
         t_key = b_k_hat
         t_gate = b_g
         t_beta = b_beta
+        red_0 = tl.sum((b_q) * (b_q), axis=0)
+        red_1 = tl.sum((b_k) * (b_k), axis=0)
         b_v = tl.load(v_ptr + i_b * stride_v + i_hv * V + o_v, mask=m_v, other=0.0).to(tl.float32)
         t_value = b_v
         s_tile = s_tile.to(tl.float32) * tl.exp(t_gate)[None, :]
@@ -289,7 +302,8 @@ def verify_kernel(
     num_drafts_ptr, T_IN, out_ptr, stride_out,
     H: tl.constexpr, HV: tl.constexpr, K: tl.constexpr, V: tl.constexpr, L: tl.constexpr,
     GROUP: tl.constexpr, BK: tl.constexpr, BV: tl.constexpr, BL: tl.constexpr, NV: tl.constexpr,
-    FOLD_DOT: tl.constexpr, RING: tl.constexpr, T_MAX: tl.constexpr, BT: tl.constexpr,
+    FOLD_DOT: tl.constexpr, DBV: tl.constexpr, DNV: tl.constexpr, BKT: tl.constexpr, NK: tl.constexpr,
+    DECODE_FOLD_DOT: tl.constexpr, RING: tl.constexpr, T_MAX: tl.constexpr, BT: tl.constexpr,
     BLF: tl.constexpr,
 ):
     """Speculative verification for row i_b, value head i_hv: the outputs of the row's
@@ -376,6 +390,8 @@ def verify_kernel(
             t_key = b_k_hat
             t_gate = b_g
             t_beta = b_beta
+            red_0 = tl.sum((b_q) * (b_q), axis=0)
+            red_1 = tl.sum((b_k) * (b_k), axis=0)
             G_i = G_i + tl.where(live, t_gate, 0.0)
             sel = (o_t == i_d) & live
             P_d = tl.where(sel[:, None], t_query[None, :], P_d)
@@ -464,7 +480,8 @@ def conventional_verify_kernel(
     num_drafts_ptr, T_IN, snap_ptr, out_ptr, stride_out,
     H: tl.constexpr, HV: tl.constexpr, K: tl.constexpr, V: tl.constexpr, L: tl.constexpr,
     GROUP: tl.constexpr, BK: tl.constexpr, BV: tl.constexpr, BL: tl.constexpr, NV: tl.constexpr,
-    FOLD_DOT: tl.constexpr, RING: tl.constexpr, T_MAX: tl.constexpr, BT: tl.constexpr,
+    FOLD_DOT: tl.constexpr, DBV: tl.constexpr, DNV: tl.constexpr, BKT: tl.constexpr, NK: tl.constexpr,
+    DECODE_FOLD_DOT: tl.constexpr, RING: tl.constexpr, T_MAX: tl.constexpr, BT: tl.constexpr,
     BLF: tl.constexpr,
 ):
     """The conventional speculative step (as serving engines do it) for row i_b, value
@@ -507,6 +524,8 @@ def conventional_verify_kernel(
                 t_key = b_k_hat
                 t_gate = b_g
                 t_beta = b_beta
+                red_0 = tl.sum((b_q) * (b_q), axis=0)
+                red_1 = tl.sum((b_k) * (b_k), axis=0)
                 b_v = tl.load(v_ptr + (i_b * T_IN + i_d) * stride_v + i_hv * V + o_v, mask=m_v, other=0.0).to(tl.float32)
                 t_value = b_v
                 s_tile = s_tile * tl.exp(t_gate)[None, :]
@@ -526,7 +545,8 @@ def conventional_select_kernel(
     slots_ptr, num_slots, state_ptr, snap_ptr, accepted_ptr,
     H: tl.constexpr, HV: tl.constexpr, K: tl.constexpr, V: tl.constexpr, L: tl.constexpr,
     GROUP: tl.constexpr, BK: tl.constexpr, BV: tl.constexpr, BL: tl.constexpr, NV: tl.constexpr,
-    FOLD_DOT: tl.constexpr, RING: tl.constexpr, T_MAX: tl.constexpr, BT: tl.constexpr,
+    FOLD_DOT: tl.constexpr, DBV: tl.constexpr, DNV: tl.constexpr, BKT: tl.constexpr, NK: tl.constexpr,
+    DECODE_FOLD_DOT: tl.constexpr, RING: tl.constexpr, T_MAX: tl.constexpr, BT: tl.constexpr,
     BLF: tl.constexpr,
 ):
     """Install the state after the row's last accepted draft (snap[i_b, a - 1]) as its

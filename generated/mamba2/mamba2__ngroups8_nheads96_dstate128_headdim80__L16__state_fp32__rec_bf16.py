@@ -2,8 +2,8 @@
 # the templates and run `replaygen build`.
 # kernel: mamba2__ngroups8_nheads96_dstate128_headdim80__L16__state_fp32__rec_bf16
 # spec sha256: bc4bd711e08ea487aaddd63c7bf197e6e62cfe792a7fd41c105af9f530d98c6b
-# templates sha256: 5c093ee3573055c9bcfacbeed1c135d3f4d98730baa8c458a65830de31880121
-# generator sha256: e67034c14e67ca223956f2ec6b2e445e6e52eb579594310d178051870d7ca5b0
+# templates sha256: e601b7ac27488f14b98b4025ce952f348378f8ec5b69ec015e981cd8994783f4
+# generator sha256: 7831bc75dbf94478a3367b7820e5f67bc8d18166ef90ed4fe45c3c7804e616ef
 """ReplaySSM kernels for mamba2: mamba2__ngroups8_nheads96_dstate128_headdim80__L16__state_fp32__rec_bf16.
 
 Replay form: S_t = C·exp(G_t) + Σ_j w_j (exp(G_t - G_j)·k_j)ᵀ,  G_j = Σ_(i<=j) g_i
@@ -15,9 +15,11 @@ import triton.language as tl
 # Launch constants of this configuration (passed as tl.constexpr arguments).
 CONSTEXPRS = dict(H=8, HV=96, K=128, V=80, L=16, GROUP=12,
                   BK=128, BV=16, BL=16, NV=5,
-                  FOLD_DOT=True, RING=16, T_MAX=1, BT=16,
-                  BLF=16)
+                  FOLD_DOT=True, DBV=128, DNV=1,
+                  BKT=32, NK=4, DECODE_FOLD_DOT=True,
+                  RING=16, T_MAX=1, BT=16, BLF=16)
 NUM_WARPS = 2
+DECODE_WARPS = 2
 VERIFY_WARPS = 2
 
 
@@ -28,8 +30,10 @@ def replay_decode_kernel(
     out_ptr, stride_out, HAS_z: tl.constexpr,
     H: tl.constexpr, HV: tl.constexpr, K: tl.constexpr, V: tl.constexpr, L: tl.constexpr,
     GROUP: tl.constexpr, BK: tl.constexpr, BV: tl.constexpr, BL: tl.constexpr, NV: tl.constexpr,
-    FOLD_DOT: tl.constexpr, RING: tl.constexpr, T_MAX: tl.constexpr, BT: tl.constexpr,
+    FOLD_DOT: tl.constexpr, DBV: tl.constexpr, DNV: tl.constexpr, BKT: tl.constexpr, NK: tl.constexpr,
+    DECODE_FOLD_DOT: tl.constexpr, RING: tl.constexpr, T_MAX: tl.constexpr, BT: tl.constexpr,
     BLF: tl.constexpr,
+    FOLD_EVERY_STEP: tl.constexpr,
 ):
     """One ReplaySSM decode step for row i_b, value head i_hv.
 
@@ -37,10 +41,12 @@ def replay_decode_kernel(
     C the checkpoint and j over the n committed records plus the current token. No state
     is built unless the ring becomes full (n + 1 == L): then this program folds the
     records into its checkpoint and empties its ring (flush on the device, per row).
-    The key-side work (record scores and decays) is done once per head; the checkpoint
-    is then streamed in [BV, BK] tiles, the next tile's load issued before the current
-    tile's math. The program owns its cursor (slot, value head): no other program of
-    the launch reads or writes it. A negative slot is a padding row (zero output); a slot
+    The checkpoint is streamed in [DBV, BKT] chunks of the key axis: each chunk's
+    products with the decayed q (and k) accumulate into [DBV] vectors, and the records'
+    scores into [BL] vectors, all in one layout; the record terms are applied once per
+    value tile. A flush walks the chunks again (the checkpoint re-read, from L2) and
+    folds. The program owns its cursor (slot, value head): no other program of the
+    launch reads or writes it. A negative slot is a padding row (zero output); a slot
     past the pool writes nothing and gets a NaN output, so the mistake cannot go unseen.
     """
     i_b = tl.program_id(0)
@@ -50,17 +56,17 @@ def replay_decode_kernel(
     o_k = tl.arange(0, BK)
     m_k = o_k < K
     o_l = tl.arange(0, BL)
-    o_vb = tl.arange(0, BV)
+    o_vb = tl.arange(0, DBV)
+    o_kb = tl.arange(0, BKT)
     if (i_slot >= 0) & (i_slot < num_slots):
-        # The checkpoint is the one large read: its first tile is issued before anything
-        # else so that the cursor, records and token math overlap with it.
-        p_head = ckpt_ptr + (i_slot * HV + i_hv) * V * K
-        c_next = tl.load(p_head + o_vb[:, None] * K + o_k[None, :], mask=(o_vb < V)[:, None] & m_k[None, :], other=0.0)
         p_cursor = cursor_ptr + i_slot * HV + i_hv
         n = tl.load(p_cursor)
         m_l = o_l < n
-        FLUSH = n + 1 >= L
-        # -- the current token: key-axis and scalar quantities ---------------------
+        # A full ring folds; with FOLD_EVERY_STEP (the small-batch dispatch, where
+        # launch latency rules and a replay step costs more than a conventional one)
+        # every step folds, so the state stays a plain checkpoint (cursor 0).
+        FLUSH = (n + 1 >= L) | FOLD_EVERY_STEP
+        # -- the current token: scalars, whole-axis reductions, key-axis values ------
         b_dt = tl.load(dt_ptr + i_b * stride_dt + i_hv).to(tl.float32)
         b_B = tl.load(B_ptr + i_b * stride_B + i_kh * K + o_k, mask=m_k, other=0.0).to(tl.float32)
         b_C = tl.load(C_ptr + i_b * stride_C + i_kh * K + o_k, mask=m_k, other=0.0).to(tl.float32)
@@ -72,49 +78,70 @@ def replay_decode_kernel(
         t_query = b_C
         t_key = b_B
         t_gate = b_g
-        # -- committed records: keys and log decays --------------------------------
-        r_B = tl.load(ring_B_ptr + ((i_slot * H + i_kh) * RING + o_l[:, None]) * K + o_k[None, :], mask=m_l[:, None] & m_k[None, :], other=0.0).to(tl.float32)  # [BL, BK]
+        # -- committed records: scalar log decays -------------------------------------
         r_delta = tl.load(ring_delta_ptr + (i_slot * HV + i_hv) * RING + o_l, mask=m_l, other=0.0).to(tl.float32)  # [BL]
-        rec_key = r_B
         rec_gate = -r_delta * tl.exp(b_A_log)
-        rec_key = tl.where(m_l[:, None], rec_key, 0.0)  # [BL, BK]
-        rec_gate = tl.where(m_l, rec_gate, 0.0)  # [BL] or [BL, BK]
+        rec_gate = tl.where(m_l, rec_gate, 0.0)  # log decays of the committed records
         G_rec = tl.cumsum(rec_gate, axis=0)  # cumulative log decay after each record
         G_t = tl.sum(rec_gate, axis=0) + t_gate  # ... and after the current token
-        rec_weight = tl.exp(-G_rec + G_t)  # decay from record j to t, <= 1
+        rec_weight = tl.where(m_l, tl.exp(-G_rec + G_t), 0.0)  # decay from record j to t, <= 1
         ck_weight = tl.exp(G_t)  # decay from the checkpoint to t
-        kw = tl.where(m_l[:, None], rec_weight[:, None] * rec_key, 0.0)  # [BL, BK] decayed keys
-        s_q = tl.sum(kw * t_query[None, :], axis=1)  # [BL] record scores for q
-        q_ck = ck_weight * t_query  # [BK]
-        s_kq = tl.sum(t_key * t_query, axis=0)  # the current token's own score
-        for i_v in range(NV):
-            o_v = i_v * BV + o_vb
+        for i_v in range(DNV):
+            o_v = i_v * DBV + o_vb
             m_v = o_v < V
-            c_tile = c_next.to(tl.float32)  # [BV, BK]
-            o_vn = o_v + BV  # prefetch the next tile (masked off past the last one)
-            c_next = tl.load(p_head + o_vn[:, None] * K + o_k[None, :], mask=(o_vn < V)[:, None] & m_k[None, :], other=0.0)
-            # -- this value tile: value-axis inputs and records ---------------------
+            p_rows = ckpt_ptr + ((i_slot * HV + i_hv) * V + o_v) * K  # [DBV] checkpoint rows
+            acc_q = tl.zeros([DBV], tl.float32)  # C·(decayed q)
+            s_q = tl.zeros([BL], tl.float32)  # record scores for q
+            kq = tl.zeros([BKT], tl.float32)  # the token's own score, per lane
+            for i_k in range(NK):
+                o_kc = i_k * BKT + o_kb
+                m_kc = o_kc < K
+                c_B = tl.load(B_ptr + i_b * stride_B + i_kh * K + o_kc, mask=m_kc, other=0.0).to(tl.float32)
+                c_C = tl.load(C_ptr + i_b * stride_C + i_kh * K + o_kc, mask=m_kc, other=0.0).to(tl.float32)
+                ct_query = c_C
+                ct_key = c_B
+                r_B = tl.load(ring_B_ptr + ((i_slot * H + i_kh) * RING + o_l[:, None]) * K + o_kc[None, :], mask=m_l[:, None] & m_kc[None, :], other=0.0).to(tl.float32)  # [BL, BKT]
+                rec_key = r_B
+                kw = rec_weight[:, None] * rec_key  # [BL, BKT] decayed record keys (zero past n)
+                c_chunk = tl.load(p_rows[:, None] + o_kc[None, :], mask=m_v[:, None] & m_kc[None, :], other=0.0).to(tl.float32)
+                acc_q += tl.sum(c_chunk * (ck_weight * ct_query)[None, :], axis=1)
+                s_q += tl.sum(kw * ct_query[None, :], axis=1)
+                kq += ct_key * ct_query
+            # -- this value tile: value-axis inputs and records -----------------------
             b_x = tl.load(x_ptr + i_b * stride_x + i_hv * V + o_v, mask=m_v, other=0.0).to(tl.float32)
             if HAS_z:
                 b_z = tl.load(z_ptr + i_b * stride_z + i_hv * V + o_v, mask=m_v, other=0.0).to(tl.float32)
             t_value = b_delta * b_x
             r_x = tl.load(ring_x_ptr + ((i_slot * HV + i_hv) * RING + o_l[:, None]) * V + o_v[None, :], mask=m_l[:, None] & m_v[None, :], other=0.0).to(tl.float32)  # [BL, BV]
             rec_value = r_delta[:, None] * r_x
-            rec_value = tl.where(m_l[:, None], rec_value, 0.0)  # [BL, BV]
-            w_t = t_value  # [BV]
-            out = tl.sum(c_tile * q_ck[None, :], axis=1) + tl.sum(rec_value * s_q[:, None], axis=0) + w_t * s_kq
+            rec_value = tl.where(m_l[:, None], rec_value, 0.0)  # [BL, DBV]
+            s_kq = tl.sum(kq, axis=0)
+            w_t = t_value  # [DBV]
+            out = acc_q + tl.sum(rec_value * s_q[:, None], axis=0) + w_t * s_kq
             out = out + b_D * b_x
             if HAS_z:
                 out = out * (((b_z) / (1.0 + tl.exp(-(b_z)))))
             tl.store(out_ptr + i_b * stride_out + i_hv * V + o_v, out.to(out_ptr.dtype.element_ty), mask=m_v)
             if FLUSH:
-                # S_t = C·exp(G_t) + Σ_j w_j (exp(G_t - G_j)·k_j)ᵀ + w_t k_tᵀ
-                s_tile = c_tile * ck_weight + w_t[:, None] * t_key[None, :]
-                if FOLD_DOT:  # one [BV, BL] x [BL, BK] product
-                    s_tile += tl.dot(tl.trans(rec_value), kw, input_precision="tf32x3")
-                else:  # tiles too small for tl.dot (a dim < 16): broadcast and reduce
-                    s_tile += tl.sum(rec_value[:, :, None] * kw[:, None, :], axis=0)
-                tl.store(p_head + o_v[:, None] * K + o_k[None, :], s_tile.to(ckpt_ptr.dtype.element_ty), mask=m_v[:, None] & m_k[None, :])
+                # S_t = C·exp(G_t) + Σ_j w_j (exp(G_t - G_j)·k_j)ᵀ + w_t k_tᵀ, chunk by chunk
+                for i_k in range(NK):
+                    o_kc = i_k * BKT + o_kb
+                    m_kc = o_kc < K
+                    c_B = tl.load(B_ptr + i_b * stride_B + i_kh * K + o_kc, mask=m_kc, other=0.0).to(tl.float32)
+                    c_C = tl.load(C_ptr + i_b * stride_C + i_kh * K + o_kc, mask=m_kc, other=0.0).to(tl.float32)
+                    ct_query = c_C
+                    ct_key = c_B
+                    r_B = tl.load(ring_B_ptr + ((i_slot * H + i_kh) * RING + o_l[:, None]) * K + o_kc[None, :], mask=m_l[:, None] & m_kc[None, :], other=0.0).to(tl.float32)  # [BL, BKT]
+                    rec_key = r_B
+                    kw = rec_weight[:, None] * rec_key  # [BL, BKT] decayed record keys (zero past n)
+                    p_chunk = p_rows[:, None] + o_kc[None, :]
+                    s_tile = tl.load(p_chunk, mask=m_v[:, None] & m_kc[None, :], other=0.0).to(tl.float32)
+                    s_tile = s_tile * ck_weight + w_t[:, None] * ct_key[None, :]
+                    if DECODE_FOLD_DOT:  # one [BV, BL] x [BL, BK] product
+                        s_tile += tl.dot(tl.trans(rec_value), kw, input_precision="tf32")
+                    else:  # tiles too small for tl.dot (a dim < 16): broadcast and reduce
+                        s_tile += tl.sum(rec_value[:, :, None] * kw[:, None, :], axis=0)
+                    tl.store(p_chunk, s_tile.to(ckpt_ptr.dtype.element_ty), mask=m_v[:, None] & m_kc[None, :])
             else:
                 tl.store(ring_x_ptr + ((i_slot * HV + i_hv) * RING + n) * V + o_v, b_x.to(ring_x_ptr.dtype.element_ty), mask=m_v)
                 pass
@@ -129,9 +156,9 @@ def replay_decode_kernel(
     else:
         # padding row (zero output) or a slot outside the pool (NaN output); no state write
         fill = tl.where(i_slot < 0, 0.0, float("nan"))
-        for i_v in range(NV):
-            o_v = i_v * BV + o_vb
-            tl.store(out_ptr + i_b * stride_out + i_hv * V + o_v, (tl.zeros([BV], tl.float32) + fill).to(out_ptr.dtype.element_ty), mask=o_v < V)
+        for i_v in range(DNV):
+            o_v = i_v * DBV + o_vb
+            tl.store(out_ptr + i_b * stride_out + i_hv * V + o_v, (tl.zeros([DBV], tl.float32) + fill).to(out_ptr.dtype.element_ty), mask=o_v < V)
 
 
 
@@ -142,7 +169,8 @@ def fold_kernel(
     dst_ptr, drafted_ptr, accepted_ptr, FLUSH: tl.constexpr, COMMIT: tl.constexpr, HAS_z: tl.constexpr,
     H: tl.constexpr, HV: tl.constexpr, K: tl.constexpr, V: tl.constexpr, L: tl.constexpr,
     GROUP: tl.constexpr, BK: tl.constexpr, BV: tl.constexpr, BL: tl.constexpr, NV: tl.constexpr,
-    FOLD_DOT: tl.constexpr, RING: tl.constexpr, T_MAX: tl.constexpr, BT: tl.constexpr,
+    FOLD_DOT: tl.constexpr, DBV: tl.constexpr, DNV: tl.constexpr, BKT: tl.constexpr, NK: tl.constexpr,
+    DECODE_FOLD_DOT: tl.constexpr, RING: tl.constexpr, T_MAX: tl.constexpr, BT: tl.constexpr,
     BLF: tl.constexpr,
 ):
     """Fold the committed records of row i_b, value head i_hv into its full state.
@@ -204,7 +232,7 @@ def fold_kernel(
             rec_value = tl.where(m_l[:, None], rec_value, 0.0)  # [BL, BV]
             s_tile = c_tile * ck_weight
             if FOLD_DOT:  # one [BV, BL] x [BL, BK] product
-                s_tile += tl.dot(tl.trans(rec_value), kw, input_precision="tf32x3")
+                s_tile += tl.dot(tl.trans(rec_value), kw, input_precision="tf32")
             else:  # tiles too small for tl.dot (a dim < 16): broadcast and reduce
                 s_tile += tl.sum(rec_value[:, :, None] * kw[:, None, :], axis=0)
             if FLUSH:
@@ -234,7 +262,8 @@ def conventional_decode_kernel(
     out_ptr, stride_out, HAS_z: tl.constexpr,
     H: tl.constexpr, HV: tl.constexpr, K: tl.constexpr, V: tl.constexpr, L: tl.constexpr,
     GROUP: tl.constexpr, BK: tl.constexpr, BV: tl.constexpr, BL: tl.constexpr, NV: tl.constexpr,
-    FOLD_DOT: tl.constexpr, RING: tl.constexpr, T_MAX: tl.constexpr, BT: tl.constexpr,
+    FOLD_DOT: tl.constexpr, DBV: tl.constexpr, DNV: tl.constexpr, BKT: tl.constexpr, NK: tl.constexpr,
+    DECODE_FOLD_DOT: tl.constexpr, RING: tl.constexpr, T_MAX: tl.constexpr, BT: tl.constexpr,
     BLF: tl.constexpr,
 ):
     """The conventional decode step for row i_b, value head i_hv, value tile i_v:
@@ -290,7 +319,8 @@ def verify_kernel(
     num_drafts_ptr, T_IN, out_ptr, stride_out, HAS_z: tl.constexpr,
     H: tl.constexpr, HV: tl.constexpr, K: tl.constexpr, V: tl.constexpr, L: tl.constexpr,
     GROUP: tl.constexpr, BK: tl.constexpr, BV: tl.constexpr, BL: tl.constexpr, NV: tl.constexpr,
-    FOLD_DOT: tl.constexpr, RING: tl.constexpr, T_MAX: tl.constexpr, BT: tl.constexpr,
+    FOLD_DOT: tl.constexpr, DBV: tl.constexpr, DNV: tl.constexpr, BKT: tl.constexpr, NK: tl.constexpr,
+    DECODE_FOLD_DOT: tl.constexpr, RING: tl.constexpr, T_MAX: tl.constexpr, BT: tl.constexpr,
     BLF: tl.constexpr,
 ):
     """Speculative verification for row i_b, value head i_hv: the outputs of the row's
@@ -448,7 +478,8 @@ def conventional_verify_kernel(
     num_drafts_ptr, T_IN, snap_ptr, out_ptr, stride_out, HAS_z: tl.constexpr,
     H: tl.constexpr, HV: tl.constexpr, K: tl.constexpr, V: tl.constexpr, L: tl.constexpr,
     GROUP: tl.constexpr, BK: tl.constexpr, BV: tl.constexpr, BL: tl.constexpr, NV: tl.constexpr,
-    FOLD_DOT: tl.constexpr, RING: tl.constexpr, T_MAX: tl.constexpr, BT: tl.constexpr,
+    FOLD_DOT: tl.constexpr, DBV: tl.constexpr, DNV: tl.constexpr, BKT: tl.constexpr, NK: tl.constexpr,
+    DECODE_FOLD_DOT: tl.constexpr, RING: tl.constexpr, T_MAX: tl.constexpr, BT: tl.constexpr,
     BLF: tl.constexpr,
 ):
     """The conventional speculative step (as serving engines do it) for row i_b, value
@@ -512,7 +543,8 @@ def conventional_select_kernel(
     slots_ptr, num_slots, state_ptr, snap_ptr, accepted_ptr, HAS_z: tl.constexpr,
     H: tl.constexpr, HV: tl.constexpr, K: tl.constexpr, V: tl.constexpr, L: tl.constexpr,
     GROUP: tl.constexpr, BK: tl.constexpr, BV: tl.constexpr, BL: tl.constexpr, NV: tl.constexpr,
-    FOLD_DOT: tl.constexpr, RING: tl.constexpr, T_MAX: tl.constexpr, BT: tl.constexpr,
+    FOLD_DOT: tl.constexpr, DBV: tl.constexpr, DNV: tl.constexpr, BKT: tl.constexpr, NK: tl.constexpr,
+    DECODE_FOLD_DOT: tl.constexpr, RING: tl.constexpr, T_MAX: tl.constexpr, BT: tl.constexpr,
     BLF: tl.constexpr,
 ):
     """Install the state after the row's last accepted draft (snap[i_b, a - 1]) as its
