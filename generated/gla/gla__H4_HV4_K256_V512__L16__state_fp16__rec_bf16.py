@@ -2,7 +2,7 @@
 # the templates and run `replaygen build`.
 # kernel: gla__H4_HV4_K256_V512__L16__state_fp16__rec_bf16
 # spec sha256: 36122f13040de71defe4d970bdc00570c31722e9eb8ee58b6c25f64288b5a371
-# templates sha256: e601b7ac27488f14b98b4025ce952f348378f8ec5b69ec015e981cd8994783f4
+# templates sha256: 453a38e688fa6cd2d4441d1a2222ecc12d9f31f1713e604f3aa77c9ddd6bb5d9
 # generator sha256: 7831bc75dbf94478a3367b7820e5f67bc8d18166ef90ed4fe45c3c7804e616ef
 """ReplaySSM kernels for gla: gla__H4_HV4_K256_V512__L16__state_fp16__rec_bf16.
 
@@ -320,7 +320,7 @@ def verify_kernel(
         c_next = tl.load(p_head + o_vb[:, None] * K + o_k[None, :], mask=(o_vb < V)[:, None] & m_k[None, :], other=0.0)
         n = tl.load(cursor_ptr + i_slot * HV + i_hv)
         n_d = tl.load(num_drafts_ptr + i_b)
-        n_d = tl.minimum(tl.maximum(n_d, 0), tl.minimum(T_IN, RING - n))
+        n_d = tl.maximum(tl.minimum(n_d, tl.minimum(T_IN, RING - n)), 0)
         m_l = o_l < n
         m_t = o_t < n_d
         # -- committed records: keys decayed to the committed end n -----------------
