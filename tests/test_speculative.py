@@ -26,7 +26,8 @@ from hypothesis import strategies as st
 from hypothesis.stateful import (RuleBasedStateMachine, initialize, precondition, rule,
                                  run_state_machine_as_test)
 
-from harness import ALL_CASES, Config, Harness, check, examples, same_bits, snapshot
+from harness import (ALL_CASES, CUDA, VARIANTS, Config, Harness, check, examples, same_bits,
+                     snapshot)
 from replaygen import InputError
 
 SLOTS = 3
@@ -289,3 +290,26 @@ def test_speculative_schedule(variant, device):
     d.commit([3, 1, 2], check_counts=False)     # clamped to 2 on the device: (3, 0, 2)
     assert d.events == {"verify rows at different cursors", "a commit folded"}
     assert d.kern.plan.fold_dot
+
+
+@pytest.mark.cuda
+@pytest.mark.skipif(not CUDA, reason="real geometries are too slow for the interpreter")
+@pytest.mark.parametrize("variant", sorted(VARIANTS))
+def test_speculative_real_geometry(variant, device):
+    """The first named config of each spec, L = 16, T_MAX = 8, bf16 records and inputs:
+    three slots at staggered cursors through windows of 8 drafts with partial, full and
+    no acceptance (folding commits included), checked against the float64 reference."""
+    from replaygen.spec import load_variant
+    spec = load_variant(variant)
+    d = spec.configs[0].dims
+    H, HV, K, V = (d[name] for name in spec.dim_names)
+    cfg = Config(variant, H=H, ratio=HV // H, K=K, V=V, L=16, state_dtype="fp32",
+                 record_dtype="bf16", input_dtype="bf16",
+                 optional=ALL_CASES[variant].optional_inputs, max_drafts=8)
+    drv = SpecDriver(cfg, device, seed=5)
+    drv.decode((0, 1))
+    for counts, accepted in (([8, 8, 8], [8, 3, 0]), ([8, 5, 8], [8, 5, 8]),
+                             ([8, 8, 2], [2, 8, 1]), ([8, 8, 8], [7, 0, 8])):
+        drv.verify((0, 1, 2), 8, counts)
+        drv.commit(accepted)
+    assert "a commit folded" in drv.events
