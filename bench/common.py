@@ -42,23 +42,3 @@ def bench(fn, steps=1, graph=True):
             fn()
     torch.cuda.synchronize()
     return triton.testing.do_bench(g.replay, warmup=30, rep=200, return_mode="median") / steps
-
-
-def run_meta(argv) -> dict:
-    """Machine, versions, commit, date and command line of a GPU run."""
-    import datetime
-    import os
-    import subprocess
-    commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True,
-                            text=True).stdout.strip() or os.environ.get("REPLAYGEN_COMMIT", "?")
-    meta = dict(gpu=torch.cuda.get_device_name() if torch.cuda.is_available() else "none",
-                torch=torch.__version__, triton=triton.__version__, commit=commit,
-                date=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-                command="python " + " ".join(argv))
-    try:
-        meta["driver"] = subprocess.run(["nvidia-smi", "--query-gpu=driver_version",
-                                         "--format=csv,noheader"], capture_output=True,
-                                        text=True).stdout.strip()
-    except OSError:
-        pass
-    return meta

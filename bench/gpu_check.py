@@ -12,15 +12,19 @@ standalone flush, and a device-to-device copy for the bandwidth ceiling.
 from __future__ import annotations
 
 import argparse
+import datetime
 import json
+import os
+import subprocess
 import sys
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from common import GEOMS, bench, random_inputs, random_params, run_meta  # noqa: E402
+from common import GEOMS, ROOT, bench, random_inputs, random_params  # noqa: E402
 import torch  # noqa: E402
+import triton  # noqa: E402
 
 import reference as R  # noqa: E402
 import replaygen  # noqa: E402
@@ -88,7 +92,18 @@ def main():
     ap.add_argument("--skip-bench", action="store_true")
     args = ap.parse_args()
     device = "cuda"
-    meta = run_meta(["bench/gpu_check.py"] + sys.argv[1:])
+    commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True,
+                            text=True).stdout.strip() or os.environ.get("REPLAYGEN_COMMIT", "?")
+    meta = dict(gpu=torch.cuda.get_device_name(), torch=torch.__version__,
+                triton=triton.__version__, commit=commit,
+                date=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+                command="python bench/gpu_check.py " + " ".join(sys.argv[1:]))
+    try:
+        meta["driver"] = subprocess.run(["nvidia-smi", "--query-gpu=driver_version",
+                                         "--format=csv,noheader"], capture_output=True,
+                                        text=True).stdout.strip()
+    except OSError:
+        pass
     print(meta, flush=True)
     report = dict(meta=meta, checks=[], bench=[])
     geoms = GEOMS

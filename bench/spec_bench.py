@@ -36,10 +36,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from common import GEOMS, bench, random_inputs, random_params, run_meta  # noqa: E402
+from common import GEOMS, bench, random_inputs, random_params  # noqa: E402
 import torch  # noqa: E402
 
 import replaygen  # noqa: E402
+from replaygen.perf import environment  # noqa: E402
 
 L = 16
 CHECK_TOL = 2e-2   # normwise; bf16 records and outputs (2^-9 each) against an fp32 path
@@ -269,8 +270,9 @@ def main(argv=None):
     args = parse_args(argv)
     from harness import VARIANTS   # the float64 reference steps (tests/reference.py)
     device = "cuda"
-    report = dict(meta=run_meta([sys.argv[0]] + (sys.argv[1:] if argv is None else argv)),
-                  checks=[], bench=[], accuracy=[])
+    meta = environment()
+    meta["command"] = "python bench/spec_bench.py " + " ".join(sys.argv[1:] if argv is None else argv)
+    report = dict(meta=meta, checks=[], bench=[], accuracy=[])
     print(report["meta"], flush=True)
     T_MAX = max(args.drafts)
     for variant in args.variants:

@@ -3,4 +3,5 @@ import sys
 
 from .cli import main
 
-sys.exit(main())
+if __name__ == "__main__":   # not when a spawned worker (tune/bench precompile) imports it
+    sys.exit(main())

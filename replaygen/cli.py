@@ -1,4 +1,4 @@
-"""The `replaygen` command: build, list and show generated kernels.
+"""The `replaygen` command: build, list and show generated kernels; tune and bench them.
 
 Input: a command line (`main(argv)`; argv defaults to sys.argv[1:]).
 Output: files under generated/ (`build`), a report on stdout; one line per problem
@@ -8,7 +8,9 @@ Invariants: each spec is derived once per command (its sympy checks are the slow
 part); `--check` writes nothing; `--prune` deletes only files inside a variant's
 folder that no default configuration produces; custom options (--dims, --config,
 --buffer-length, --state-dtype, --record-dtype) build those configurations instead
-of the spec's defaults, and never prune.
+of the spec's defaults, and never prune. `tune` and `bench` need a CUDA GPU and refuse
+clearly without one (replaygen/tune.py, replaygen/bench.py); `bench --replot DIR`
+rewrites a report from its bench.json on any machine.
 """
 from __future__ import annotations
 
@@ -53,6 +55,26 @@ def parse_dims(text: str) -> dict[str, int]:
         except argparse.ArgumentTypeError as exc:
             raise argparse.ArgumentTypeError(f"dim {name!r}: {exc}") from None
     return dims
+
+
+def int_list(text: str) -> tuple[int, ...]:
+    """'1,8,64' -> (1, 8, 64): positive integers, in order, without repeats."""
+    try:
+        values = [positive_int(t.strip()) for t in text.split(",")]
+    except argparse.ArgumentTypeError as exc:
+        raise argparse.ArgumentTypeError(f"{text!r}: {exc}") from None
+    return tuple(dict.fromkeys(values))
+
+
+def name_list(choices):
+    def parse(text: str) -> tuple[str, ...]:
+        names = tuple(dict.fromkeys(t.strip() for t in text.split(",") if t.strip()))
+        bad = [n for n in names if n not in choices]
+        if bad or not names:
+            raise argparse.ArgumentTypeError(f"unknown variant {bad[0] if bad else text!r}; "
+                                             f"choose from {list(choices)}")
+        return names
+    return parse
 
 
 def dtype_list(text: str) -> list[str]:
@@ -227,6 +249,22 @@ def show(args) -> int:
     return 0
 
 
+# -- tune and bench (GPU) ------------------------------------------------------------------
+def tune(args) -> int:
+    from .tune import run
+    return run(args)
+
+
+def bench(args) -> int:
+    from .bench import run
+    return run(args)
+
+
+def default_jobs() -> int:
+    """Processes that compile kernels ahead of a sweep: half the cores, at most 8."""
+    return max(1, min(8, (os.cpu_count() or 2) // 2))
+
+
 # -- parser --------------------------------------------------------------------------------
 class Parser(argparse.ArgumentParser):
     """Usage errors in one line (argparse would print the whole usage first); exit 2."""
@@ -248,6 +286,15 @@ def add_config_options(p: argparse.ArgumentParser, several_state_dtypes: bool) -
         p.add_argument("--state-dtype", type=dtype_list, metavar="DT",
                        help=f"checkpoint precision, one of {list(DTYPES)}")
     p.add_argument("--record-dtype", choices=RECORD_DTYPES, help="record precision")
+
+
+def add_timing_options(p: argparse.ArgumentParser, unit: str) -> None:
+    """Options shared by the GPU commands (tune, bench)."""
+    p.add_argument("--jobs", type=positive_int, default=default_jobs(), metavar="N",
+                   help="processes compiling ahead (1: compile while timing)")
+    p.add_argument("--reps", type=positive_int, default=20, metavar="N", help="timed runs per median")
+    p.add_argument("--budget-s", type=positive_int, metavar="S",
+                   help=f"start no new {unit} after S seconds; what is measured is written")
 
 
 def make_parser() -> argparse.ArgumentParser:
@@ -277,6 +324,39 @@ def make_parser() -> argparse.ArgumentParser:
                    help="bytes of an input or output element (default 2, bf16)")
     s.add_argument("--optional", action="store_true", help="count optional inputs too")
     s.set_defaults(run=show, parser=s)
+
+    t = sub.add_parser("tune", help="offline launch sweep on a GPU; writes <out>/<variant>/tuning.json")
+    which = t.add_mutually_exclusive_group(required=True)
+    which.add_argument("--variant", choices=variants, help="one spec of specs/")
+    which.add_argument("--all", action="store_true", help="every spec in specs/")
+    t.add_argument("--config", metavar="NAME", help="one named geometry (default: all of the spec's)")
+    t.add_argument("--batches", type=int_list, default=(1, 8, 64, 256, 512), metavar="B,...",
+                   help="batch buckets (default 1,8,64,256,512)")
+    t.add_argument("--L", type=int_list, metavar="L,...", help="ring lengths (default: the spec's)")
+    t.add_argument("--state-dtype", type=dtype_list, default=["fp32"], metavar="DT[,DT]",
+                   help="checkpoint precisions (default fp32)")
+    t.add_argument("--record-dtype", choices=RECORD_DTYPES, default="bf16", help="record precision")
+    t.add_argument("--out", type=Path, default=GENERATED_DIR, metavar="DIR",
+                   help="tree of tuning files (default: the repository's generated/)")
+    add_timing_options(t, "configuration (or phase)")
+    t.set_defaults(run=tune, parser=t)
+
+    bench_variants = [v for v in ("mamba2", "gdn", "kda") if v in variants] or variants
+    r = sub.add_parser("bench", help="the benchmark suite on a GPU (JSON, CSV, markdown, PNG)")
+    r.add_argument("--variants", type=name_list(variants), default=tuple(bench_variants),
+                   metavar="V,...", help=f"default {','.join(bench_variants)}")
+    r.add_argument("--batches", type=int_list, metavar="B,...", help="default 1,8,64,256,512")
+    r.add_argument("--L", type=int_list, metavar="L,...", help="ring lengths (default 8,16,32)")
+    r.add_argument("--out", type=Path, metavar="DIR", help="report folder (default bench/results/latest)")
+    r.add_argument("--eager", action="store_true", help="also time eager launches (no CUDA graph)")
+    r.add_argument("--quick", action="store_true",
+                   help="smoke subset: first geometry per variant, batches 8,256, L 16")
+    r.add_argument("--tuning", type=Path, metavar="DIR",
+                   help="use DIR/<variant>/tuning.json where present (default: the committed tables)")
+    add_timing_options(r, "geometry")
+    r.add_argument("--replot", type=Path, metavar="DIR",
+                   help="only rewrite the CSV, markdown and PNG from DIR/bench.json (any machine)")
+    r.set_defaults(run=bench, parser=r)
     return parser
 
 

@@ -16,6 +16,7 @@ from .errors import ConfigError
 from .plan import KernelConfig, KernelPlan, make_config, make_plan
 from .render import render_module
 from .spec import Spec, available_variants, load_variant
+from .tuning import TUNING_FILE
 
 GENERATED_DIR = Path(__file__).resolve().parent.parent / "generated"
 
@@ -75,7 +76,9 @@ def orphans(folder: Path, expected: set[str]) -> list[Path]:
     """Entries of a variant's folder whose names are not in `expected` (file names)."""
     if not folder.is_dir():
         return []
-    return [p for p in sorted(folder.iterdir()) if p.name not in expected | {"__pycache__"}]
+    # tuning.json is data that `replaygen tune` writes next to the kernels, not a module
+    return [p for p in sorted(folder.iterdir())
+            if p.name not in expected | {"__pycache__", TUNING_FILE}]
 
 
 def check_tree(out_dir: Path = GENERATED_DIR) -> list[str]:

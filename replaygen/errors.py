@@ -24,3 +24,12 @@ class ConfigError(ReplaygenError):
 
 class InputError(ReplaygenError, ValueError):
     """A runtime argument has the wrong shape, dtype, device or value."""
+
+
+class TuningError(ReplaygenError):
+    """A tuning table (launch configurations stored as data) is invalid: names the file,
+    the entry and the reason; raised when the table is loaded, before any launch."""
+
+    def __init__(self, file: str, key: str, reason: str):
+        self.file, self.key, self.reason = file, key, reason
+        super().__init__(f"{file}: {key}: {reason}")

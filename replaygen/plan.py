@@ -197,6 +197,10 @@ def _pick_decode_tiles(V: int, BK: int) -> tuple[int, int]:
     return (64 if V % 64 == 0 else min(_next_pow2(V), 128)), min(BK, 32)
 
 
+KEY_CHUNKS = "replay_decode_kchunks.py.j2"
+VALUE_TILES = "replay_decode_vtiles.py.j2"
+
+
 def _pick_decode_template(channel_gate: bool) -> str:
     """Structure of the decode kernel. Key chunks ([BV] accumulators, one layout) for
     scalar decays: amortised per-token time on the H200 went from 0.432 to 0.312 ms
@@ -204,7 +208,50 @@ def _pick_decode_template(channel_gate: bool) -> str:
     Value tiles (the whole key axis per tile) for per-channel decays: their decays are
     [BL, K] tiles whose scan per key chunk cost more than it saved (KDA 0.283 -> 0.355 ms,
     GLA 0.273 -> 0.461 ms; bench/results/gpu-check-kchunk-2026-11-29.json)."""
-    return "replay_decode_vtiles.py.j2" if channel_gate else "replay_decode_kchunks.py.j2"
+    return VALUE_TILES if channel_gate else KEY_CHUNKS
+
+
+def decode_is_chunked(plan: "KernelPlan") -> bool:
+    """Whether the decode kernel streams [DBV, BKT] key chunks (its launch tiles are DBV and
+    BKT) rather than [BV, BK] value tiles."""
+    return plan.decode_template == KEY_CHUNKS
+
+
+def plan_tiles(plan: "KernelPlan", kernel: str) -> tuple[int, int | None, int]:
+    """The plan's own launch of `kernel` (replay_decode, fold, conventional_decode) as
+    (value tile, key chunk or None, num_warps): the fallback of every tuned launch."""
+    if kernel == "replay_decode":
+        if decode_is_chunked(plan):
+            return plan.DBV, plan.BKT, plan.decode_warps
+        return plan.BV, None, plan.decode_warps
+    return plan.BV, None, plan.num_warps
+
+
+def launch_constants(plan: "KernelPlan", kernel: str, BV: int, BKT: int | None = None
+                     ) -> dict[str, int | bool]:
+    """The tl.constexpr arguments that follow from a launch's tiles (the kernels take them
+    as arguments, so one module launches with any tiles): for the key-chunked decode
+    kernel BV is its value tile DBV (DNV passes cover V) and BKT its key chunk (NK chunks
+    cover BK); for the others BV is the value tile (NV tiles). A fold takes tl.dot when
+    every tile dim is >= 16 (FOLD_DOT / DECODE_FOLD_DOT), a broadcast sum otherwise; the
+    ring tile BL then holds at least 16 rows (the extra rows are masked). These are the
+    rules make_plan applies to its own choice (a test checks every committed module);
+    tuned launches (replaygen/tuning.py) go through here."""
+    for what, v in (("value tile", BV), ("key chunk", BKT)):
+        if v is not None and (isinstance(v, bool) or not isinstance(v, int) or v < 1 or v & (v - 1)):
+            raise ConfigError(f"the {what} must be a power of two, got {v!r}")
+    if kernel == "replay_decode" and decode_is_chunked(plan):
+        BKT = BKT or plan.BKT
+        if BKT > plan.BK:
+            raise ConfigError(f"the key chunk {BKT} exceeds the key block {plan.BK}")
+        out = {"DBV": BV, "DNV": -(-plan.V // BV), "BKT": BKT, "NK": plan.BK // BKT,
+               "DECODE_FOLD_DOT": BV >= 16 and BKT >= 16}
+        dot = out["DECODE_FOLD_DOT"] or plan.fold_dot
+    else:
+        out = {"BV": BV, "NV": -(-plan.V // BV), "FOLD_DOT": plan.BK >= 16 and BV >= 16}
+        dot = out["FOLD_DOT"] or plan.decode_fold_dot
+    out["BL"] = max(_next_pow2(plan.L), 16) if dot else _next_pow2(plan.L)
+    return out
 
 
 def _pick_num_warps(BV: int, BK: int) -> int:

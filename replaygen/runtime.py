@@ -21,9 +21,10 @@ import torch
 from .derive import derive
 from .emit import GENERATED_DIR
 from .errors import InputError
-from .plan import KernelPlan, make_config, make_plan
+from .plan import KernelPlan, launch_constants, make_config, make_plan
 from .render import render_module
 from .spec import Spec, load_spec, load_variant
+from .tuning import Launch, TuningTable, table_for
 
 TORCH_DTYPES = {"fp32": torch.float32, "bf16": torch.bfloat16, "fp16": torch.float16}
 FLOAT_INPUTS = (torch.float32, torch.bfloat16, torch.float16)
@@ -95,7 +96,8 @@ def module_path(plan: KernelPlan, text: str) -> Path:
 def load(variant: str | os.PathLike, *, config: str | None = None, L: int | None = None,
          buffer_length: int | None = None, state_dtype: str | None = None,
          record_dtype: str | None = None, block_v: int | None = None,
-         num_warps: int | None = None, max_drafts: int | None = None, **dims: int) -> "Kernels":
+         num_warps: int | None = None, tuning: TuningTable | os.PathLike | bool | None = None,
+         max_drafts: int | None = None, **dims: int) -> "Kernels":
     """Kernels of one configuration of `variant`: a spec name in specs/, or the path of a
     spec file (a variant under development, or a test fixture).
 
@@ -103,7 +105,12 @@ def load(variant: str | os.PathLike, *, config: str | None = None, L: int | None
     Mamba-2 `nheads=..., headdim=..., ngroups=..., dstate=...`); `config` names one of
     the spec's geometries instead (default: its first). `L` (alias `buffer_length`) is
     the ring length; `state_dtype` the checkpoint precision; `record_dtype` the records'.
-    `block_v` and `num_warps` override the plan's launch choices (tuning).
+    `block_v` and `num_warps` override the plan's launch choices (a module of their own,
+    launched with exactly those choices). Otherwise launches follow `tuning`: by default
+    the table committed next to the kernels (`generated/<variant>/tuning.json`, written by
+    `replaygen tune`), looked up per kernel, batch and GPU at call time, with the plan's
+    choice wherever it has no entry; a path or a `TuningTable` to use another; False
+    for the plan's choice only.
     `max_drafts` (T_MAX, default 1) is the most draft tokens one `verify` may append;
     it sizes the rings (L + T_MAX - 1 rows) and is part of the kernels' identity.
     """
@@ -126,14 +133,41 @@ def load(variant: str | os.PathLike, *, config: str | None = None, L: int | None
     plan = make_plan(deriv, kcfg)
     text = render_module(plan, deriv)
     module = _import_module(module_path(plan, text), plan.name)
-    return Kernels(spec, plan, module)
+    if block_v is not None or num_warps is not None or tuning is False:
+        table = None     # explicit launch choices are not overridden by a table
+    elif tuning is None or tuning is True:
+        table = table_for(GENERATED_DIR / plan.spec_name, plan.spec_name)
+    elif isinstance(tuning, TuningTable):
+        table = tuning
+    else:
+        table = TuningTable.read(tuning, plan.spec_name)
+    return Kernels(spec, plan, module, table)
+
+
+_DEVICE_NAMES: dict[tuple[str, int | None], str] = {}
+
+
+def device_name(device: torch.device) -> str:
+    """The name a tuning table keys launches by: the CUDA device name (e.g. "NVIDIA H200"),
+    "cpu" for the Triton interpreter. Cached: asking the driver costs microseconds."""
+    key = (device.type, device.index)
+    name = _DEVICE_NAMES.get(key)
+    if name is None:
+        name = torch.cuda.get_device_name(device) if device.type == "cuda" else device.type
+        _DEVICE_NAMES[key] = name
+    return name
 
 
 class Kernels:
     """The generated kernels of one configuration, with checked entry points."""
 
-    def __init__(self, spec: Spec, plan: KernelPlan, module):
+    def __init__(self, spec: Spec, plan: KernelPlan, module, tuning: TuningTable | None = None):
         self.spec, self.plan, self.module = spec, plan, module
+        self.tuning = tuning
+        # Launches forced per kernel name, over the table: `replaygen tune` times its
+        # candidates through the very entry points (and lookup) that serving uses.
+        self.forced: dict[str, Launch] = {}
+        self._launches: dict[tuple[str, int, str], tuple[dict, dict]] = {}
         self.dims = plan.config.dim_map   # model-native dim name -> size
         self.heads = {"key": plan.H, "value": plan.HV, "none": 1}
         self.state_shape = (plan.HV, plan.V, plan.K)
@@ -198,23 +232,23 @@ class Kernels:
         args, has, dtype = self._check_inputs(inputs, rows, state.device)
         out = self._check_out(out, rows, dtype, state.device)
         if rows:
+            consts, launch = self.launch_args("replay_decode", rows, state.device)
             self.module.replay_decode_kernel[(rows, self.plan.HV)](
                 slots_ptr=slots, num_slots=state.num_slots, cursor_ptr=state.cursor,
                 drafted_ptr=state.drafted,
                 ckpt_ptr=state.checkpoint, **self._ring_args(state), **args, **self._param_args(state.params),
-                out_ptr=out, stride_out=out.stride(0), **has, **self._consts,
+                out_ptr=out, stride_out=out.stride(0), **has, **consts,
                 FOLD_EVERY_STEP=bool(fold_every_step if fold_every_step is not None
-                                     else rows < self.fold_below_rows),
-                num_warps=self.module.DECODE_WARPS)
+                                     else rows < self.fold_below_rows), **launch)
         return out
 
     def _fold(self, state: ReplayState, slots, dst, flush: bool, accepted=None):
+        consts, launch = self.launch_args("fold", slots.shape[0], state.device)
         self.module.fold_kernel[(slots.shape[0], self.plan.HV)](
             slots_ptr=slots, num_slots=state.num_slots, cursor_ptr=state.cursor,
             ckpt_ptr=state.checkpoint, **self._ring_args(state), **self._param_args(state.params), dst_ptr=dst,
             drafted_ptr=state.drafted, accepted_ptr=slots if accepted is None else accepted,
-            FLUSH=flush, COMMIT=accepted is not None, **self._has, **self._consts,
-            num_warps=self.module.NUM_WARPS)
+            FLUSH=flush, COMMIT=accepted is not None, **self._has, **consts, **launch)
 
     def materialize(self, state: ReplayState, slots: torch.Tensor,
                     out: torch.Tensor | None = None) -> torch.Tensor:
@@ -250,10 +284,10 @@ class Kernels:
         params = self._check_params(params, S.device)
         out = self._check_out(out, rows, dtype, S.device)
         if rows:
-            self.module.conventional_decode_kernel[(rows, self.plan.HV, self.plan.NV)](
+            consts, launch = self.launch_args("conventional_decode", rows, S.device)
+            self.module.conventional_decode_kernel[(rows, self.plan.HV, consts["NV"])](
                 slots_ptr=slots, num_slots=S.shape[0], state_ptr=S, **args, **self._param_args(params),
-                out_ptr=out, stride_out=out.stride(0), **has, **self._consts,
-                num_warps=self.module.NUM_WARPS)
+                out_ptr=out, stride_out=out.stride(0), **has, **consts, **launch)
         return out
 
     # -- speculative decoding -------------------------------------------------------
@@ -368,6 +402,57 @@ class Kernels:
                 slots_ptr=slots, num_slots=S.shape[0], state_ptr=S, snap_ptr=snapshots,
                 accepted_ptr=num_accepted, **self._has, **self._consts,
                 num_warps=self.module.NUM_WARPS)
+
+    # -- launch configurations ---------------------------------------------------------
+    def launch_args(self, kernel: str, rows: int, device, launch: Launch | None = None):
+        """(constexpr arguments, launch options) of `kernel` for a launch of `rows` rows on
+        `device`: `launch` if given (or forced for this kernel in `self.forced`, the tuner's
+        candidates), else the tuning table's entry
+        for this configuration, kernel, batch bucket and GPU, else the plan's choice.
+        Memoised per (kernel, rows, device): a dict lookup per call after the first."""
+        device = torch.device(device)
+        launch = launch or self.forced.get(kernel)
+        key = (kernel, rows, str(device), launch)
+        hit = self._launches.get(key)
+        if hit is not None:
+            return hit
+        if launch is None and self.tuning is not None:
+            launch = self.tuning.lookup(self.plan.name, kernel, device_name(device), rows)
+        if launch is None:
+            warps = self.module.DECODE_WARPS if kernel == "replay_decode" else self.module.NUM_WARPS
+            hit = (self._consts, {"num_warps": warps})
+        else:
+            hit = ({**self._consts, **launch_constants(self.plan, kernel, launch.BV, launch.BKT)},
+                   {"num_warps": launch.num_warps, "num_stages": launch.num_stages})
+        self._launches[key] = hit
+        return hit
+
+    def warmup(self, state: ReplayState, batch_sizes, *, pool: torch.Tensor | None = None,
+               dtype: torch.dtype = torch.bfloat16, slots_dtype: torch.dtype = torch.int32) -> int:
+        """Compile, ahead of time, every launch configuration that decode, flush (and
+        conventional_decode, when a state `pool` is given) will use for these batch sizes,
+        so that capturing them in a CUDA graph never compiles. The launches use padding
+        rows only (slot -1): no state is read or written. Triton specialises on argument
+        properties too (integers equal to 1 or divisible by 16, pointer alignment), so pass
+        the `state`/`pool` the model will use, and the inputs' and slots' dtypes. Returns
+        the number of distinct launch configurations seen."""
+        self._check_state(state)
+        seen = set()
+        for rows in sorted(set(batch_sizes)):
+            slots = torch.full((rows,), -1, dtype=slots_dtype, device=state.device)
+            inputs = {q.name: torch.zeros((rows,) + self.shape_of(q), dtype=dtype, device=state.device)
+                      for q in self.spec.inputs()}
+            out = torch.empty((rows, self.plan.HV, self.plan.V), dtype=dtype, device=state.device)
+            self.decode(state, slots, out=out, **inputs)
+            self.flush(state, slots)
+            kernels = ["replay_decode", "fold"]
+            if pool is not None:
+                self.conventional_decode(pool, slots, out=out, **inputs, **state.params)
+                kernels.append("conventional_decode")
+            for k in kernels:
+                consts, launch = self.launch_args(k, rows, state.device)
+                seen.add((k, consts["BV"], tuple(sorted(launch.items()))))
+        return len(seen)
 
     # -- checks ---------------------------------------------------------------------
     def _check_pool(self, S):

@@ -1,4 +1,6 @@
-"""Every committed kernel compiles for the H200 (sm_90), checked on a CPU machine.
+"""Every committed kernel compiles for the H200 (sm_90), checked on a CPU machine: with
+the plan's launch choice, and with every launch the committed tuning tables
+(generated/<variant>/tuning.json) select.
 
 The Triton interpreter runs kernels as NumPy code and never type-checks them the way
 the compiler does (layouts, dot operand types, scf.if result types). Triton compiles to
@@ -26,9 +28,11 @@ triton = pytest.importorskip("triton")
 from triton.backends.compiler import GPUTarget  # noqa: E402
 from triton.compiler import ASTSource  # noqa: E402
 
-from replaygen.emit import default_configs  # noqa: E402
+from replaygen.emit import GENERATED_DIR, default_configs  # noqa: E402
+from replaygen.plan import launch_constants  # noqa: E402
 from replaygen.runtime import load  # noqa: E402
 from replaygen.spec import available_variants, load_variant  # noqa: E402
+from replaygen.tuning import TUNING_FILE, TuningTable  # noqa: E402
 
 TARGET = GPUTarget("cuda", 90, 32)
 TORCH_TO_TRITON = {"fp32": "fp32", "bf16": "bf16", "fp16": "fp16"}
@@ -55,10 +59,18 @@ def signature(fn, consts, state, record, inputs="bf16"):
     return sig
 
 
-def compile_kernel(kern, name, **flags):
+def compile_kernel(kern, name, launch=None, **flags):
+    """Compile one kernel with the plan's launch choice, or a tuned `launch`."""
     mod = kern.module
     fn = getattr(mod, name)
     consts = {**mod.CONSTEXPRS, **flags}
+    warps = {"replay_decode_kernel": mod.DECODE_WARPS,   # as the runtime launches them
+             "verify_kernel": mod.VERIFY_WARPS}.get(name, mod.NUM_WARPS)
+    options = {"num_warps": warps}
+    if launch is not None:
+        kernel = {v[0]: k for k, v in TABLE_KERNELS.items()}[name]
+        consts.update(launch_constants(kern.plan, kernel, launch.BV, launch.BKT))
+        options = {"num_warps": launch.num_warps, "num_stages": launch.num_stages}
     for p in fn.params:   # optional inputs: compile the variant with them present
         if p.is_constexpr and p.name not in consts:
             consts[p.name] = True
@@ -67,9 +79,7 @@ def compile_kernel(kern, name, **flags):
     src = ASTSource(fn, signature(fn, consts, kern.plan.state_dtype, kern.plan.record_dtype),
                     constexprs={(fn.arg_names.index(n),): v for n, v in consts.items()},
                     attrs=attrs)
-    warps = {"replay_decode_kernel": mod.DECODE_WARPS,   # as the runtime launches them
-             "verify_kernel": mod.VERIFY_WARPS}.get(name, mod.NUM_WARPS)
-    return triton.compile(src, target=TARGET, options={"num_warps": warps})
+    return triton.compile(src, target=TARGET, options=options)
 
 
 def _ptxas_available():
@@ -105,6 +115,27 @@ def ptxas_usage(compiled) -> str:
                     if "registers" in line or "spill" in line)
 
 
+TABLE_KERNELS = {"replay_decode": ("replay_decode_kernel", {}), "fold": ("fold_kernel", {"FLUSH": True, "COMMIT": False}),
+                 "conventional_decode": ("conventional_decode_kernel", {})}
+
+
+def tuned_launches() -> list[tuple]:
+    """(variant, config, kernel, launch) of every committed tuning entry of a default
+    configuration (each distinct launch once)."""
+    by_name = {c.name: (v, c) for v, c in CONFIGS}
+    out = set()
+    for variant in available_variants():
+        path = GENERATED_DIR / variant / TUNING_FILE
+        if path.is_file():
+            for _, name, kernel, _, launch, _ in TuningTable.read(path, variant).entries():
+                if name in by_name:
+                    out.add((variant, by_name[name][1], kernel, launch))
+    return sorted(out, key=str)
+
+
+TUNED = tuned_launches()
+
+
 def compile_all() -> list[str]:
     """Compile every kernel of every default configuration; return the failures."""
     failures = []
@@ -117,6 +148,14 @@ def compile_all() -> list[str]:
                 assert ".entry " + name in compiled.asm["ptx"]
             except Exception as exc:  # report every failure, not only the first
                 failures.append(f"{config.name}:{name}{flags}: {exc}")
+    for variant, config, kernel, launch in TUNED:
+        kern = load(variant, L=config.buffer_length, state_dtype=config.state_dtype,
+                    record_dtype=config.record_dtype, tuning=False, **config.dim_map)
+        name, flags = TABLE_KERNELS[kernel]
+        try:
+            assert ".entry " + name in compile_kernel(kern, name, launch, **flags).asm["ptx"]
+        except Exception as exc:
+            failures.append(f"{config.name}:{name}{flags} tuned {launch}: {exc}")
     for variant in available_variants():
         kern = load(variant, config=load_variant(variant).configs[0].name, L=16,
                     state_dtype="fp32", record_dtype="bf16", max_drafts=SPEC_DRAFTS)
@@ -134,12 +173,13 @@ def test_default_kernels_compile_for_sm90():
     proc = subprocess.run([sys.executable, __file__], env=env, capture_output=True,
                           text=True, timeout=900)
     assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-4000:]
-    assert f"compiled {len(CONFIGS) * len(KERNELS)} kernels" in proc.stdout
+    assert f"compiled {len(CONFIGS) * len(KERNELS) + len(TUNED)} kernels" in proc.stdout
     print(proc.stdout)
 
 
 if __name__ == "__main__":
     problems = compile_all()
     print("\n".join(problems))
-    print(f"compiled {len(CONFIGS) * len(KERNELS) - len(problems)} kernels, {len(problems)} failed")
+    print(f"compiled {len(CONFIGS) * len(KERNELS) + len(TUNED) - len(problems)} kernels, "
+          f"{len(problems)} failed")
     sys.exit(1 if problems else 0)

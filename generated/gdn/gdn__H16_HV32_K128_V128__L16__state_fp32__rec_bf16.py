@@ -3,7 +3,7 @@
 # kernel: gdn__H16_HV32_K128_V128__L16__state_fp32__rec_bf16
 # spec sha256: d6c0f5747cc95c6127b71ef12a5c22c378a973a3b4c4e8a9234e9a49c35078d0
 # templates sha256: 453a38e688fa6cd2d4441d1a2222ecc12d9f31f1713e604f3aa77c9ddd6bb5d9
-# generator sha256: 7831bc75dbf94478a3367b7820e5f67bc8d18166ef90ed4fe45c3c7804e616ef
+# generator sha256: 19ef1b8c8c383df6e4079c8275cf23a4ca5dbf04c30138d4e77871ee4060f615
 """ReplaySSM kernels for gdn: gdn__H16_HV32_K128_V128__L16__state_fp32__rec_bf16.
 
 Replay form: S_t = C·exp(G_t) + Σ_j u_j (exp(G_t - G_j)·k_j)ᵀ,  G_j = Σ_(i<=j) g_i

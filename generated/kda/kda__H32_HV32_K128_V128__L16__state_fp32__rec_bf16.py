@@ -3,7 +3,7 @@
 # kernel: kda__H32_HV32_K128_V128__L16__state_fp32__rec_bf16
 # spec sha256: d7b280d3f9391192f6c2a44a61319852a5b7b0e417e61bf7468954fc728e2095
 # templates sha256: 453a38e688fa6cd2d4441d1a2222ecc12d9f31f1713e604f3aa77c9ddd6bb5d9
-# generator sha256: 7831bc75dbf94478a3367b7820e5f67bc8d18166ef90ed4fe45c3c7804e616ef
+# generator sha256: 19ef1b8c8c383df6e4079c8275cf23a4ca5dbf04c30138d4e77871ee4060f615
 """ReplaySSM kernels for kda: kda__H32_HV32_K128_V128__L16__state_fp32__rec_bf16.
 
 Replay form: S_t = C·Diag(exp(G_t)) + Σ_j u_j (Diag(exp(G_t - G_j))·k_j)ᵀ,  G_j = Σ_(i<=j) g_i

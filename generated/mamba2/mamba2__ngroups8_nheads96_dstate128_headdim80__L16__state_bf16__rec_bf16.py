@@ -3,7 +3,7 @@
 # kernel: mamba2__ngroups8_nheads96_dstate128_headdim80__L16__state_bf16__rec_bf16
 # spec sha256: bc4bd711e08ea487aaddd63c7bf197e6e62cfe792a7fd41c105af9f530d98c6b
 # templates sha256: 453a38e688fa6cd2d4441d1a2222ecc12d9f31f1713e604f3aa77c9ddd6bb5d9
-# generator sha256: 7831bc75dbf94478a3367b7820e5f67bc8d18166ef90ed4fe45c3c7804e616ef
+# generator sha256: 19ef1b8c8c383df6e4079c8275cf23a4ca5dbf04c30138d4e77871ee4060f615
 """ReplaySSM kernels for mamba2: mamba2__ngroups8_nheads96_dstate128_headdim80__L16__state_bf16__rec_bf16.
 
 Replay form: S_t = C·exp(G_t) + Σ_j w_j (exp(G_t - G_j)·k_j)ᵀ,  G_j = Σ_(i<=j) g_i

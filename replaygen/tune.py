@@ -1,0 +1,235 @@
+"""`replaygen tune`: the offline launch sweep that writes the tuning tables.
+
+Input: variants (each with its named geometries, or one `--config`), ring lengths,
+checkpoint precisions, batch buckets; a CUDA GPU.
+Output: `<out>/<variant>/tuning.json` (default out: generated/): for this GPU, for every
+configuration, kernel (replay_decode, fold, conventional_decode) and batch bucket, the
+fastest launch (BV, num_warps, num_stages) measured, with its time and the plan's time;
+entries already in the file for other GPUs, configurations or buckets are kept.
+Invariants: throwaway buffers only (`perf.Workload`; never live state, never
+@triton.autotune); candidates are launched through the real entry points
+(`Kernels.forced`), so the code timed is the code that serves; the plan's own choice is
+always a candidate, so a tuned entry is never slower than the fallback in the sweep (and
+replaces it only when faster by more than `MARGIN`).
+
+The grid, pruned: BV in {8, 16, 32, 64} up to V rounded up to a power of two, or for
+the key-chunked decode kernel [DBV, BKT] chunks with DBV in {16, 32, 64, 128} and BKT in
+{16, 32, 64}; num_warps in {1, 2, 4, 8} keeping 8..64 (chunks: 16..64) tile elements per
+thread (fewer leaves threads idle, more spills registers: the 2026-11-29 sweeps in
+bench/results/); num_stages 3 (Triton's
+default) first, then 1 and 2 for the two best (BV, warps) of the kernels that stream tiles
+through a loop (replay_decode, fold: the conventional kernel has no loop, so stages
+change nothing there). What is measured: replay_decode amortised per step over a whole
+flush cycle with staggered rows; fold as a flush of L - 1 records; the conventional step.
+"""
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from .plan import _next_pow2, decode_is_chunked, plan_tiles
+from .tuning import KERNELS, TUNING_FILE, Launch, TuningTable
+
+BLOCK_VS = (8, 16, 32, 64)
+# the key-chunked decode kernel's [DBV, BKT] chunks (main's sweeps: [64, 32] and [128, 32]
+# fastest of 9 shapes; bench/results/sweep-kchunk-*.json)
+DECODE_BLOCK_VS = (16, 32, 64, 128)
+BKT_CHOICES = (16, 32, 64)
+WARPS = (1, 2, 4, 8)
+DEFAULT_STAGES = 3          # Triton's default for CUDA: what the plan's launches get
+EXTRA_STAGES = (1, 2)
+STREAMING = ("replay_decode", "fold")   # kernels whose tiles go through a loop
+ELEMENTS_PER_THREAD = (8, 64)
+CHUNK_ELEMENTS_PER_THREAD = (16, 64)     # narrower: the chunk grid is two-dimensional
+# A launch replaces the plan's choice only when it is this much faster: medians of 5-20
+# CUDA-graph replays differ by about 1% from run to run, and a table should not flip
+# between near-equal launches at every sweep.
+MARGIN = 0.02
+
+
+def candidates(plan, kernel: str) -> list[Launch]:
+    """Phase 1: the plan's own launch of `kernel`, and every tile and warp count of the
+    pruned grid at the default stage count: value tiles BV (tiles span the whole key
+    block), or for the key-chunked decode kernel [DBV, BKT] chunks."""
+    bv0, bkt0, w0 = plan_tiles(plan, kernel)
+    out = [Launch(bv0, w0, DEFAULT_STAGES, bkt0)]
+    chunked = kernel == "replay_decode" and decode_is_chunked(plan)
+    if chunked:
+        tiles = [(bv, bkt) for bv in DECODE_BLOCK_VS for bkt in BKT_CHOICES if bkt <= plan.BK]
+        lo, hi = CHUNK_ELEMENTS_PER_THREAD
+    else:
+        tiles = [(bv, None) for bv in BLOCK_VS]
+        lo, hi = ELEMENTS_PER_THREAD
+    for bv, bkt in tiles:
+        if bv > _next_pow2(plan.V):
+            continue
+        for w in WARPS:
+            cand = Launch(bv, w, DEFAULT_STAGES, bkt)
+            if lo <= bv * (bkt or plan.BK) / (32 * w) <= hi and cand not in out:
+                out.append(cand)
+    return out
+
+
+def stage_candidates(times: dict[Launch, dict[int, float]], keep: int = 2) -> list[Launch]:
+    """Phase 2: the `keep` best (BV, warps) by their mean time relative to the best at each
+    batch, at the other stage counts."""
+    batches = sorted({b for t in times.values() for b in t})
+    best = {b: min(t[b] for t in times.values() if b in t) for b in batches}
+    score = {c: sum(t[b] / best[b] for b in t) / len(t) for c, t in times.items() if t}
+    ranked = sorted(score, key=score.get)[:keep]
+    return [Launch(c.BV, c.num_warps, s, c.BKT) for c in ranked for s in EXTRA_STAGES
+            if Launch(c.BV, c.num_warps, s, c.BKT) not in times]
+
+
+class Job:
+    """One configuration to tune: its kernels, its results so far."""
+
+    def __init__(self, variant, config_name, kern):
+        self.variant, self.config_name, self.kern = variant, config_name, kern
+        self.times: dict[str, dict[Launch, dict[int, float]]] = {k: {} for k in KERNELS}
+        self.plan_launch = {k: Launch(bv, w, DEFAULT_STAGES, bkt)
+                            for k in KERNELS for bv, bkt, w in [plan_tiles(kern.plan, k)]}
+
+    def load_kwargs(self):
+        p = self.kern.plan
+        return dict(L=p.L, state_dtype=p.state_dtype, record_dtype=p.record_dtype,
+                    **p.config.dim_map)
+
+
+def _measure(jobs: list[Job], todo: dict, batches, timer, device, workers, log, save=None,
+             deadline=float("inf")):
+    """Time every (job, kernel, launch) in `todo` at every batch: compile ahead in
+    parallel, then time in this process, one configuration's buffers at a time; `save()`
+    after each configuration; configurations not started by `deadline` (perf_counter
+    seconds) are left as they are."""
+    from .perf import Workload, pool_size, precompile
+    slots = pool_size(batches)
+    tasks = []
+    for j in jobs:
+        launches = [(k, c) for k in KERNELS for c in todo.get((id(j), k), [])]
+        for i in range(0, len(launches), 4):     # chunks of 4 balance the workers
+            tasks.append((j.variant, j.load_kwargs(), launches[i:i + 4], tuple(batches), str(device)))
+    t0 = time.perf_counter()
+    precompile(tasks, workers, log)
+    log(f"  compiled {sum(len(t[2]) for t in tasks)} launches in {time.perf_counter() - t0:.1f} s "
+        f"({workers} processes)")
+    t0 = time.perf_counter()
+    for n, j in enumerate(jobs):
+        if time.perf_counter() > deadline:
+            log(f"  time budget reached: {len(jobs) - n} configuration(s) not timed in this phase")
+            break
+        try:
+            work = Workload(j.kern, slots, device)
+        except Exception as exc:  # noqa: BLE001 - reported; the other configurations go on
+            log(f"  {j.kern.name}: buffers failed ({type(exc).__name__}: {str(exc)[:200]}); skipped")
+            continue
+        for kernel in KERNELS:
+            for cand in todo.get((id(j), kernel), []):
+                j.kern.forced = {kernel: cand}
+                row = j.times[kernel].setdefault(cand, {})
+                for b in batches:
+                    try:
+                        row[b] = work.time_kernel(timer, kernel, b)
+                    except Exception as exc:  # noqa: BLE001 - a candidate that fails is dropped
+                        log(f"  {j.kern.name} {kernel} {cand}: failed ({type(exc).__name__}: "
+                            f"{str(exc)[:200]}); skipped")
+                        row.clear()
+                        break
+        j.kern.forced = {}
+        del work
+        if save:
+            save()
+    log(f"  timed in {time.perf_counter() - t0:.1f} s")
+
+
+def tune(jobs: list[Job], batches, timer, device, workers: int, log=print, save=None,
+         deadline=float("inf")) -> None:
+    """Both phases; `save()` after each configuration, so a run cut short keeps what it
+    measured."""
+    todo = {(id(j), k): candidates(j.kern.plan, k) for j in jobs for k in KERNELS}
+    log(f"phase 1: {sum(map(len, todo.values()))} (configuration, kernel, launch) at "
+        f"{len(batches)} batch sizes")
+    _measure(jobs, todo, batches, timer, device, workers, log, save, deadline)
+    if time.perf_counter() > deadline:
+        log("time budget reached: phase 2 skipped")
+        return
+    todo = {(id(j), k): stage_candidates(j.times[k]) for j in jobs for k in STREAMING}
+    log(f"phase 2 (num_stages): {sum(map(len, todo.values()))} more")
+    _measure(jobs, todo, batches, timer, device, workers, log, save, deadline)
+
+
+def table_of(jobs: list[Job], gpu: str, meta: dict, batches) -> dict[str, TuningTable]:
+    """The best launch per (configuration, kernel, batch), one table per variant."""
+    tables: dict[str, TuningTable] = {}
+    for j in jobs:
+        t = tables.setdefault(j.variant, TuningTable(f"<tune {j.variant}>"))
+        t.meta[gpu] = meta
+        for kernel, times in j.times.items():
+            for b in batches:
+                measured = {c: r[b] for c, r in times.items() if b in r}
+                if not measured:
+                    continue
+                best = min(measured, key=measured.get)
+                plan_launch = j.plan_launch[kernel]
+                if measured.get(plan_launch, float("inf")) <= measured[best] * (1 + MARGIN):
+                    best = plan_launch
+                info = {"ms": round(measured[best], 5)}
+                if plan_launch in measured:
+                    info["plan_ms"] = round(measured[plan_launch], 5)
+                t.add(gpu, j.kern.name, kernel, b, best, **info)
+    return tables
+
+
+def report(tables: dict[str, TuningTable], log=print) -> None:
+    log(f"\n{'configuration':<62} {'kernel':<20} {'batch':>5} {'BV':>3} {'BKT':>3} {'w':>2} {'s':>2} "
+        f"{'ms':>9} {'plan ms':>9} {'gain':>6}")
+    for t in tables.values():
+        for gpu, config, kernel, b, launch, info in t.entries():
+            gain = info.get("plan_ms", info["ms"]) / info["ms"]
+            log(f"{config:<62} {kernel:<20} {b:>5} {launch.BV:>3} {launch.BKT or '-':>3} {launch.num_warps:>2} "
+                f"{launch.num_stages:>2} {info['ms']:>9.4f} {info.get('plan_ms', float('nan')):>9.4f} "
+                f"{gain:>5.2f}x")
+
+
+def run(args, log=print) -> int:
+    """The command: build the jobs, sweep, merge into the files, print the table."""
+    from .perf import Timer, environment, require_cuda
+    from .runtime import device_name, load
+    from .spec import available_variants, load_variant
+
+    device = require_cuda("tune")
+    start = time.perf_counter()
+    meta = environment()
+    gpu = device_name(device)
+    log(f"replaygen tune on {gpu} (torch {meta['torch']}, triton {meta['triton']}, "
+        f"commit {meta['commit']})")
+    jobs = []
+    for variant in (available_variants() if args.all else [args.variant]):
+        spec = load_variant(variant)
+        names = [args.config] if args.config else [c.name for c in spec.configs]
+        for name in names:
+            for L in args.L or [spec.defaults.buffer_length]:
+                for sdt in args.state_dtype:
+                    kern = load(variant, config=name, L=L, state_dtype=sdt,
+                                record_dtype=args.record_dtype, tuning=False)
+                    jobs.append(Job(variant, name, kern))
+    log(f"{len(jobs)} configurations, batches {args.batches}")
+    timer = Timer(device, reps=args.reps)
+
+    def save(final=False):
+        tables = table_of(jobs, gpu, meta, args.batches)
+        if final:
+            report(tables, log)
+        for variant, new in tables.items():
+            path = Path(args.out) / variant / TUNING_FILE
+            table = TuningTable.read(path, variant) if path.is_file() else TuningTable(str(path))
+            table.merge(new)
+            table.write(path, variant)
+            if final:
+                log(f"wrote {path} ({len(table)} entries)")
+    deadline = start + args.budget_s if args.budget_s else float("inf")
+    tune(jobs, args.batches, timer, device, args.jobs, log, save=lambda: save(final=False),
+         deadline=deadline)
+    save(final=True)
+    log(f"replaygen tune: {time.perf_counter() - start:.0f} s")
+    return 0

@@ -1,0 +1,233 @@
+"""Launch configurations as data: the tuning table read at serve time.
+
+Input: `generated/<variant>/tuning.json` (written by `replaygen tune`, replaygen/tune.py),
+or any file or `TuningTable` passed to `replaygen.load(tuning=...)`.
+Output: for a (kernel config name, kernel, GPU name, batch) the `Launch` to use
+(value tile BV, optionally the decode kernel's key chunk BKT, num_warps, num_stages), or
+None, in which case the plan's own choice (the module's CONSTEXPRS and warps) is used: on the CPU, on an untuned GPU, for an
+untuned configuration.
+Invariants: a table is validated completely when it is loaded (`TuningError` naming the
+file, the entry and the reason); a lookup never compiles or times anything (Triton's
+first-use JIT aside: `Kernels.warmup` does that ahead of CUDA-graph capture); the
+constants that follow from the tiles (NV, DNV, NK, BL, FOLD_DOT, DECODE_FOLD_DOT) come
+from `plan.launch_constants`, never from the file.
+
+The file:
+
+    {"format": 1, "variant": "gdn",
+     "gpus": {"NVIDIA H200": {"meta": {"date": ..., "torch": ..., "triton": ..., "commit": ...},
+                              "entries": [{"config": "gdn__H16_..._rec_bf16",
+                                           "kernel": "replay_decode", "batch": 256,
+                                           "BV": 16, "num_warps": 2, "num_stages": 3,
+                                           "ms": 0.25, "plan_ms": 0.27}, ...]}}}
+
+`batch` is a bucket: a launch of `rows` rows uses the entry of the largest tuned batch
+<= rows (the smallest one when rows is below them all). `ms` and `plan_ms` (the time of
+the plan's choice in the same sweep) are informational.
+"""
+from __future__ import annotations
+
+import json
+import os
+from bisect import bisect_right
+from dataclasses import dataclass
+from pathlib import Path
+
+from .errors import TuningError
+
+FORMAT = 1
+TUNING_FILE = "tuning.json"
+KERNELS = ("replay_decode", "fold", "conventional_decode")
+BATCH_BUCKETS = (1, 8, 64, 256, 512)
+ENTRY_KEYS = {"config", "kernel", "batch", "BV", "num_warps", "num_stages"}
+OPTIONAL_KEYS = {"BKT"}
+INFO_KEYS = {"ms", "plan_ms"}
+MAX_WARPS = 32        # Triton's limit (1024 threads)
+MAX_STAGES = 8
+
+
+@dataclass(frozen=True)
+class Launch:
+    """BV: the kernel's value tile (DBV for the key-chunked decode kernel); BKT: the key
+    chunk of the key-chunked decode kernel (None: the plan's); warps; pipeline stages."""
+
+    BV: int
+    num_warps: int
+    num_stages: int
+    BKT: int | None = None
+
+    def as_dict(self) -> dict[str, int]:
+        out = {"BV": self.BV, "num_warps": self.num_warps, "num_stages": self.num_stages}
+        if self.BKT is not None:
+            out["BKT"] = self.BKT
+        return out
+
+
+def _power_of_two(v, upper: int) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool) and 1 <= v <= upper and not v & (v - 1)
+
+
+class TuningTable:
+    """Entries by (config name, kernel, GPU name), each a batch-sorted list of launches."""
+
+    def __init__(self, source: str = "<memory>"):
+        self.source = source
+        self.meta: dict[str, dict] = {}          # GPU name -> provenance of its sweep
+        self._rows: dict[tuple[str, str, str], list[tuple[int, Launch, dict]]] = {}
+
+    # -- building ------------------------------------------------------------------------
+    def add(self, gpu: str, config: str, kernel: str, batch: int, launch: Launch,
+            **info: float) -> None:
+        """Add (or replace) one entry, validated as if it had been read from a file."""
+        key = f"{gpu!r} entry {config}/{kernel}/batch {batch}"
+        self._check_entry(key, {"config": config, "kernel": kernel, "batch": batch,
+                                **launch.as_dict(), **info})
+        rows = self._rows.setdefault((config, kernel, gpu), [])
+        rows[:] = [r for r in rows if r[0] != batch]
+        rows.append((batch, launch, dict(info)))
+        rows.sort(key=lambda r: r[0])
+
+    def merge(self, other: "TuningTable") -> None:
+        """Entries (and provenance) of `other` replace this table's on the same keys."""
+        self.meta.update(other.meta)
+        for (config, kernel, gpu), rows in other._rows.items():
+            for batch, launch, info in rows:
+                self.add(gpu, config, kernel, batch, launch, **info)
+
+    # -- queries ---------------------------------------------------------------------------
+    def lookup(self, config: str, kernel: str, gpu: str | None, rows: int) -> Launch | None:
+        if gpu is None:
+            return None
+        entries = self._rows.get((config, kernel, gpu))
+        if not entries:
+            return None
+        i = bisect_right([b for b, _, _ in entries], rows) - 1
+        return entries[max(i, 0)][1]
+
+    def gpus(self) -> list[str]:
+        return sorted({g for _, _, g in self._rows} | set(self.meta))
+
+    def entries(self):
+        """(gpu, config, kernel, batch, launch, info) for every entry, sorted."""
+        for (config, kernel, gpu), rows in sorted(self._rows.items(), key=lambda kv: (kv[0][2], kv[0][0], kv[0][1])):
+            for batch, launch, info in rows:
+                yield gpu, config, kernel, batch, launch, info
+
+    def __len__(self) -> int:
+        return sum(len(r) for r in self._rows.values())
+
+    # -- files -------------------------------------------------------------------------------
+    def to_json(self, variant: str) -> dict:
+        gpus = {}
+        for gpu in self.gpus():
+            gpus[gpu] = {"meta": self.meta.get(gpu, {}), "entries": [
+                {"config": c, "kernel": k, "batch": b, **launch.as_dict(), **info}
+                for g, c, k, b, launch, info in self.entries() if g == gpu]}
+        return {"format": FORMAT, "variant": variant, "gpus": gpus}
+
+    def write(self, path: Path, variant: str) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(f".tmp{os.getpid()}")
+        tmp.write_text(json.dumps(self.to_json(variant), indent=1) + "\n")
+        tmp.replace(path)
+
+    @classmethod
+    def from_json(cls, data, source: str, variant: str | None = None) -> "TuningTable":
+        table = cls(source)
+        if not isinstance(data, dict):
+            table._fail("top level", "must be a JSON object")
+        extra = sorted(set(data) - {"format", "variant", "gpus"})
+        if extra:
+            table._fail("top level", f"unknown keys {extra}")
+        if data.get("format") != FORMAT:
+            table._fail("format", f"must be {FORMAT}, got {data.get('format')!r}")
+        if variant is not None and data.get("variant") != variant:
+            table._fail("variant", f"the table is for {data.get('variant')!r}, expected {variant!r}")
+        gpus = data.get("gpus")
+        if not isinstance(gpus, dict):
+            table._fail("gpus", "must be an object mapping GPU names to {meta, entries}")
+        for gpu, section in gpus.items():
+            if not isinstance(section, dict) or set(section) - {"meta", "entries"}:
+                table._fail(f"gpus[{gpu!r}]", "must be an object with keys 'meta' and 'entries'")
+            meta = section.get("meta", {})
+            if not isinstance(meta, dict):
+                table._fail(f"gpus[{gpu!r}].meta", "must be an object")
+            table.meta[gpu] = meta
+            entries = section.get("entries", [])
+            if not isinstance(entries, list):
+                table._fail(f"gpus[{gpu!r}].entries", "must be a list")
+            seen = set()
+            for i, e in enumerate(entries):
+                key = f"gpus[{gpu!r}].entries[{i}]"
+                table._check_entry(key, e)
+                ident = (e["config"], e["kernel"], e["batch"])
+                if ident in seen:
+                    table._fail(key, f"duplicate entry for {'/'.join(map(str, ident))}")
+                seen.add(ident)
+                info = {k: e[k] for k in INFO_KEYS if k in e}
+                table.add(gpu, e["config"], e["kernel"], e["batch"],
+                          Launch(e["BV"], e["num_warps"], e["num_stages"], e.get("BKT")), **info)
+        return table
+
+    @classmethod
+    def read(cls, path: os.PathLike, variant: str | None = None) -> "TuningTable":
+        path = Path(path)
+        try:
+            data = json.loads(path.read_text())
+        except json.JSONDecodeError as exc:
+            raise TuningError(str(path), f"line {exc.lineno}", f"not valid JSON: {exc.msg}") from None
+        return cls.from_json(data, str(path), variant)
+
+    # -- validation ----------------------------------------------------------------------------
+    def _fail(self, key: str, reason: str):
+        raise TuningError(self.source, key, reason)
+
+    def _check_entry(self, key: str, e) -> None:
+        if not isinstance(e, dict):
+            self._fail(key, "must be an object")
+        missing = sorted(ENTRY_KEYS - set(e))
+        extra = sorted(set(e) - ENTRY_KEYS - OPTIONAL_KEYS - INFO_KEYS)
+        if missing or extra:
+            self._fail(key, f"missing keys {missing}, unknown keys {extra}")
+        if not isinstance(e["config"], str) or not e["config"]:
+            self._fail(key, f"'config' must be a kernel config name, got {e['config']!r}")
+        if e["kernel"] not in KERNELS:
+            self._fail(key, f"'kernel' must be one of {list(KERNELS)}, got {e['kernel']!r}")
+        if isinstance(e["batch"], bool) or not isinstance(e["batch"], int) or e["batch"] < 1:
+            self._fail(key, f"'batch' must be an integer >= 1, got {e['batch']!r}")
+        if not _power_of_two(e["BV"], 1 << 16):
+            self._fail(key, f"'BV' must be a power of two, got {e['BV']!r}")
+        if "BKT" in e and not _power_of_two(e["BKT"], 1 << 16):
+            self._fail(key, f"'BKT' must be a power of two, got {e['BKT']!r}")
+        if not _power_of_two(e["num_warps"], MAX_WARPS):
+            self._fail(key, f"'num_warps' must be a power of two <= {MAX_WARPS}, got {e['num_warps']!r}")
+        s = e["num_stages"]
+        if isinstance(s, bool) or not isinstance(s, int) or not 1 <= s <= MAX_STAGES:
+            self._fail(key, f"'num_stages' must be an integer in 1..{MAX_STAGES}, got {s!r}")
+        for k in INFO_KEYS & set(e):
+            if isinstance(e[k], bool) or not isinstance(e[k], (int, float)) or not e[k] > 0:
+                self._fail(key, f"'{k}' must be a positive number of milliseconds, got {e[k]!r}")
+
+
+_CACHE: dict[Path, tuple[float, TuningTable]] = {}
+
+
+def table_for(folder: Path, variant: str) -> TuningTable | None:
+    """The committed table of a variant (`folder/tuning.json`), re-read when it changes;
+    None when there is none."""
+    path = folder / TUNING_FILE
+    try:
+        mtime = path.stat().st_mtime
+    except FileNotFoundError:
+        return None
+    cached = _CACHE.get(path)
+    if cached is None or cached[0] != mtime:
+        cached = (mtime, TuningTable.read(path, variant))
+        _CACHE[path] = cached
+    return cached[1]
+
+
+def bucket(rows: int, buckets=BATCH_BUCKETS) -> int:
+    """The bucket `rows` falls in: the largest bucket <= rows (the smallest if none)."""
+    i = bisect_right(list(buckets), rows) - 1
+    return buckets[max(i, 0)]

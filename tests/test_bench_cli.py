@@ -1,0 +1,193 @@
+"""`replaygen tune` and `replaygen bench` on a CPU machine: argument parsing, the refusal
+without a GPU, the report writer on synthetic rows, and a dry run of both commands.
+
+The dry runs replace the CUDA-event timer and the copy bandwidth (and on a CPU machine
+the device check) with stand-ins and shrink the spec's named geometry to a tiny one, so the
+commands' own logic runs end to end in the interpreter: workloads with real records,
+launches through the entry points with forced and tuned launch configurations, the
+selection of the fastest launch, the merge into tuning.json and the report files. The
+stand-in times are made up; nothing here measures anything.
+"""
+from __future__ import annotations
+
+import dataclasses
+import json
+import itertools
+
+import pytest
+import torch
+
+from replaygen import bench as B
+from replaygen import perf, runtime, spec as spec_mod, tune as T
+from replaygen.cli import main, make_parser
+from replaygen.spec import NamedConfig, load_variant
+from replaygen.tuning import TUNING_FILE, TuningTable
+
+CUDA = torch.cuda.is_available()
+
+
+def test_parse_bench_and_tune():
+    a = make_parser().parse_args(["bench", "--variants", "gdn,kda", "--batches", "1,8,8",
+                                  "--L", "16", "--eager", "--quick", "--out", "x"])
+    assert (a.variants, a.batches, a.L, a.eager, a.quick, str(a.out)) == (
+        ("gdn", "kda"), (1, 8), (16,), True, True, "x")
+    d = make_parser().parse_args(["bench"])
+    assert d.variants == ("mamba2", "gdn", "kda") and d.batches is None and not d.eager
+    t = make_parser().parse_args(["tune", "--all", "--batches", "1,512", "--L", "8,16"])
+    assert (t.all, t.batches, t.L, t.state_dtype, t.record_dtype) == (True, (1, 512), (8, 16),
+                                                                     ["fp32"], "bf16")
+
+
+@pytest.mark.parametrize("argv,message", [
+    (["bench", "--batches", "0"], "'0' is not an integer >= 1"),
+    (["bench", "--variants", "mamba3"], "unknown variant 'mamba3'"),
+    (["tune"], "one of the arguments --variant --all is required"),
+])
+def test_usage_errors(argv, message, capsys):
+    with pytest.raises(SystemExit) as exit_:
+        main(argv)
+    assert exit_.value.code == 2 and message in capsys.readouterr().err
+
+
+@pytest.mark.skipif(CUDA, reason="the refusal is what a machine without a GPU gets")
+@pytest.mark.parametrize("command", [["bench", "--quick"], ["tune", "--variant", "gdn"]])
+def test_refuses_without_a_gpu(command, capsys):
+    assert main(command) == 1
+    err = capsys.readouterr().err
+    assert f"`replaygen {command[0]}` times kernels on a CUDA GPU" in err
+
+
+def synthetic_report():
+    rows = []
+    for v, batch, L in itertools.product(("gdn", "kda"), (1, 256), (8, 16)):
+        r = dict(variant=v, config=f"{v}-geo", kernel=f"{v}__k", L=L, batch=batch,
+                 conventional=0.3 * batch / 256 + 0.01, nonflush=0.2 * batch / 256 + 0.01,
+                 flush_step=0.5 * batch / 256, amortised=0.17 * batch / 256 + 0.012,
+                 baselines={"fla x": dict(ms=0.25 * batch / 256 + 0.01, ok=True, err_out=1e-3,
+                                          err_state=1e-6, source="fla.x")},
+                 per_step={"conventional": 4.2e6 * batch, "amortised": 2.4e6 * batch,
+                           "nonflush": 2.2e6 * batch, "flush_step": 4.4e6 * batch},
+                 speedup_cap=1.79)
+        B.derive_ratios(r, 4.3e12)
+        rows.append(r)
+    meta = dict(gpu="NVIDIA H200", driver="580", torch="2.11", triton="3.6", python="3.12",
+                commit="abc", command="replaygen bench", date="2026-11-29T12:00:00+00:00")
+    return dict(schema=1, meta=meta, copy_bytes_per_s={"eager": 4.3e12, "graph": 2.8e12, "best": 4.3e12},
+                rows=rows, notes=["a note"], settings={}, seconds=12.0)
+
+
+def test_report_writer(tmp_path):
+    report = synthetic_report()
+    r = report["rows"][-1]
+    assert r["speedup"] == pytest.approx(r["conventional"] / r["amortised"])
+    assert r["best_conventional"] == "fla x"          # faster than ours in these rows
+    assert r["speedup_vs_best"] == pytest.approx(r["baselines"]["fla x"]["ms"] / r["amortised"])
+    assert r["copy_fraction"]["amortised"] == pytest.approx(
+        r["per_step"]["amortised"] / (r["amortised"] * 1e-3) / 4.3e12)
+    written = B.write_report(report, tmp_path, log=lambda *_: None)
+    names = {p.name for p in written}
+    assert {"bench.json", "bench.csv", "bench.md"} <= names
+    md = (tmp_path / "bench.md").read_text()
+    assert "NVIDIA H200" in md and "| kda | kda-geo | 16 | 256 |" in md and "a note" in md
+    header = (tmp_path / "bench.csv").read_text().splitlines()[0].split(",")
+    assert {"meta.gpu", "meta.commit", "amortised", "speedup", "copy_fraction.amortised",
+            "baselines.fla x.ms"} <= set(header)
+    assert json.loads((tmp_path / "bench.json").read_text())["rows"][0]["variant"] == "gdn"
+    # --replot rewrites the derived files from bench.json alone
+    (tmp_path / "bench.md").unlink()
+    assert main(["bench", "--replot", str(tmp_path)]) == 0
+    assert (tmp_path / "bench.md").read_text() == md
+
+
+# -- dry runs ----------------------------------------------------------------------------------
+class FakeTimer:
+    """Runs setup and fn once (so every launch really happens, in the interpreter) and
+    returns a made-up time that differs per call."""
+
+    def __init__(self, *args, **kwargs):
+        self.calls = 0
+
+    def __call__(self, fn, setup=None, graph=True, steps=1):
+        if setup:
+            setup()
+        fn()
+        self.calls += 1
+        return (1.0 + (self.calls * 7919 % 13) / 10) / steps
+
+
+@pytest.fixture
+def tiny(monkeypatch, device):
+    """gdn with one tiny named geometry; stand-ins for the timer and the copy bandwidth
+    (and, on a CPU machine, for the GPU check)."""
+    real = load_variant("gdn")
+    small = dataclasses.replace(real, configs=(NamedConfig("tiny", {"H": 1, "HV": 2, "K": 16, "V": 20}),))
+
+    def fake_load_variant(name, *a, **k):
+        return small if name == "gdn" else load_variant(name, *a, **k)
+    for mod in (spec_mod, runtime):
+        monkeypatch.setattr(mod, "load_variant", fake_load_variant)
+    monkeypatch.setattr(perf, "require_cuda", lambda command: torch.device(device))
+    monkeypatch.setattr(perf, "Timer", FakeTimer)
+    monkeypatch.setattr(perf, "copy_bandwidth", lambda device, timer: {"eager": 1e12, "graph": 1e12, "best": 1e12})
+    monkeypatch.setattr(T, "BLOCK_VS", (8, 16))      # a small grid: the interpreter is slow
+    monkeypatch.setattr(T, "WARPS", (1, 2))
+    monkeypatch.setattr(T, "ELEMENTS_PER_THREAD", (1, 64))   # tiny tiles: keep 4 candidates
+    monkeypatch.setattr(T, "DECODE_BLOCK_VS", (16, 32))
+    monkeypatch.setattr(T, "BKT_CHOICES", (8, 16))
+    monkeypatch.setattr(T, "CHUNK_ELEMENTS_PER_THREAD", (1, 64))
+    return small
+
+
+def test_tune_dry_run(tiny, tmp_path, device):
+    out = tmp_path / "gen"
+    # an entry of another GPU already in the file is kept
+    old = TuningTable()
+    old.add("NVIDIA A100", "other", "fold", 1, T.Launch(16, 2, 3))
+    old.write(out / "gdn" / TUNING_FILE, "gdn")
+    args = make_parser().parse_args(["tune", "--variant", "gdn", "--batches", "1,3", "--L", "3",
+                                     "--out", str(out), "--jobs", "1"])
+    assert T.run(args, log=lambda *_: None) == 0
+    table = TuningTable.read(out / "gdn" / TUNING_FILE, "gdn")
+    gpu = runtime.device_name(torch.device(device))
+    assert set(table.gpus()) == {gpu, "NVIDIA A100"}
+    kern = runtime.load("gdn", config="tiny", L=3, state_dtype="fp32", record_dtype="bf16", tuning=False)
+    mine = [e for e in table.entries() if e[0] == gpu]
+    assert {(c, k, b) for _, c, k, b, _, _ in mine} == {
+        (kern.name, k, b) for k in ("replay_decode", "fold", "conventional_decode") for b in (1, 3)}
+    for _, _, _, _, launch, info in mine:
+        assert info["ms"] <= info["plan_ms"]     # the plan's choice is always a candidate
+    assert len({launch for *_, launch, _ in mine}) > 1, "the fake times should pick several"
+    # the runtime now launches the tuned choices, and still computes the right thing
+    tuned = runtime.load("gdn", config="tiny", L=3, state_dtype="fp32", record_dtype="bf16",
+                         tuning=out / "gdn" / TUNING_FILE)
+    assert tuned.launch_args("fold", 3, device)[0]["BV"] == table.lookup(kern.name, "fold", gpu, 3).BV
+
+
+def test_bench_dry_run(tiny, tmp_path):
+    args = make_parser().parse_args(["bench", "--variants", "gdn", "--batches", "1,2", "--L", "2,3",
+                                     "--out", str(tmp_path), "--jobs", "1", "--eager"])
+    assert B.run(args, log=lambda *_: None) == 0
+    report = json.loads((tmp_path / "bench.json").read_text())
+    rows = report["rows"]
+    assert [(r["L"], r["batch"]) for r in rows] == [(2, 1), (2, 2), (3, 1), (3, 2)]
+    for r in rows:
+        for k in ("conventional", "nonflush", "flush_step", "amortised", "amortised_eager",
+                  "conventional_eager", "speedup", "speedup_cap"):
+            assert isinstance(r[k], float) and r[k] > 0, (k, r)
+        assert r["per_step"]["amortised"] == r["per_token"]["amortised"] * r["batch"]
+    # the conventional step is measured once per batch and shared by every L
+    assert rows[0]["conventional"] == rows[2]["conventional"]
+    assert (tmp_path / "bench.md").is_file() and (tmp_path / "bench.csv").is_file()
+
+
+def test_precompile_workers(device):
+    """The spawned compile workers import replaygen, load a configuration and launch it on
+    padding rows with forced launches (in the interpreter here: the spawn, pickling and
+    worker path is what is checked; on a GPU the same launches fill Triton's cache)."""
+    dims = dict(H=1, HV=2, K=16, V=20, L=2, state_dtype="fp32", record_dtype="bf16")
+    tasks = [("gdn", dims, [("replay_decode", T.Launch(8, 1, 1)), ("fold", None),
+                            ("conventional_decode", T.Launch(16, 2, 3))], (1, 3), device)] * 2
+    lines = []
+    assert perf.precompile(tasks, 2, lines.append) == 0, lines
+    broken = [("gdn", {**dims, "K": 0}, [("fold", None)], (1,), device)]
+    assert perf.precompile(broken, 2, lines.append) == 1 and "ConfigError" in lines[-1]

@@ -1,0 +1,196 @@
+"""Launch configurations as data (replaygen/tuning.py) and their use by the runtime.
+
+* A table is validated on load: every malformed entry is reported with the file, the
+  entry and the reason.
+* Lookups pick the largest tuned batch <= rows; an untuned GPU, kernel or config falls
+  back to the plan's choice (the module's CONSTEXPRS and NUM_WARPS).
+* Kernels launched with tuned value tiles (BV smaller and larger than the plan's, so the
+  fold switches between tl.dot and the broadcast sum) still match the float64 reference
+  through decode, device flushes, explicit flushes and the conventional step: the
+  harness checks everything after every operation. The interpreter keys tables by the
+  device name "cpu", so a table with "cpu" entries drives these launches here.
+* `warmup` compiles through padding rows only: the state is untouched, bit for bit.
+"""
+from __future__ import annotations
+
+import json
+
+import pytest
+import torch
+
+from harness import ALL_CASES, Config, Harness, Step, same_bits, snapshot
+from replaygen import load
+from replaygen.emit import GENERATED_DIR, default_configs, orphans
+from replaygen.errors import TuningError
+from replaygen.plan import decode_is_chunked, launch_constants, plan_tiles
+from replaygen.runtime import device_name
+from replaygen.spec import available_variants, load_variant
+from replaygen.tuning import TUNING_FILE, Launch, TuningTable, bucket
+
+
+def entry(**over):
+    e = dict(config="gdn__x", kernel="replay_decode", batch=8, BV=16, num_warps=2, num_stages=3)
+    e.update(over)
+    return e
+
+
+def table_json(entries, gpu="NVIDIA H200", variant="gdn"):
+    return {"format": 1, "variant": variant, "gpus": {gpu: {"meta": {}, "entries": entries}}}
+
+
+# -- the file -------------------------------------------------------------------------------
+def test_round_trip_and_lookup(tmp_path):
+    t = TuningTable()
+    for b, bv in ((1, 8), (64, 16), (256, 32)):
+        t.add("NVIDIA H200", "cfg", "replay_decode", b, Launch(bv, 2, 1), ms=0.1, plan_ms=0.2)
+    path = tmp_path / TUNING_FILE
+    t.write(path, "gdn")
+    back = TuningTable.read(path, "gdn")
+    assert list(back.entries()) == list(t.entries())
+    got = {rows: back.lookup("cfg", "replay_decode", "NVIDIA H200", rows).BV
+           for rows in (1, 7, 63, 64, 255, 256, 4096)}
+    assert got == {1: 8, 7: 8, 63: 8, 64: 16, 255: 16, 256: 32, 4096: 32}
+    assert back.lookup("cfg", "fold", "NVIDIA H200", 64) is None          # untuned kernel
+    assert back.lookup("cfg", "replay_decode", "NVIDIA A100", 64) is None  # untuned GPU
+    assert back.lookup("cfg", "replay_decode", None, 64) is None
+    assert [bucket(r) for r in (0, 1, 9, 300, 600)] == [1, 1, 8, 256, 512]
+
+
+def test_merge_replaces_same_keys():
+    a, b = TuningTable(), TuningTable()
+    a.add("G", "cfg", "fold", 8, Launch(16, 2, 1))
+    a.add("G", "cfg", "fold", 64, Launch(16, 2, 1))
+    b.add("G", "cfg", "fold", 8, Launch(32, 4, 2))
+    a.merge(b)
+    assert a.lookup("cfg", "fold", "G", 8) == Launch(32, 4, 2)
+    assert a.lookup("cfg", "fold", "G", 64) == Launch(16, 2, 1)
+
+
+@pytest.mark.parametrize("data,where,reason", [
+    ([], "top level", "JSON object"),
+    ({"format": 2, "variant": "gdn", "gpus": {}}, "format", "must be 1"),
+    (table_json([], variant="kda"), "variant", "expected 'gdn'"),
+    ({**table_json([]), "extra": 1}, "top level", "unknown keys ['extra']"),
+    (table_json([entry(kernel="decode")]), "entries[0]", "'kernel' must be one of"),
+    (table_json([entry(BV=24)]), "entries[0]", "'BV' must be a power of two"),
+    (table_json([entry(num_warps=64)]), "entries[0]", "'num_warps' must be a power of two"),
+    (table_json([entry(num_stages=0)]), "entries[0]", "'num_stages' must be an integer"),
+    (table_json([entry(batch=True)]), "entries[0]", "'batch' must be an integer"),
+    (table_json([entry(), entry(BV=32)]), "entries[1]", "duplicate entry"),
+    (table_json([{k: v for k, v in entry().items() if k != "num_warps"}]), "entries[0]",
+     "missing keys ['num_warps']"),
+    (table_json([entry(ms=-1.0)]), "entries[0]", "'ms' must be a positive number"),
+])
+def test_invalid_tables_name_file_entry_and_reason(tmp_path, data, where, reason):
+    path = tmp_path / TUNING_FILE
+    path.write_text(json.dumps(data))
+    with pytest.raises(TuningError) as err:
+        TuningTable.read(path, "gdn")
+    msg = str(err.value)
+    assert str(path) in msg and where in msg and reason in msg, msg
+
+
+def test_not_json_is_reported_with_its_line(tmp_path):
+    path = tmp_path / TUNING_FILE
+    path.write_text('{"format": 1,\n "gpus": }')
+    with pytest.raises(TuningError, match=r"line 2.*not valid JSON"):
+        TuningTable.read(path)
+
+
+def test_a_broken_table_given_to_load_is_reported(tmp_path):
+    path = tmp_path / "t.json"
+    path.write_text(json.dumps(table_json([entry(BV=3)])))
+    with pytest.raises(TuningError, match="'BV' must be a power of two"):
+        load("gdn", H=1, HV=1, K=4, V=4, L=2, tuning=path)
+
+
+# -- generated tree -------------------------------------------------------------------------
+def test_committed_constants_follow_launch_constants():
+    """The tile constants in every committed module are exactly what launch_constants
+    derives from the plan's own tiles, for each kernel: tuned launches use the same
+    function, so a table entry equal to the plan's choice launches the plan's code."""
+    for v in available_variants():
+        for cfg in default_configs(load_variant(v)):
+            kern = load(v, L=cfg.buffer_length, state_dtype=cfg.state_dtype,
+                        record_dtype=cfg.record_dtype, tuning=False, **cfg.dim_map)
+            c, p = kern.module.CONSTEXPRS, kern.plan
+            for kernel in ("replay_decode", "fold", "conventional_decode"):
+                bv, bkt, warps = plan_tiles(p, kernel)
+                derived = launch_constants(p, kernel, bv, bkt)
+                assert {k: c[k] for k in derived} == derived, (cfg.name, kernel)
+                consts, launch = kern.launch_args(kernel, 4, "cpu")
+                assert consts == c and launch["num_warps"] == warps, (cfg.name, kernel)
+
+
+def test_committed_tables_are_valid():
+    for v in available_variants():
+        path = GENERATED_DIR / v / TUNING_FILE
+        if path.is_file():
+            TuningTable.read(path, v)
+
+
+def test_tuning_file_is_not_an_orphan(tmp_path):
+    (tmp_path / TUNING_FILE).write_text("{}")
+    (tmp_path / "stray.py").write_text("")
+    assert [p.name for p in orphans(tmp_path, set())] == ["stray.py"]
+
+
+def test_overrides_pin_the_launch():
+    t = TuningTable()
+    kern = load("gdn", H=1, HV=1, K=16, V=32, L=2, tuning=t)
+    t.add(device_name(torch.device("cpu")), kern.name, "replay_decode", 1, Launch(8, 1, 1))
+    assert kern.launch_args("replay_decode", 4, "cpu")[0]["DBV"] == 8    # key-chunked decode
+    pinned = load("gdn", H=1, HV=1, K=16, V=32, L=2, block_v=32, num_warps=4)
+    assert pinned.tuning is None and pinned.name.endswith("__bv32_w4")
+    consts, launch = pinned.launch_args("replay_decode", 4, "cpu")
+    assert consts["DBV"] == 32 and consts["DNV"] == 1 and launch == {"num_warps": 4}
+    consts, launch = pinned.launch_args("fold", 4, "cpu")
+    assert consts["BV"] == 32 and consts["NV"] == 1 and launch == {"num_warps": 4}
+    assert load("gdn", H=1, HV=1, K=16, V=32, L=2, tuning=False).tuning is None
+
+
+# -- tuned launches are correct ---------------------------------------------------------------
+@pytest.mark.parametrize("variant", ["gdn", "kda"])
+def test_tuned_launches_match_the_reference(variant, device):
+    """V = 20 with tuned value tiles 8, 16 and 32 (2-3 tiles, or one masked tile; the dot
+    fold off for 8) and, for the key-chunked decode kernel (gdn), key chunks 8 and 16,
+    different per kernel and per batch bucket (launches of 2 and 3 rows)."""
+    cfg = Config(variant, H=1, ratio=2, K=16, V=20, L=3, state_dtype="fp32",
+                 record_dtype="bf16", input_dtype="bf16",
+                 optional=ALL_CASES[variant].optional_inputs)
+    h = Harness(cfg, num_slots=3, device=device, seed=17)
+    gpu = device_name(torch.device(device))
+    table = TuningTable()
+    name = h.kern.name
+    table.add(gpu, name, "replay_decode", 2, Launch(8, 1, 1))
+    table.add(gpu, name, "replay_decode", 3, Launch(32, 2, 2, BKT=8))
+    table.add(gpu, name, "fold", 1, Launch(8, 2, 1))
+    table.add(gpu, name, "conventional_decode", 1, Launch(16, 1, 1))
+    h.kern.tuning = table
+    h.kern._launches.clear()
+    chunked = decode_is_chunked(h.kern.plan)
+    assert chunked == (variant == "gdn"), "the test means to cover both decode structures"
+    dot, passes = ("DECODE_FOLD_DOT", "DNV") if chunked else ("FOLD_DOT", "NV")
+    assert h.kern.launch_args("replay_decode", 2, device)[0][dot] is False
+    assert h.kern.launch_args("replay_decode", 3, device)[0][passes] == 1
+    if chunked:
+        assert h.kern.launch_args("replay_decode", 3, device)[0]["NK"] == 2
+    assert h.kern.launch_args("conventional_decode", 3, device)[0]["NV"] == 2
+    rows = [(0, 1), (0, 1, 2), (2, -1), (0, 1, 2), (1, 0), (2, 0, 1)]
+    h.run([Step(r, flush=(1, -1) if i == 3 else None) for i, r in enumerate(rows)])
+
+
+def test_warmup_touches_no_state(device):
+    cfg = Config("mamba2", H=1, ratio=2, K=4, V=3, L=3, state_dtype="fp32",
+                 record_dtype="bf16", input_dtype="bf16")
+    h = Harness(cfg, num_slots=2, device=device, seed=2)
+    h.run([Step((0, 1)), Step((1,))])
+    before = snapshot(h.state)
+    pool = h.pool.clone()
+    assert h.kern.warmup(h.state, [1, 3], pool=h.pool) == 3   # plan's choice: one per kernel
+    after = snapshot(h.state)
+    assert same_bits(before["checkpoint"], after["checkpoint"])
+    assert same_bits(before["cursor"], after["cursor"])
+    assert all(same_bits(before["ring"][n], after["ring"][n]) for n in before["ring"])
+    assert same_bits(pool, h.pool)
+    h.run([Step((0, 1))])
