@@ -48,6 +48,7 @@ class KernelConfig:
     fp8_scale: str | None = None    # scale granularity of an fp8 state or read copy
     record_dtypes: tuple[tuple[str, str], ...] = ()   # per-field record precisions
                                                       # that differ from record_dtype
+    max_drafts: int = 1             # T_MAX: most draft tokens one verify call may append
 
     @property
     def dim_map(self) -> dict[str, int]:
@@ -66,7 +67,8 @@ class KernelConfig:
         if self.read_dtype is not None:
             state += f"__read_{self.read_dtype}{self.fp8_scale if self.read_dtype == 'fp8' else ''}"
         rec = "".join(f"_{f}-{dt}" for f, dt in self.record_dtypes)
-        return (f"{self.variant}__{dims}__L{self.buffer_length}"
+        drafts = f"__T{self.max_drafts}" if self.max_drafts > 1 else ""
+        return (f"{self.variant}__{dims}__L{self.buffer_length}{drafts}"
                 f"{state}__rec_{self.record_dtype}{rec}{tuned}")
 
     def record_dtype_of(self, field: str) -> str:
@@ -78,7 +80,8 @@ def make_config(spec: Spec, dims: dict[str, int], buffer_length: int | None = No
                 block_v: int | None = None, num_warps: int | None = None, *,
                 stochastic: bool = False, read_dtype: str | None = None,
                 fp8_scale: str | None = None,
-                record_dtypes: dict[str, str] | None = None) -> KernelConfig:
+                record_dtypes: dict[str, str] | None = None,
+                max_drafts: int | None = None) -> KernelConfig:
     dims = spec.check_dims(dims)
     L = spec.defaults.buffer_length if buffer_length is None else buffer_length
     if isinstance(L, bool) or not isinstance(L, int) or L < 1:
@@ -113,8 +116,11 @@ def make_config(spec: Spec, dims: dict[str, int], buffer_length: int | None = No
     for what, v in (("block_v", block_v), ("num_warps", num_warps)):
         if v is not None and (isinstance(v, bool) or not isinstance(v, int) or v < 1 or v & (v - 1)):
             raise ConfigError(f"{what} must be a power of two, got {v!r}")
+    T = 1 if max_drafts is None else max_drafts
+    if isinstance(T, bool) or not isinstance(T, int) or T < 1:
+        raise ConfigError(f"max_drafts must be an integer >= 1, got {max_drafts!r}")
     return KernelConfig(spec.name, tuple((d, dims[d]) for d in spec.dim_names), L, sdt, rdt,
-                        block_v, num_warps, stochastic, read_dtype, fp8_scale, tuple(overrides))
+                        block_v, num_warps, stochastic, read_dtype, fp8_scale, tuple(overrides), T)
 
 
 @dataclass(frozen=True)
@@ -195,6 +201,10 @@ class KernelPlan:
     BV: int
     BL: int
     NV: int
+    T_MAX: int            # most drafts per verify call
+    RING: int             # ring rows: L + T_MAX - 1 (the capacity rule, see make_plan)
+    BT: int               # verify probe rows: T_MAX queries (+ T_MAX keys for a delta rule)
+    BLF: int              # record tile rows of a fold (a commit folds up to RING)
     fold_dot: bool        # fold records with tl.dot (every tile dim >= 16) or a broadcast sum
     dot_precision: str    # tl.dot input precision of the fold
     num_warps: int
@@ -230,6 +240,13 @@ class KernelPlan:
     gate_expr: str
     gate_condition: str                   # optional inputs the output gate needs
     write_value: str                      # ring field holding the written value (delta: u)
+    # speculative verification: drafts as [BT] / [BT, BK] tiles
+    verify_warps: int
+    draft_scalars: tuple[str, ...]        # per-token scalars the value-tile code reads
+    gate_tile: str                        # shape of the drafts' cumulative gates
+    draft_weight: str                     # exp(G_d - G_n): decay from the committed end n to draft i
+    draft_ck_weight: str                  # exp(G_d): decay from the checkpoint to draft i
+    pair_weight: str                      # exp(G_i - G_d): decay from each draft to draft i
     state_dtype: str
     record_dtype: str
     ckpt: StateFormat                     # the checkpoint: carries the recurrence
@@ -353,6 +370,14 @@ def _pick_num_warps(BV: int, BK: int) -> int:
     return max(1, min(8, BV * BK // 1024))
 
 
+def _pick_verify_warps(BV: int, BK: int, channel_gate: bool) -> int:
+    """As the decode, but at least 4 warps with per-channel gates: their drafts carry a
+    [BT, BK] cumulative-gate tile and [BT, BK] pair decays besides the probes (ptxas,
+    sm_90, KDA at K = 128, T_MAX = 8: 255 registers and spills with 2 warps, 214 and none
+    with 4)."""
+    return max(_pick_num_warps(BV, BK), 4 if channel_gate else 1)
+
+
 def make_plan(deriv: Derivation, config: KernelConfig) -> KernelPlan:
     spec = deriv.spec
     t = spec.transition
@@ -360,6 +385,12 @@ def make_plan(deriv: Derivation, config: KernelConfig) -> KernelPlan:
     g = spec.geometry
     H, HV, K, V = (dims[g[r]] for r in ("key_heads", "value_heads", "key_dim", "value_dim"))
     L = config.buffer_length
+    T_MAX = config.max_drafts
+    # Capacity rule: every operation leaves at most L - 1 committed records (decode and
+    # commit fold when the count would reach L), so a verify appends its <= T_MAX drafts
+    # at rows n..n+T-1 <= L + T_MAX - 2: the ring needs L + T_MAX - 1 rows, for any L and
+    # T_MAX (no power of two), and the flush period stays L tokens.
+    RING = L + T_MAX - 1
     BK = _next_pow2(K)
     ckpt = state_format("ckpt", config.state_dtype, config.stochastic, config.fp8_scale)
     read = (state_format("read", config.read_dtype, False, config.fp8_scale)
@@ -367,7 +398,11 @@ def make_plan(deriv: Derivation, config: KernelConfig) -> KernelPlan:
     if "nvfp4" in (config.state_dtype, config.read_dtype):
         BK = max(BK, 2)   # values are packed in pairs along K
     BV = config.block_v or _pick_block_v(V, BK)
-    BL = _next_pow2(L)
+    BL = _next_pow2(L)       # decode and verify read n <= L - 1 committed records
+    BLF = _next_pow2(RING)   # a commit folds up to RING
+    # a verify's probe rows: the drafts' queries, and for a delta rule their keys after
+    # them (rows T_MAX + i), so one product with each checkpoint tile serves both
+    BT = _next_pow2(T_MAX * (2 if t.update == "delta" else 1))
     fold_dot = BK >= 16 and BV >= 16
     DBV, BKT = _pick_decode_tiles(V, BK)
     if config.block_v is not None:
@@ -375,6 +410,8 @@ def make_plan(deriv: Derivation, config: KernelConfig) -> KernelPlan:
     decode_fold_dot = DBV >= 16 and BKT >= 16
     if fold_dot or decode_fold_dot:
         BL = max(BL, 16)   # tl.dot needs every tile dim >= 16; the extra rows are masked
+    if fold_dot:
+        BLF, BT = max(BLF, 16), max(BT, 16)
     dim_subs = {sympy.Symbol(d): n for d, n in dims.items()}
     quantities = spec.quantities
     field_names = {f.name for f in deriv.fields}
@@ -492,7 +529,7 @@ def make_plan(deriv: Derivation, config: KernelConfig) -> KernelPlan:
         Statement("rec_key", print_record(deriv.key)),
         # identity decay: a zero log decay per row
         Statement("rec_gate", print_record(deriv.gate) if deriv.gate is not None
-                  else "tl.zeros([BL], tl.float32)"))
+                  else "tl.zeros(o_l.shape, tl.float32)"))
     record_tile_code = (Statement("rec_value", print_record(deriv.value)),)
     # the decode kernel's record contexts: scalar gate rows once per head, key-axis
     # quantities per key chunk (ring fields loaded as [BL, BKT] tiles there)
@@ -520,10 +557,20 @@ def make_plan(deriv: Derivation, config: KernelConfig) -> KernelPlan:
         gate_flags = tuple(s.name for s in expand_inputs(spec, spec.output_gate)
                            if quantities[s.name].optional)
     weight_names = {G_t: "G_t", G_j: "G_rec"}
+    gate_cols = "" if scalar_gate else "[None, :]"
+    # per-token scalars (inputs or derived) that value-tile code reads: a verify carries
+    # one per draft as a [BT] vector and broadcasts it as a [BT, 1] column
+    tile_exprs = [subs(t.value)] + [subs(quantities[n].expr) for n in needed
+                                    if quantities[n].axis == "V"]
+    tile_exprs += [subs(e) for e in outputs]
+    draft_scalars = sorted({s.name for e in tile_exprs for s in e.free_symbols
+                            if s.name in quantities and quantities[s.name].token
+                            and quantities[s.name].axis == "scalar"},
+                           key=list(quantities).index)
     return KernelPlan(
         config=config, spec_name=spec.name, spec_hash=spec.source_hash,
         H=H, HV=HV, K=K, V=V, L=L, GROUP=HV // H, BK=BK, BV=BV, BL=BL,
-        NV=-(-V // BV), fold_dot=fold_dot,
+        NV=-(-V // BV), T_MAX=T_MAX, RING=RING, BT=BT, BLF=BLF, fold_dot=fold_dot,
         # The fold's operands are records; their own rounding sets its error budget.
         # bf16 records (2^-9 each; exactly representable in tf32) or a bf16 checkpoint
         # (2^-8): plain tf32 (2^-11 on the decayed keys) stays well inside it, one tensor-
@@ -547,13 +594,19 @@ def make_plan(deriv: Derivation, config: KernelConfig) -> KernelPlan:
         channel_gate=channel_gate, chunk_tensors=chunk_tensors, chunk_code=tuple(chunk_code),
         record_scalar_code=record_scalar_code, record_chunk_code=record_chunk_code,
         gate_rows="[:, None]" if scalar_gate else "", gate_mask="" if scalar_gate else "[:, None]",
-        gate_cols="" if scalar_gate else "[None, :]",
+        gate_cols=gate_cols,
         replay_weight=print_triton(REPLAY_WEIGHT, weight_names),
         checkpoint_weight=print_triton(CHECKPOINT_WEIGHT, weight_names),
         skip_expr=print_triton(subs(spec.output_skip), names) if spec.output_skip is not None else "",
         gate_expr=print_triton(subs(spec.output_gate), names) if spec.output_gate is not None else "",
         gate_condition=" and ".join(f"HAS_{n}" for n in gate_flags),
         write_value=deriv.written_value_name,
+        verify_warps=config.num_warps or _pick_verify_warps(BV, BK, not scalar_gate),
+        draft_scalars=tuple(draft_scalars),
+        gate_tile="[BT]" if scalar_gate else "[BT, BK]",
+        draft_weight=print_triton(REPLAY_WEIGHT, {G_t: "G_d", G_j: "G_n" + gate_cols}),
+        draft_ck_weight=print_triton(CHECKPOINT_WEIGHT, {G_t: "G_d"}),
+        pair_weight=print_triton(REPLAY_WEIGHT, {G_t: "G_i" + gate_cols, G_j: "G_d"}),
         state_dtype=config.state_dtype, record_dtype=config.record_dtype,
         ckpt=ckpt, read=read, KH=-(-K // 2), KS=-(-K // NVFP4_BLOCK),
         NB=BK // min(NVFP4_BLOCK, BK),

@@ -20,7 +20,7 @@ import torch
 
 from .derive import derive
 from .emit import GENERATED_DIR
-from .errors import InputError
+from .errors import ConfigError, InputError
 from .plan import KernelPlan, launch_constants, make_config, make_plan
 from .render import render_module
 from .spec import Spec, load_spec, load_variant
@@ -43,14 +43,17 @@ class ReplayState:
     """One layer's ReplaySSM state pool: checkpoints, record rings, cursors, weights.
 
     checkpoint [slots, HV, V, K] in the state precision (NVFP4: [slots, HV, V, ceil(K/2)]
-    packed bytes); ring[field] [slots, heads, L(, width)] in each field's record precision;
+    packed bytes); ring[field] [slots, heads, RING(, width)] in each field's record
+    precision, RING = L + T_MAX - 1 rows (committed records, then a verify's drafts);
     cursor [slots, HV] int32, the number of committed records of each slot and value head
     (all heads of a slot move together); params: the layer's parameter tensors (A_log,
     dt_bias, ...), needed to rebuild records. `aux` holds the precision configuration's
     other tensors, by kernel argument name: "read" (the read copy's values), "read_scale"
     / "ckpt_scale" (fp32 scales), "read_bscale" / "ckpt_bscale" (NVFP4 e4m3 block
     scales) and "flushes" ([slots, HV] int32 flush counters that key stochastic
-    rounding); `seed` is the stochastic-rounding seed of this pool.
+    rounding); `seed` is the stochastic-rounding seed of this pool. drafted [slots, HV]
+    int32: the drafts of the last verify that a commit may still accept (cleared by
+    commit, decode, a flush that folds, load_state).
     """
 
     checkpoint: torch.Tensor
@@ -59,6 +62,7 @@ class ReplayState:
     params: dict[str, torch.Tensor] = field(default_factory=dict)
     aux: dict[str, torch.Tensor] = field(default_factory=dict)
     seed: int = 0
+    drafted: torch.Tensor | None = None
 
     @property
     def num_slots(self) -> int:
@@ -103,7 +107,8 @@ def load(variant: str | os.PathLike, *, config: str | None = None, L: int | None
          record_dtype: str | None = None, block_v: int | None = None,
          num_warps: int | None = None, tuning: TuningTable | os.PathLike | bool | None = None,
          stochastic: bool = False, read_dtype: str | None = None, fp8_scale: str | None = None,
-         record_dtypes: dict[str, str] | None = None, **dims: int) -> "Kernels":
+         record_dtypes: dict[str, str] | None = None, max_drafts: int | None = None,
+         **dims: int) -> "Kernels":
     """Kernels of one configuration of `variant`: a spec name in specs/, or the path of a
     spec file (a variant under development, or a test fixture).
 
@@ -123,6 +128,8 @@ def load(variant: str | os.PathLike, *, config: str | None = None, L: int | None
     choice wherever it has no entry; a path or a `TuningTable` to use another; False
     for the plan's choice only. A quantised copy's scales are laid out per value tile of
     the plan, so such configurations always launch with the plan's tiles.
+    `max_drafts` (T_MAX, default 1) is the most draft tokens one `verify` may append;
+    it sizes the rings (L + T_MAX - 1 rows) and is part of the kernels' identity.
     """
     if isinstance(variant, os.PathLike) or str(variant).endswith(".toml"):
         spec = load_spec(variant)
@@ -140,7 +147,7 @@ def load(variant: str | os.PathLike, *, config: str | None = None, L: int | None
         dims = dict((named[config] if config else spec.configs[0]).dims)
     kcfg = make_config(spec, dims, L, state_dtype, record_dtype, block_v, num_warps,
                        stochastic=stochastic, read_dtype=read_dtype, fp8_scale=fp8_scale,
-                       record_dtypes=record_dtypes)
+                       record_dtypes=record_dtypes, max_drafts=max_drafts)
     deriv = derive(spec)
     plan = make_plan(deriv, kcfg)
     text = render_module(plan, deriv)
@@ -215,13 +222,14 @@ class Kernels:
         for f in p.ring:
             width = () if f.axis == "scalar" else (f.width,)
             # Entries past the cursor are never read; NaN makes any such bug loud.
-            ring[f.name] = torch.full((num_slots, self.heads[f.head], p.L) + width, float("nan"),
+            ring[f.name] = torch.full((num_slots, self.heads[f.head], p.RING) + width, float("nan"),
                                       dtype=TORCH_DTYPES[f.dtype], device=device)
         # One cursor per (slot, value head): each kernel program owns one.
         cursor = torch.zeros((num_slots, p.HV), dtype=torch.int32, device=device)
+        drafted = torch.zeros((num_slots, p.HV), dtype=torch.int32, device=device)
         # A fresh stochastic-rounding seed per pool (host randomness, drawn once here).
         seed = int.from_bytes(os.urandom(4), "little") & 0x7FFFFFFF
-        return ReplayState(made.pop("ckpt"), ring, cursor, checked, made, seed)
+        return ReplayState(made.pop("ckpt"), ring, cursor, checked, made, seed, drafted)
 
     def _state_layout(self) -> dict[str, tuple[tuple[int, ...], torch.dtype]]:
         """Every state tensor past the slot dim, by kernel argument name (see ReplayState):
@@ -265,6 +273,7 @@ class Kernels:
                 **self._state_args(state), **self._has, **self._consts,
                 num_warps=self.module.NUM_WARPS)
         state.cursor[slots.long()] = 0
+        state.drafted[slots.long()] = 0
 
     def decode(self, state: ReplayState, slots: torch.Tensor, *, out: torch.Tensor | None = None,
                fold_every_step: bool | None = None, **inputs: torch.Tensor) -> torch.Tensor:
@@ -284,6 +293,7 @@ class Kernels:
             consts, launch = self.launch_args("replay_decode", rows, state.device)
             self.module.replay_decode_kernel[(rows, self.plan.HV)](
                 slots_ptr=slots, num_slots=state.num_slots, cursor_ptr=state.cursor,
+                drafted_ptr=state.drafted,
                 ckpt_ptr=state.checkpoint, **self._state_args(state), **self._ring_args(state), **args,
                 **self._param_args(state.params),
                 out_ptr=out, stride_out=out.stride(0), **has, **consts,
@@ -291,13 +301,14 @@ class Kernels:
                                      else rows < self.fold_below_rows), **launch)
         return out
 
-    def _fold(self, state: ReplayState, slots, dst, flush: bool):
+    def _fold(self, state: ReplayState, slots, dst, flush: bool, accepted=None):
         consts, launch = self.launch_args("fold", slots.shape[0], state.device)
         self.module.fold_kernel[(slots.shape[0], self.plan.HV)](
             slots_ptr=slots, num_slots=state.num_slots, cursor_ptr=state.cursor,
             ckpt_ptr=state.checkpoint, **self._state_args(state), **self._ring_args(state),
             **self._param_args(state.params), dst_ptr=dst,
-            FLUSH=flush, **self._has, **consts, **launch)
+            drafted_ptr=state.drafted, accepted_ptr=slots if accepted is None else accepted,
+            FLUSH=flush, COMMIT=accepted is not None, **self._has, **consts, **launch)
 
     def materialize(self, state: ReplayState, slots: torch.Tensor,
                     out: torch.Tensor | None = None) -> torch.Tensor:
@@ -325,11 +336,7 @@ class Kernels:
                             out: torch.Tensor | None = None, **inputs: torch.Tensor) -> torch.Tensor:
         """The conventional step on a plain pool S [slots, HV, V, K] (updated in place);
         `inputs` holds the per-token inputs and the layer's parameters."""
-        if not isinstance(S, torch.Tensor) or S.dim() != 4 or tuple(S.shape[1:]) != self.state_shape:
-            raise InputError(f"S must be a state pool [slots, {', '.join(map(str, self.state_shape))}]"
-                             f", got {_describe(S)}")
-        if S.dtype not in FLOAT_INPUTS or not S.is_contiguous():
-            raise InputError(f"S must be a contiguous fp32/bf16/fp16 tensor, got {_describe(S)}")
+        self._check_pool(S)
         slots = self._check_slots(slots, S)
         params = {n: inputs.pop(n) for n in [p.name for p in self.plan.params] if n in inputs}
         rows = slots.shape[0]
@@ -342,6 +349,123 @@ class Kernels:
                 slots_ptr=slots, num_slots=S.shape[0], state_ptr=S, **args, **self._param_args(params),
                 out_ptr=out, stride_out=out.stride(0), **has, **consts, **launch)
         return out
+
+    # -- speculative decoding -------------------------------------------------------
+    def verify(self, state: ReplayState, slots: torch.Tensor, *,
+               num_drafts: torch.Tensor | None = None, out: torch.Tensor | None = None,
+               check: bool = True, **draft_inputs: torch.Tensor) -> torch.Tensor:
+        """Outputs [rows, T, HV, V] of each row's draft tokens appended after its
+        committed records, by output-only evaluation (the checkpoint is read once for
+        all T drafts). Nothing committed changes: the drafts' records go to ring rows
+        past the cursor, and the slot remembers how many were drafted, for `commit`.
+
+        `draft_inputs` are the model-native inputs with a draft axis, [rows, T, ...],
+        T <= max_drafts; rows and drafts must merge (`x.view(rows * T, ...)` works) and
+        the dims past them be contiguous. `num_drafts` [rows] int32/int64 gives each
+        row's count (default: all T); outputs of drafts past a row's count are zeros,
+        padding rows (slot < 0) get zeros, slots outside the pool NaNs. With `check`
+        the counts are validated on the host (one sync; InputError if outside [0, T]);
+        pass check=False inside a CUDA graph: the kernel clamps counts to [0, T].
+        A quantised (fp8/nvfp4) checkpoint is refused: verify reads plain checkpoints.
+        """
+        self._check_state(state)
+        if self.plan.ckpt.kind != "plain":
+            raise ConfigError(f"{self.name}: verify reads a plain (fp32/bf16/fp16) checkpoint; "
+                              f"a shared {self.plan.ckpt.kind} checkpoint is not supported yet")
+        slots = self._check_slots(slots, state)
+        rows = slots.shape[0]
+        T = self._draft_count(draft_inputs, rows)
+        args, has, dtype = self._check_inputs(draft_inputs, rows, state.device, drafts=T)
+        num_drafts = self._check_counts("num_drafts", num_drafts, rows, T, state.device, check)
+        out = self._check_draft_out(out, rows, T, dtype, state.device)
+        if rows and T:
+            self.module.verify_kernel[(rows, self.plan.HV)](
+                slots_ptr=slots, num_slots=state.num_slots, cursor_ptr=state.cursor,
+                drafted_ptr=state.drafted, ckpt_ptr=state.checkpoint, **self._ring_args(state),
+                **args, **self._param_args(state.params), num_drafts_ptr=num_drafts, T_IN=T,
+                out_ptr=out, stride_out=_token_stride(out, out.shape[1]), **has, **self._consts,
+                num_warps=self.module.VERIFY_WARPS)
+        return out
+
+    def commit(self, state: ReplayState, slots: torch.Tensor, num_accepted: torch.Tensor, *,
+               check: bool = True) -> None:
+        """Accept the first num_accepted[r] drafts of each row's last verify: advance the
+        cursors (0 keeps only what was committed before), on the device. A row whose
+        committed records reach L folds them into its checkpoint in the same launch (the
+        capacity rule: at most L - 1 committed records remain, so the next verify's
+        drafts fit the ring's L + max_drafts - 1 rows). Clears the pending drafts.
+
+        With `check` (one sync) a count outside [0, drafts of the slot's last verify]
+        raises InputError before anything is written; a verify's drafts stop being
+        pending at the next commit, decode, load_state or folding flush of the slot.
+        With check=False (CUDA graphs) the kernel clamps the count to that range, so a
+        bad count accepts at most the drafts actually verified and never corrupts state.
+        """
+        self._check_state(state)
+        slots = self._check_slots(slots, state)
+        rows = slots.shape[0]
+        num_accepted = self._check_counts("num_accepted", num_accepted, rows, self.plan.T_MAX,
+                                          state.device, check=False)
+        if check and rows:
+            valid = (slots >= 0) & (slots < state.num_slots)
+            pending = state.drafted[slots.long().clamp(0, state.num_slots - 1), 0]
+            bad = valid & ((num_accepted < 0) | (num_accepted > pending))
+            if bool(bad.any()):
+                r = int(bad.nonzero()[0, 0])
+                raise InputError(
+                    f"'num_accepted' of row {r} (slot {int(slots[r])}) is {int(num_accepted[r])}, "
+                    f"but that slot has {int(pending[r])} pending drafts (accept 0..{int(pending[r])};"
+                    " drafts are pending from a verify until the slot's next commit, decode, "
+                    "folding flush or load_state)")
+        if rows:
+            self._fold(state, slots, state.checkpoint, flush=True, accepted=num_accepted)
+
+    def snapshot_shape(self, rows: int) -> tuple[int, ...]:
+        """Shape of the conventional path's per-draft state snapshots for `rows` rows."""
+        return (rows, self.plan.T_MAX) + self.state_shape
+
+    def conventional_verify(self, S: torch.Tensor, slots: torch.Tensor, snapshots: torch.Tensor, *,
+                            num_drafts: torch.Tensor | None = None, out: torch.Tensor | None = None,
+                            check: bool = True, **inputs: torch.Tensor) -> torch.Tensor:
+        """The conventional speculative step on a plain pool S [slots, HV, V, K] (serving
+        engines' way, the baseline and a fallback): the state after each draft is written
+        to snapshots [rows, max_drafts, HV, V, K] (dtype of S; one state write per draft);
+        S is not changed. Returns the outputs [rows, T, HV, V] (as `verify`); `inputs`
+        holds the draft inputs [rows, T, ...] and the layer's parameters."""
+        self._check_pool(S)
+        slots = self._check_slots(slots, S)
+        rows = slots.shape[0]
+        params = {n: inputs.pop(n) for n in [p.name for p in self.plan.params] if n in inputs}
+        T = self._draft_count(inputs, rows)
+        args, has, dtype = self._check_inputs(inputs, rows, S.device, drafts=T)
+        params = self._check_params(params, S.device)
+        self._check_tensor("snapshots", snapshots, self.snapshot_shape(rows), S.device, (S.dtype,))
+        num_drafts = self._check_counts("num_drafts", num_drafts, rows, T, S.device, check)
+        out = self._check_draft_out(out, rows, T, dtype, S.device)
+        if rows and T:
+            self.module.conventional_verify_kernel[(rows, self.plan.HV, self.plan.NV)](
+                slots_ptr=slots, num_slots=S.shape[0], state_ptr=S, **args, **self._param_args(params),
+                num_drafts_ptr=num_drafts, T_IN=T, snap_ptr=snapshots, out_ptr=out,
+                stride_out=_token_stride(out, out.shape[1]), **has, **self._consts, num_warps=self.module.NUM_WARPS)
+        return out
+
+    def conventional_commit(self, S: torch.Tensor, slots: torch.Tensor, snapshots: torch.Tensor,
+                            num_accepted: torch.Tensor, *, check: bool = True) -> None:
+        """Make snapshots[r, a - 1] the state of slots[r] (a = num_accepted[r]; 0 keeps
+        S[slot]). With `check` (one sync) a count outside [0, max_drafts] raises InputError;
+        the kernel clamps to that range. Accepting more drafts than the last
+        conventional_verify computed installs a stale snapshot: the caller owns that."""
+        self._check_pool(S)
+        slots = self._check_slots(slots, S)
+        rows = slots.shape[0]
+        self._check_tensor("snapshots", snapshots, self.snapshot_shape(rows), S.device, (S.dtype,))
+        num_accepted = self._check_counts("num_accepted", num_accepted, rows, self.plan.T_MAX,
+                                          S.device, check)
+        if rows:
+            self.module.conventional_select_kernel[(rows, self.plan.HV, self.plan.NV)](
+                slots_ptr=slots, num_slots=S.shape[0], state_ptr=S, snap_ptr=snapshots,
+                accepted_ptr=num_accepted, **self._has, **self._consts,
+                num_warps=self.module.NUM_WARPS)
 
     # -- launch configurations ---------------------------------------------------------
     def launch_args(self, kernel: str, rows: int, device, launch: Launch | None = None):
@@ -396,6 +520,50 @@ class Kernels:
         return len(seen)
 
     # -- checks ---------------------------------------------------------------------
+    def _check_pool(self, S):
+        if not isinstance(S, torch.Tensor) or S.dim() != 4 or tuple(S.shape[1:]) != self.state_shape:
+            raise InputError(f"S must be a state pool [slots, {', '.join(map(str, self.state_shape))}]"
+                             f", got {_describe(S)}")
+        if S.dtype not in FLOAT_INPUTS or not S.is_contiguous():
+            raise InputError(f"S must be a contiguous fp32/bf16/fp16 tensor, got {_describe(S)}")
+
+    def _draft_count(self, inputs, rows) -> int:
+        """T of the draft inputs [rows, T, ...] (the first present one; all are then
+        checked against it), at most max_drafts."""
+        present = [(n, t) for n, t in inputs.items() if isinstance(t, torch.Tensor)]
+        if not present:
+            return 0   # _check_inputs reports the missing inputs
+        name, t = present[0]
+        native = {q.name: self.shape_of(q) for q in self.spec.inputs()}.get(name)
+        if native is None:
+            return 0   # an unknown input: _check_inputs names it
+        if t.dim() != 2 + len(native):
+            raise InputError(f"'{name}' must have a draft axis: [rows, T, {', '.join(map(str, native))}]"
+                             f", got {_describe(t)}")
+        T = t.shape[1]
+        if T > self.plan.T_MAX:
+            raise InputError(f"'{name}' holds T = {T} drafts per row, but these kernels take at most "
+                             f"max_drafts = {self.plan.T_MAX} (load(..., max_drafts=...))")
+        return T
+
+    def _check_counts(self, name, counts, rows, hi, device, check):
+        """A per-row count tensor [rows] int32/int64 (None: hi for every row); with
+        `check`, its values in [0, hi] (one host sync)."""
+        if counts is None:
+            return torch.full((rows,), hi, dtype=torch.int32, device=device)
+        self._check_tensor(name, counts, (rows,), device, (torch.int32, torch.int64))
+        if check and rows and bool(((counts < 0) | (counts > hi)).any()):
+            raise InputError(f"'{name}' must lie in [0, {hi}], got {counts.tolist()}")
+        return counts
+
+    def _check_draft_out(self, out, rows, T, dtype, device):
+        shape = (rows, T, self.plan.HV, self.plan.V)
+        if out is None:
+            return torch.empty(shape, dtype=dtype, device=device)
+        self._check_tensor("out", out, shape, device, FLOAT_INPUTS, contiguous=False)
+        _check_merge("out", out)
+        return out
+
     def shape_of(self, q) -> tuple[int, ...]:
         """Model-native shape (no batch dim) of an input or parameter `Quantity`."""
         return tuple(self.dims[d] for d in q.shape)
@@ -426,6 +594,11 @@ class Kernels:
             if tuple(t.shape) != (state.num_slots,) + shape or t.dtype != dtype:
                 raise InputError(f"state belongs to another configuration ({name}: {_describe(t)}, "
                                  f"expected [slots, {', '.join(map(str, shape))}] {dtype})")
+        rows = {n: t.shape[2] for n, t in state.ring.items()}
+        if set(rows.values()) != {self.plan.RING} or state.drafted is None:
+            raise InputError(f"state belongs to another configuration (ring rows {rows}, expected "
+                             f"{self.plan.RING} = L + max_drafts - 1 with L = {self.plan.L}, "
+                             f"max_drafts = {self.plan.T_MAX})")
 
     def _check_slots(self, slots, pool, allow_padding=True):
         device = pool.device
@@ -454,7 +627,9 @@ class Kernels:
             out[n] = t
         return out
 
-    def _check_inputs(self, inputs, rows, device):
+    def _check_inputs(self, inputs, rows, device, drafts=None):
+        """Per-token inputs [rows, ...]; with `drafts` = T, draft inputs [rows, T, ...]
+        whose rows and drafts merge (the kernels index draft i of row r as r * T + i)."""
         want = {q.name: q for q in self.spec.inputs()}
         unknown = sorted(set(inputs) - set(want))
         missing = sorted(n for n, q in want.items() if not q.optional and inputs.get(n) is None)
@@ -468,10 +643,13 @@ class Kernels:
                 has[f"HAS_{n}"] = False
                 absent.append(n)
                 continue
-            self._check_tensor(n, t, (rows,) + self.shape_of(q), device, FLOAT_INPUTS,
-                               contiguous=False, inner=True)
+            lead = (rows,) if drafts is None else (rows, drafts)
+            self._check_tensor(n, t, lead + self.shape_of(q), device, FLOAT_INPUTS,
+                               contiguous=False, inner=drafts is None)
+            if drafts is not None:
+                _check_merge(n, t)
             dtype = dtype or t.dtype
-            args[f"{n}_ptr"], args[f"stride_{n}"] = t, t.stride(0)
+            args[f"{n}_ptr"], args[f"stride_{n}"] = t, _token_stride(t, drafts)
             if q.optional:
                 has[f"HAS_{n}"] = True
         present = next(t for t in inputs.values() if t is not None)
@@ -505,6 +683,23 @@ def _same_device(a: torch.device, b: torch.device) -> bool:
         return (a.index if a.index is not None else current) == (
             b.index if b.index is not None else current)
     return True
+
+
+def _token_stride(t, drafts):
+    """Elements from one token to the next: the batch stride of a decode input; the draft
+    stride of a draft input (with one draft per row, the row stride)."""
+    return t.stride(0) if drafts is None or drafts == 1 else t.stride(1)
+
+
+def _check_merge(name, t):
+    """t [rows, T, ...]: the dims past T contiguous, and rows and drafts one axis (the
+    row stride is T times the draft stride), so element (r, i) is token r * T + i."""
+    inner = t[0, 0] if t.shape[0] and t.shape[1] else None
+    if inner is not None and inner.numel() > 1 and not inner.is_contiguous():
+        raise InputError(f"'{name}' must be contiguous past its draft dim (strides {t.stride()})")
+    if t.shape[0] > 1 and t.shape[1] > 1 and t.stride(0) != t.shape[1] * t.stride(1):
+        raise InputError(f"'{name}' [rows, T, ...] must have rows and drafts mergeable "
+                         f"(stride(0) == T * stride(1)), got strides {t.stride()}")
 
 
 def _prod(shape):

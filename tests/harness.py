@@ -138,11 +138,12 @@ FIXTURES: dict[str, VariantCase] = {c.name: c for c in (
 ALL_CASES = {**VARIANTS, **FIXTURES}
 
 
-def load_fixture(name: str, L: int, state_dtype: str, record_dtype: str, **kwargs):
-    """`replaygen.load` for a fixture spec in tests/fixtures/."""
+def load_case(variant: str, **options):
+    """`replaygen.load` for a shipped spec or a fixture, by name."""
     import replaygen
-    return replaygen.load(FIXTURE_DIR / f"{name}.toml", L=L, state_dtype=state_dtype,
-                          record_dtype=record_dtype, **kwargs)
+    if variant in FIXTURES:
+        return replaygen.load(FIXTURE_DIR / f"{variant}.toml", **options)
+    return replaygen.load(variant, **options)
 
 
 # -- tolerances ----------------------------------------------------------------------
@@ -311,6 +312,7 @@ class Config:
     read_dtype: str | None = None   # fp8 / nvfp4 read copy
     fp8_scale: str | None = None
     record_dtypes: tuple[tuple[str, str], ...] = ()   # per-field record precisions
+    max_drafts: int = 1             # T_MAX of speculative verification
 
     @property
     def HV(self) -> int:
@@ -330,13 +332,10 @@ class Config:
         return ALL_CASES[self.variant]
 
     def load(self):
-        import replaygen
         dims = self.case.dims(self.H, self.HV, self.K, self.V)
-        if self.variant in FIXTURES:
-            return load_fixture(self.variant, self.L, self.state_dtype, self.record_dtype,
-                                **self.precision, **dims)
-        return replaygen.load(self.variant, L=self.L, state_dtype=self.state_dtype,
-                              record_dtype=self.record_dtype, **self.precision, **dims)
+        return load_case(self.variant, L=self.L, state_dtype=self.state_dtype,
+                         record_dtype=self.record_dtype, max_drafts=self.max_drafts,
+                         **self.precision, **dims)
 
     @property
     def precision(self) -> dict:
@@ -356,7 +355,7 @@ def snapshot(state) -> dict:
     """Every state tensor; "aux" holds the precision configuration's (read copy, scales,
     flush counters), keyed as in ReplayState.aux."""
     return dict(checkpoint=state.checkpoint.clone(), cursor=state.cursor.clone(),
-                ring={n: t.clone() for n, t in state.ring.items()},
+                drafted=state.drafted.clone(), ring={n: t.clone() for n, t in state.ring.items()},
                 aux={n: t.clone() for n, t in state.aux.items()})
 
 
@@ -379,6 +378,8 @@ class Harness:
     check_conventional: bool = True
     # test_mutations only: what the reference is told, (params, inputs) -> (params, inputs)
     reference_mutation: Callable[[dict, dict], tuple[dict, dict]] | None = None
+    # verify/commit in use: committed drafts are folded from records even when L = 1
+    speculative: bool = False
     kern: object = field(init=False)
 
     def __post_init__(self):
@@ -419,7 +420,7 @@ class Harness:
 
     def tol_state(self, slot) -> float:
         c = self.cfg
-        rec = c.record_dtype if c.L > 1 else None
+        rec = c.record_dtype if c.L > 1 or self.speculative else None
         # a read copy reaches the state only through a delta rule's written value
         read = c.read_dtype if self.kern.plan.delta_rule else None
         return tolerance(records=rec, state=c.state_key, roundings=self.roundings[slot],
@@ -427,7 +428,7 @@ class Harness:
 
     def tol_out(self, slot) -> float:
         c = self.cfg
-        rec = c.record_dtype if c.L > 1 else None
+        rec = c.record_dtype if c.L > 1 or self.speculative else None
         return tolerance(out=c.input_dtype, records=rec, state=c.state_key,
                          roundings=self.roundings[slot], read=c.read_dtype)
 

@@ -15,6 +15,7 @@ runs this file as a script in a child process.
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -49,11 +50,11 @@ def signature(fn, kern, inputs="bf16"):
         n = p.name
         if p.is_constexpr:
             sig[n] = "constexpr"
-        elif n in ("slots_ptr", "cursor_ptr"):
+        elif n in ("slots_ptr", "cursor_ptr", "drafted_ptr", "accepted_ptr", "num_drafts_ptr"):
             sig[n] = "*i32"
         elif n in layout:
             sig[n] = "*" + layout[n]
-        elif n == "state_ptr":
+        elif n in ("state_ptr", "snap_ptr"):
             sig[n] = "*" + (kern.plan.state_dtype if kern.plan.ckpt.kind == "plain" else "fp32")
         elif n in ("dst_ptr", "src_ptr"):
             sig[n] = "*fp32"
@@ -71,7 +72,9 @@ def compile_kernel(kern, name, launch=None, **flags):
     mod = kern.module
     fn = getattr(mod, name)
     consts = {**mod.CONSTEXPRS, **flags}
-    options = {"num_warps": mod.DECODE_WARPS if name == "replay_decode_kernel" else mod.NUM_WARPS}
+    warps = {"replay_decode_kernel": mod.DECODE_WARPS,   # as the runtime launches them
+             "verify_kernel": mod.VERIFY_WARPS}.get(name, mod.NUM_WARPS)
+    options = {"num_warps": warps}
     if launch is not None:
         kernel = {v[0]: k for k, v in TABLE_KERNELS.items()}[name]
         consts.update(launch_constants(kern.plan, kernel, launch.BV, launch.BKT))
@@ -96,12 +99,32 @@ def _ptxas_available():
 
 
 CONFIGS = [(v, c) for v in available_variants() for c in default_configs(load_variant(v))]
-KERNELS = (("replay_decode_kernel", {}), ("fold_kernel", {"FLUSH": True}),
-           ("fold_kernel", {"FLUSH": False}), ("conventional_decode_kernel", {}),
+KERNELS = (("replay_decode_kernel", {}), ("fold_kernel", {"FLUSH": True, "COMMIT": False}),
+           ("fold_kernel", {"FLUSH": False, "COMMIT": False}), ("conventional_decode_kernel", {}),
+           ("fold_kernel", {"FLUSH": True, "COMMIT": True}), ("verify_kernel", {}),
+           ("conventional_verify_kernel", {}), ("conventional_select_kernel", {}),
            ("quantize_kernel", {}))
+# Speculative configurations (T_MAX = 8, L = 16, fp32 checkpoint, bf16 records: the
+# benchmark's) of each variant's first geometry: their verify kernel must not spill.
+SPEC_DRAFTS = 8
 
 
-TABLE_KERNELS = {"replay_decode": ("replay_decode_kernel", {}), "fold": ("fold_kernel", {"FLUSH": True}),
+def ptxas_usage(compiled) -> str:
+    """ptxas -v's register and spill line for a compiled kernel's PTX."""
+    import tempfile
+    from triton.backends.nvidia.compiler import get_ptxas
+    ptxas = get_ptxas(TARGET.arch)
+    ptxas = getattr(ptxas, "path", ptxas)
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "k.ptx"
+        path.write_text(compiled.asm["ptx"])
+        proc = subprocess.run([ptxas, "-v", f"--gpu-name=sm_{TARGET.arch}a", str(path), "-o",
+                               str(Path(tmp) / "k.cubin")], capture_output=True, text=True)
+    return " ".join(line.split(":", 1)[-1].strip() for line in proc.stderr.splitlines()
+                    if "registers" in line or "spill" in line)
+
+
+TABLE_KERNELS = {"replay_decode": ("replay_decode_kernel", {}), "fold": ("fold_kernel", {"FLUSH": True, "COMMIT": False}),
                  "conventional_decode": ("conventional_decode_kernel", {})}
 
 
@@ -149,6 +172,15 @@ def compile_all() -> tuple[int, list[str]]:
             assert ".entry " + name in compile_kernel(kern, name, launch, **flags).asm["ptx"]
         except Exception as exc:
             failures.append(f"{config.name}:{name}{flags} tuned {launch}: {exc}")
+    for variant in available_variants():
+        kern = load(variant, config=load_variant(variant).configs[0].name, L=16,
+                    state_dtype="fp32", record_dtype="bf16", max_drafts=SPEC_DRAFTS)
+        count += 1
+        usage = ptxas_usage(compile_kernel(kern, "verify_kernel"))
+        print(f"{kern.name}: verify_kernel: {usage}")
+        spills = [int(n) for n in re.findall(r"(\d+) bytes spill", usage)]
+        if not spills or any(spills):
+            failures.append(f"{kern.name}: verify_kernel spills (or no ptxas report): {usage}")
     return count, failures
 
 
@@ -158,10 +190,12 @@ def test_default_kernels_compile_for_sm90():
     proc = subprocess.run([sys.executable, __file__], env=env, capture_output=True,
                           text=True, timeout=900)
     assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-4000:]
-    # every module has four kernels, a quantised copy's a fifth (quantize_kernel)
+    # every module has the kernels of KERNELS but quantize_kernel, which only a quantised
+    # copy's has; plus the tuned launches and each variant's T_MAX = 8 verify kernel
     quantized = sum(c.read_dtype is not None or c.state_dtype in ("fp8", "nvfp4")
                     for _, c in CONFIGS)
-    expected = len(CONFIGS) * (len(KERNELS) - 1) + quantized + len(TUNED)
+    expected = (len(CONFIGS) * (len(KERNELS) - 1) + quantized + len(TUNED)
+                + len(available_variants()))
     assert f"compiled {expected} kernels, 0 failed" in proc.stdout, proc.stdout[-2000:]
 
 

@@ -153,3 +153,97 @@ def test_bad_configuration():
         replaygen.load("gdn", config="qwen-nope")
     with pytest.raises(InputError, match="not both"):
         replaygen.load("gdn", config="qwen3.5-4b", H=1, HV=1, K=4, V=4)
+
+
+# -- speculative decoding ----------------------------------------------------------------
+T_MAX = 3
+
+
+@pytest.fixture(scope="module")
+def spec_kern():
+    return replaygen.load("gdn", L=3, state_dtype="fp32", record_dtype="bf16", max_drafts=T_MAX,
+                          H=H, HV=HV, K=K, V=V)
+
+
+def drafts(T, rows=ROWS, **override):
+    """Draft inputs [rows, T, ...]."""
+    return {n: t.view(rows, T, *t.shape[1:]) if t.shape[0] == rows * T else t
+            for n, t in inputs(rows * T, **override).items()}
+
+
+@pytest.fixture
+def spec_state(spec_kern):
+    st = spec_kern.new_state(3, "cpu", **params())
+    spec_kern.load_state(st, torch.arange(3), torch.randn(3, HV, V, K))
+    return st
+
+
+def count(*values):
+    return torch.tensor(values, dtype=torch.int32)
+
+
+VERIFY_CASES = [
+    ("too-many-drafts", dict(inputs=drafts(T_MAX + 1)), ["T = 4 drafts", "max_drafts = 3"]),
+    ("no-draft-axis", dict(inputs=inputs()), ["draft axis"]),
+    ("mixed-T", dict(inputs={**drafts(2), "v": torch.randn(ROWS, 3, HV, V)}), ["'v'", "shape"]),
+    ("count-above-T", dict(inputs=drafts(2), num_drafts=count(1, 3)), ["'num_drafts'", "[0, 2]"]),
+    ("negative-count", dict(inputs=drafts(2), num_drafts=count(-1, 0)), ["'num_drafts'"]),
+    ("count-shape", dict(inputs=drafts(2), num_drafts=count(1)), ["'num_drafts'", "shape"]),
+    ("float-count", dict(inputs=drafts(2), num_drafts=torch.ones(ROWS)), ["'num_drafts'", "dtype"]),
+    ("unmergeable", dict(inputs={**drafts(2), "q": torch.randn(2, ROWS, H, K).transpose(0, 1)}),
+     ["'q'", "mergeable"]),
+    ("out-shape", dict(inputs=drafts(2), out=torch.empty(ROWS, 3, HV, V)), ["'out'", "shape"]),
+]
+
+
+@pytest.mark.parametrize("case,reasons", [(c[1], c[2]) for c in VERIFY_CASES],
+                         ids=[c[0] for c in VERIFY_CASES])
+@pytest.mark.parametrize("entry", ["verify", "conventional_verify"])
+def test_bad_verify_argument(spec_kern, spec_state, entry, case, reasons):
+    """Refused before anything is launched: the state (and the pool) stay bit-identical."""
+    before = snapshot(spec_state)
+    pool = spec_state.checkpoint.clone()
+    args = dict(case["inputs"])
+    extra = {k: case[k] for k in ("num_drafts", "out") if k in case}
+    with pytest.raises(InputError) as info:
+        if entry == "verify":
+            spec_kern.verify(spec_state, SLOTS, **extra, **args)
+        else:
+            snaps = torch.zeros(spec_kern.snapshot_shape(ROWS))
+            spec_kern.conventional_verify(pool, SLOTS, snaps, **extra, **args, **params())
+    for reason in reasons:
+        assert reason in str(info.value), f"{reason!r} not in {info.value}"
+    after = snapshot(spec_state)
+    assert all(same_bits(after[k], before[k]) for k in ("checkpoint", "cursor", "drafted"))
+    assert all(same_bits(spec_state.ring[n], before["ring"][n]) for n in spec_state.ring)
+    assert same_bits(pool, before["checkpoint"])
+
+
+def test_bad_commit(spec_kern, spec_state):
+    """Accepting more than the slot's pending drafts (none before a verify, none after a
+    commit or a decode) is refused by name, and nothing changes; a state of another
+    max_drafts (another ring size) is refused."""
+    slots = torch.tensor([0, 1], dtype=torch.int32)
+    with pytest.raises(InputError, match="0 pending drafts"):
+        spec_kern.commit(spec_state, slots, count(1, 0))
+    spec_kern.verify(spec_state, slots, num_drafts=count(2, 1), **drafts(2))
+    before = snapshot(spec_state)
+    for bad, why in ((count(3, 0), "row 0 .*is 3.*2 pending"), (count(0, 2), "row 1"),
+                     (count(-1, 0), "row 0")):
+        with pytest.raises(InputError, match=why):
+            spec_kern.commit(spec_state, slots, bad)
+    with pytest.raises(InputError, match="'num_accepted'.*shape"):
+        spec_kern.commit(spec_state, slots, count(1))
+    after = snapshot(spec_state)
+    assert all(same_bits(after[k], before[k]) for k in ("checkpoint", "cursor", "drafted"))
+    spec_kern.decode(spec_state, slots, **inputs())   # discards the pending drafts
+    with pytest.raises(InputError, match="is 1, but that slot has 0 pending drafts"):
+        spec_kern.commit(spec_state, slots, count(1, 0))
+    with pytest.raises(InputError, match="another configuration.*ring rows"):
+        replaygen.load("gdn", L=3, state_dtype="fp32", record_dtype="bf16", H=H, HV=HV, K=K,
+                       V=V).decode(spec_state, slots, **inputs())
+    with pytest.raises(InputError, match="'num_accepted'"):
+        spec_kern.conventional_commit(spec_state.checkpoint, slots,
+                                      torch.zeros(spec_kern.snapshot_shape(2)), count(4, 0))
+    with pytest.raises(ConfigError, match="max_drafts"):
+        replaygen.load("gdn", max_drafts=0, H=1, HV=1, K=4, V=4)

@@ -2,8 +2,8 @@
 # the templates and run `replaygen build`.
 # kernel: kda__H32_HV32_K128_V128__L16__state_fp32__read_fp8row__rec_bf16
 # spec sha256: 900e043a38a9f7023de2cc4bf78d14388be9de5c6732cf3e1db42c3737507d77
-# templates sha256: f5e050e227b5c44ec3765285f8f0a7ca5966c74063475702c7a7218f4e6ec43b
-# generator sha256: 398d726b05da3d55767f0df483c3e8a5e16c6eb91d341b9e90b427dc217bbd70
+# templates sha256: 5b78b3f860ab4b69d13d1a240940f0de93117b89d9c86eb961efb2c7a5e0ce86
+# generator sha256: d0f5155a4809b33b704ad93f757469f41ffff81e30179ec01115539af995b0cf
 """ReplaySSM kernels for kda: kda__H32_HV32_K128_V128__L16__state_fp32__read_fp8row__rec_bf16.
 
 Replay form: S_t = C·Diag(exp(G_t)) + Σ_j u_j (Diag(exp(G_t - G_j))·k_j)ᵀ,  G_j = Σ_(i<=j) g_i
@@ -19,20 +19,23 @@ CONSTEXPRS = dict(H=32, HV=32, K=128, V=128, L=16, GROUP=1,
                   BK=128, BV=16, BL=16, NV=8,
                   FOLD_DOT=True, DBV=64, DNV=2,
                   BKT=32, NK=4, DECODE_FOLD_DOT=True,
-                  KH=64, KS=8, NB=8)
+                  KH=64, KS=8, NB=8,
+                  RING=16, T_MAX=1, BT=16, BLF=16)
 NUM_WARPS = 2
 DECODE_WARPS = 2
+VERIFY_WARPS = 4
 
 
 @triton.jit
 def replay_decode_kernel(
-    slots_ptr, num_slots, cursor_ptr, ckpt_ptr, read_ptr, read_scale_ptr, ring_k_hat_ptr, ring_g_ptr, ring_u_ptr,
+    slots_ptr, num_slots, cursor_ptr, drafted_ptr, ckpt_ptr, read_ptr, read_scale_ptr, ring_k_hat_ptr, ring_g_ptr, ring_u_ptr,
     q_ptr, stride_q, k_ptr, stride_k, v_ptr, stride_v, f_ptr, stride_f, b_ptr, stride_b, A_log_ptr, dt_bias_ptr,
     out_ptr, stride_out,
     H: tl.constexpr, HV: tl.constexpr, K: tl.constexpr, V: tl.constexpr, L: tl.constexpr,
     GROUP: tl.constexpr, BK: tl.constexpr, BV: tl.constexpr, BL: tl.constexpr, NV: tl.constexpr,
     FOLD_DOT: tl.constexpr, DBV: tl.constexpr, DNV: tl.constexpr, BKT: tl.constexpr, NK: tl.constexpr,
     DECODE_FOLD_DOT: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
+    RING: tl.constexpr, T_MAX: tl.constexpr, BT: tl.constexpr, BLF: tl.constexpr,
     FOLD_EVERY_STEP: tl.constexpr,
 ):
     """One ReplaySSM decode step for row i_b, value head i_hv (value-tile streaming).
@@ -87,8 +90,8 @@ def replay_decode_kernel(
         red_0 = tl.sum((b_q) * (b_q), axis=0)
         red_1 = tl.sum((b_k) * (b_k), axis=0)
         # -- committed records: keys and log decays --------------------------------
-        r_k_hat = tl.load(ring_k_hat_ptr + ((i_slot * H + i_kh) * L + o_l[:, None]) * K + o_k[None, :], mask=m_l[:, None] & m_k[None, :], other=0.0).to(tl.float32)  # [BL, BK]
-        r_g = tl.load(ring_g_ptr + ((i_slot * HV + i_hv) * L + o_l[:, None]) * K + o_k[None, :], mask=m_l[:, None] & m_k[None, :], other=0.0).to(tl.float32)  # [BL, BK]
+        r_k_hat = tl.load(ring_k_hat_ptr + ((i_slot * H + i_kh) * RING + o_l[:, None]) * K + o_k[None, :], mask=m_l[:, None] & m_k[None, :], other=0.0).to(tl.float32)  # [BL, BK]
+        r_g = tl.load(ring_g_ptr + ((i_slot * HV + i_hv) * RING + o_l[:, None]) * K + o_k[None, :], mask=m_l[:, None] & m_k[None, :], other=0.0).to(tl.float32)  # [BL, BK]
         rec_key = r_k_hat
         rec_gate = r_g
         rec_key = tl.where(m_l[:, None], rec_key, 0.0)  # [BL, BK]
@@ -116,7 +119,7 @@ def replay_decode_kernel(
             # -- this value tile: value-axis inputs and records ---------------------
             b_v = tl.load(v_ptr + i_b * stride_v + i_hv * V + o_v, mask=m_v, other=0.0).to(tl.float32)
             t_value = b_v
-            r_u = tl.load(ring_u_ptr + ((i_slot * HV + i_hv) * L + o_l[:, None]) * V + o_v[None, :], mask=m_l[:, None] & m_v[None, :], other=0.0).to(tl.float32)  # [BL, BV]
+            r_u = tl.load(ring_u_ptr + ((i_slot * HV + i_hv) * RING + o_l[:, None]) * V + o_v[None, :], mask=m_l[:, None] & m_v[None, :], other=0.0).to(tl.float32)  # [BL, BV]
             rec_value = r_u
             rec_value = tl.where(m_l[:, None], rec_value, 0.0)  # [BL, BV]
             # delta rule: u = beta (v - S_{t-1}·Decay_t·k), S read through the replay form
@@ -137,15 +140,16 @@ def replay_decode_kernel(
                 tl.store(read_ptr + ((i_slot * HV + i_hv) * V + o_v[:, None]) * K + o_k[None, :], formats.e4m3_round(x_q * formats.fp8_inverse_scale(q_a)[:, None]).to(read_ptr.dtype.element_ty), mask=(o_v < V)[:, None] & m_k[None, :])
                 tl.store(read_scale_ptr + (i_slot * HV + i_hv) * V + o_v, formats.fp8_scale(q_a), mask=(o_v < V))
             else:
-                tl.store(ring_u_ptr + ((i_slot * HV + i_hv) * L + n) * V + o_v, w_t.to(ring_u_ptr.dtype.element_ty), mask=m_v)
+                tl.store(ring_u_ptr + ((i_slot * HV + i_hv) * RING + n) * V + o_v, w_t.to(ring_u_ptr.dtype.element_ty), mask=m_v)
                 pass
         if FLUSH:
             tl.store(p_cursor, 0)
         else:
             if i_hv % GROUP == 0:
-                tl.store(ring_k_hat_ptr + ((i_slot * H + i_kh) * L + n) * K + o_k, b_k_hat.to(ring_k_hat_ptr.dtype.element_ty), mask=m_k)
-            tl.store(ring_g_ptr + ((i_slot * HV + i_hv) * L + n) * K + o_k, b_g.to(ring_g_ptr.dtype.element_ty), mask=m_k)
+                tl.store(ring_k_hat_ptr + ((i_slot * H + i_kh) * RING + n) * K + o_k, b_k_hat.to(ring_k_hat_ptr.dtype.element_ty), mask=m_k)
+            tl.store(ring_g_ptr + ((i_slot * HV + i_hv) * RING + n) * K + o_k, b_g.to(ring_g_ptr.dtype.element_ty), mask=m_k)
             tl.store(p_cursor, n + 1)
+        tl.store(drafted_ptr + i_slot * HV + i_hv, 0)  # a decode discards pending drafts
     else:
         # padding row (zero output) or a slot outside the pool (NaN output); no state write
         fill = tl.where(i_slot < 0, 0.0, float("nan"))
@@ -159,17 +163,21 @@ def replay_decode_kernel(
 def fold_kernel(
     slots_ptr, num_slots, cursor_ptr, ckpt_ptr, read_ptr, read_scale_ptr, ring_k_hat_ptr, ring_g_ptr, ring_u_ptr,
     A_log_ptr, dt_bias_ptr,
-    dst_ptr, FLUSH: tl.constexpr,
+    dst_ptr, drafted_ptr, accepted_ptr, FLUSH: tl.constexpr, COMMIT: tl.constexpr,
     H: tl.constexpr, HV: tl.constexpr, K: tl.constexpr, V: tl.constexpr, L: tl.constexpr,
     GROUP: tl.constexpr, BK: tl.constexpr, BV: tl.constexpr, BL: tl.constexpr, NV: tl.constexpr,
     FOLD_DOT: tl.constexpr, DBV: tl.constexpr, DNV: tl.constexpr, BKT: tl.constexpr, NK: tl.constexpr,
     DECODE_FOLD_DOT: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
+    RING: tl.constexpr, T_MAX: tl.constexpr, BT: tl.constexpr, BLF: tl.constexpr,
 ):
     """Fold the committed records of row i_b, value head i_hv into its full state.
 
     FLUSH: write the fold into the checkpoint and empty the ring (rows with no record
     are left untouched). Otherwise (materialize): write it as fp32 to dst[i_b] and change
     nothing; padding rows get zeros, slots outside the pool NaNs.
+    COMMIT (with FLUSH): first advance the cursor by the row's accepted drafts (clamped
+    to [0, drafted]); fold only when that makes L committed records (the capacity rule),
+    else just store the new cursor. Folding or committing clears the pending drafts.
     """
     i_b = tl.program_id(0)
     i_hv = tl.program_id(1)
@@ -177,14 +185,20 @@ def fold_kernel(
     i_slot = tl.load(slots_ptr + i_b).to(tl.int64)
     o_k = tl.arange(0, BK)
     m_k = o_k < K
-    o_l = tl.arange(0, BL)
+    o_l = tl.arange(0, BLF)  # a commit folds up to RING records
     o_vb = tl.arange(0, BV)
     in_pool = (i_slot >= 0) & (i_slot < num_slots)
     p_cursor = cursor_ptr + tl.where(in_pool, i_slot, 0) * HV + i_hv
     n = tl.load(p_cursor)
     n = tl.where(in_pool, n, 0)
+    p_drafted = drafted_ptr + tl.where(in_pool, i_slot, 0) * HV + i_hv
+    if COMMIT:
+        accepted = tl.load(accepted_ptr + i_b).to(tl.int32)
+        n = n + tl.minimum(tl.maximum(accepted, 0), tl.load(p_drafted))
     p_dst = dst_ptr + (i_b * HV + i_hv) * V * K
-    if FLUSH:
+    if COMMIT:
+        active = in_pool & (n >= L)
+    elif FLUSH:
         active = in_pool & (n > 0)
     else:
         active = in_pool
@@ -192,8 +206,8 @@ def fold_kernel(
         m_l = o_l < n
         b_A_log = tl.load(A_log_ptr + i_hv).to(tl.float32)
         b_dt_bias = tl.load(dt_bias_ptr + i_hv * K + o_k, mask=m_k, other=0.0).to(tl.float32)
-        r_k_hat = tl.load(ring_k_hat_ptr + ((i_slot * H + i_kh) * L + o_l[:, None]) * K + o_k[None, :], mask=m_l[:, None] & m_k[None, :], other=0.0).to(tl.float32)  # [BL, BK]
-        r_g = tl.load(ring_g_ptr + ((i_slot * HV + i_hv) * L + o_l[:, None]) * K + o_k[None, :], mask=m_l[:, None] & m_k[None, :], other=0.0).to(tl.float32)  # [BL, BK]
+        r_k_hat = tl.load(ring_k_hat_ptr + ((i_slot * H + i_kh) * RING + o_l[:, None]) * K + o_k[None, :], mask=m_l[:, None] & m_k[None, :], other=0.0).to(tl.float32)  # [BL, BK]
+        r_g = tl.load(ring_g_ptr + ((i_slot * HV + i_hv) * RING + o_l[:, None]) * K + o_k[None, :], mask=m_l[:, None] & m_k[None, :], other=0.0).to(tl.float32)  # [BL, BK]
         rec_key = r_k_hat
         rec_gate = r_g
         rec_key = tl.where(m_l[:, None], rec_key, 0.0)  # [BL, BK]
@@ -209,7 +223,7 @@ def fold_kernel(
             m_s = m_v[:, None] & m_k[None, :]
             c_raw = tl.load(ckpt_ptr + ((i_slot * HV + i_hv) * V + o_v[:, None]) * K + o_k[None, :], mask=(o_v < V)[:, None] & m_k[None, :], other=0.0)
             c_tile = c_raw.to(tl.float32)  # [BV, BK]
-            r_u = tl.load(ring_u_ptr + ((i_slot * HV + i_hv) * L + o_l[:, None]) * V + o_v[None, :], mask=m_l[:, None] & m_v[None, :], other=0.0).to(tl.float32)  # [BL, BV]
+            r_u = tl.load(ring_u_ptr + ((i_slot * HV + i_hv) * RING + o_l[:, None]) * V + o_v[None, :], mask=m_l[:, None] & m_v[None, :], other=0.0).to(tl.float32)  # [BL, BV]
             rec_value = r_u
             rec_value = tl.where(m_l[:, None], rec_value, 0.0)  # [BL, BV]
             s_tile = c_tile * ck_weight[None, :]
@@ -227,6 +241,11 @@ def fold_kernel(
                 tl.store(p_dst + o_v[:, None] * K + o_k[None, :], s_tile, mask=m_s)
         if FLUSH:
             tl.store(p_cursor, 0)
+            tl.store(p_drafted, 0)
+    elif COMMIT:
+        if in_pool:
+            tl.store(p_cursor, n)
+            tl.store(p_drafted, 0)
     elif not FLUSH:
         fill = tl.where(i_slot < 0, 0.0, float("nan"))
         for i_v in range(NV):
@@ -245,6 +264,7 @@ def conventional_decode_kernel(
     GROUP: tl.constexpr, BK: tl.constexpr, BV: tl.constexpr, BL: tl.constexpr, NV: tl.constexpr,
     FOLD_DOT: tl.constexpr, DBV: tl.constexpr, DNV: tl.constexpr, BKT: tl.constexpr, NK: tl.constexpr,
     DECODE_FOLD_DOT: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
+    RING: tl.constexpr, T_MAX: tl.constexpr, BT: tl.constexpr, BLF: tl.constexpr,
 ):
     """The conventional decode step for row i_b, value head i_hv, value tile i_v:
     read the state tile, decay it, update it, read the output, write the state back."""
@@ -299,6 +319,7 @@ def quantize_kernel(
     GROUP: tl.constexpr, BK: tl.constexpr, BV: tl.constexpr, BL: tl.constexpr, NV: tl.constexpr,
     FOLD_DOT: tl.constexpr, DBV: tl.constexpr, DNV: tl.constexpr, BKT: tl.constexpr, NK: tl.constexpr,
     DECODE_FOLD_DOT: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
+    RING: tl.constexpr, T_MAX: tl.constexpr, BT: tl.constexpr, BLF: tl.constexpr,
 ):
     """Store full fp32 states src [rows, HV, V, K] into the quantised copy (the read copy,
     or a quantised checkpoint) of slot slots[i_b], value head i_hv: load_state's path,
@@ -317,4 +338,274 @@ def quantize_kernel(
             q_a = tl.max(tl.abs(x_q), axis=1)
             tl.store(read_ptr + ((i_slot * HV + i_hv) * V + o_v[:, None]) * K + o_k[None, :], formats.e4m3_round(x_q * formats.fp8_inverse_scale(q_a)[:, None]).to(read_ptr.dtype.element_ty), mask=(o_v < V)[:, None] & m_k[None, :])
             tl.store(read_scale_ptr + (i_slot * HV + i_hv) * V + o_v, formats.fp8_scale(q_a), mask=(o_v < V))
+
+
+
+@triton.jit
+def verify_kernel(
+    slots_ptr, num_slots, cursor_ptr, drafted_ptr, ckpt_ptr, ring_k_hat_ptr, ring_g_ptr, ring_u_ptr,
+    q_ptr, stride_q, k_ptr, stride_k, v_ptr, stride_v, f_ptr, stride_f, b_ptr, stride_b, A_log_ptr, dt_bias_ptr,
+    num_drafts_ptr, T_IN, out_ptr, stride_out,
+    H: tl.constexpr, HV: tl.constexpr, K: tl.constexpr, V: tl.constexpr, L: tl.constexpr,
+    GROUP: tl.constexpr, BK: tl.constexpr, BV: tl.constexpr, BL: tl.constexpr, NV: tl.constexpr,
+    FOLD_DOT: tl.constexpr, DBV: tl.constexpr, DNV: tl.constexpr, BKT: tl.constexpr, NK: tl.constexpr,
+    DECODE_FOLD_DOT: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
+    RING: tl.constexpr, T_MAX: tl.constexpr, BT: tl.constexpr, BLF: tl.constexpr,
+):
+    """Speculative verification for row i_b, value head i_hv: the outputs of the row's
+    drafts i < n_d (num_drafts, clamped to [0, T_IN]) appended after its n committed
+    records, by output-only evaluation. The drafts' queries (and, for a delta rule, their
+    keys, at rows T_MAX + i) form one probe tile P; each checkpoint tile is read once and
+    multiplied with all probes:
+
+        X = P_ck · Cᵀ + S_c · W_c,     out = X + S_d · W_d        ([BT, BV] per value tile)
+
+    P_ck[i] = exp(G_i) q_i; S_c[i, j] = (exp(G_i - G_j) k_j)·q_i over the committed
+    records (weights split at n: exp(G_i - G_n)·exp(G_n - G_j), each <= 1); S_d[i, i'] =
+    (exp(G_i - G_i') k_i')·q_i for drafts i' <= i. For a delta rule the key rows of X are
+    S·Decay·k_i without the window, the drafts' written values solve (I + A) W_d = R with
+    R_i = β_i (v_i - X[T_MAX + i]) and A[i, i'] = β_i (exp(G_i - G_i') k_i')·k_i (i' < i):
+    (I + A)^-1 diag(β) is built by forward substitution once per program, so that
+    W_d = M_v · V_d - M_x · X (M_x reads the key rows). Each draft's record is stored at
+    ring row n + i (the capacity rule guarantees n + T_MAX <= RING; the count is clamped
+    to the rows left all the same), and drafted[slot, head] = n_d, the most a commit
+    may accept. The checkpoint and the cursor are never written. Outputs of drafts
+    i >= n_d (up to T_IN) are zeros; padding rows (slot < 0) get zeros, slots outside
+    the pool NaNs, and write nothing.
+    """
+    i_b = tl.program_id(0)
+    i_hv = tl.program_id(1)
+    i_kh = i_hv // GROUP
+    i_slot = tl.load(slots_ptr + i_b).to(tl.int64)
+    o_k = tl.arange(0, BK)
+    m_k = o_k < K
+    o_l = tl.arange(0, BL)
+    o_t = tl.arange(0, BT)
+    o_vb = tl.arange(0, BV)
+    p_out = out_ptr + (i_b * T_IN + o_t[:, None]) * stride_out + i_hv * V  # [BT, 1]
+    m_out = o_t < T_IN
+    if (i_slot >= 0) & (i_slot < num_slots):
+        # the checkpoint is the one large read: issue its first tile first
+        p_head = ckpt_ptr + (i_slot * HV + i_hv) * V * K
+        c_next = tl.load(p_head + o_vb[:, None] * K + o_k[None, :], mask=(o_vb < V)[:, None] & m_k[None, :], other=0.0)
+        n = tl.load(cursor_ptr + i_slot * HV + i_hv)
+        n_d = tl.load(num_drafts_ptr + i_b)
+        n_d = tl.maximum(tl.minimum(n_d, tl.minimum(T_IN, RING - n)), 0)
+        m_l = o_l < n
+        m_t = o_t < n_d
+        # -- committed records: keys decayed to the committed end n -----------------
+        b_A_log = tl.load(A_log_ptr + i_hv).to(tl.float32)
+        b_dt_bias = tl.load(dt_bias_ptr + i_hv * K + o_k, mask=m_k, other=0.0).to(tl.float32)
+        r_k_hat = tl.load(ring_k_hat_ptr + ((i_slot * H + i_kh) * RING + o_l[:, None]) * K + o_k[None, :], mask=m_l[:, None] & m_k[None, :], other=0.0).to(tl.float32)  # [BL, BK]
+        r_g = tl.load(ring_g_ptr + ((i_slot * HV + i_hv) * RING + o_l[:, None]) * K + o_k[None, :], mask=m_l[:, None] & m_k[None, :], other=0.0).to(tl.float32)  # [BL, BK]
+        rec_key = r_k_hat
+        rec_gate = r_g
+        rec_key = tl.where(m_l[:, None], rec_key, 0.0)  # [BL, BK]
+        rec_gate = tl.where(m_l[:, None], rec_gate, 0.0)
+        G_rec = tl.cumsum(rec_gate, axis=0)
+        G_t = tl.sum(rec_gate, axis=0)
+        rec_weight = tl.exp(-G_rec + G_t)  # decay from record j to n, <= 1
+        kw = tl.where(m_l[:, None], rec_weight * rec_key, 0.0)  # [BL, BK]
+        G_n = G_t
+        # -- drafts, in order: token math, records, and the window's own scores -------
+        P_d = tl.zeros([BT, BK], tl.float32)  # probes: queries (rows i), keys (rows T_MAX + i)
+        K_d = tl.zeros([BT, BK], tl.float32)  # keys (rows i)
+        G_d = tl.zeros([BT, BK], tl.float32) + G_n[None, :]  # per probe; absent: decay 1 from n
+        S_d = tl.zeros([BT, BT], tl.float32)
+        d_beta = tl.zeros([BT], tl.float32)
+        T_inv = tl.zeros([BT, BT], tl.float32)  # (I + A)^-1, row by row
+        M_v = tl.zeros([BT, BT], tl.float32)  # (I + A)^-1 diag(β)
+        G_i = G_n
+        for i_d in tl.static_range(T_MAX):
+            # unrolled and branch-free (updates masked by `live`), so that every draft's
+            # loads can issue before the first draft's math; absent drafts reload the last
+            # present one (always in bounds) and change nothing
+            live = i_d < n_d
+            i_ld = tl.maximum(tl.minimum(i_d, n_d - 1), 0)
+            b_q = tl.load(q_ptr + (i_b * T_IN + i_ld) * stride_q + i_kh * K + o_k, mask=m_k, other=0.0).to(tl.float32)
+            b_k = tl.load(k_ptr + (i_b * T_IN + i_ld) * stride_k + i_kh * K + o_k, mask=m_k, other=0.0).to(tl.float32)
+            b_f = tl.load(f_ptr + (i_b * T_IN + i_ld) * stride_f + i_hv * K + o_k, mask=m_k, other=0.0).to(tl.float32)
+            b_b = tl.load(b_ptr + (i_b * T_IN + i_ld) * stride_b + i_hv).to(tl.float32)
+            b_A_log = tl.load(A_log_ptr + i_hv).to(tl.float32)
+            b_dt_bias = tl.load(dt_bias_ptr + i_hv * K + o_k, mask=m_k, other=0.0).to(tl.float32)
+            b_q_hat = 0.08838834764831845 * b_q / tl.sqrt(tl.sum((b_q) * (b_q), axis=0) + 1e-06)
+            b_k_hat = b_k / tl.sqrt(tl.sum((b_k) * (b_k), axis=0) + 1e-06)
+            b_g = -tl.exp(b_A_log) * tl.where((b_dt_bias + b_f) > 20.0, (b_dt_bias + b_f), tl.log(1.0 + tl.exp(tl.minimum((b_dt_bias + b_f), 20.0))))
+            b_beta = (1.0 / (1.0 + tl.exp(-(b_b))))
+            t_query = b_q_hat
+            t_key = b_k_hat
+            t_gate = b_g
+            t_beta = b_beta
+            red_0 = tl.sum((b_q) * (b_q), axis=0)
+            red_1 = tl.sum((b_k) * (b_k), axis=0)
+            G_i = G_i + tl.where(live, t_gate, 0.0)
+            sel = (o_t == i_d) & live
+            P_d = tl.where(sel[:, None], t_query[None, :], P_d)
+            K_d = tl.where(sel[:, None], t_key[None, :], K_d)
+            G_d = tl.where((((o_t == i_d) | (o_t == T_MAX + i_d)) & live)[:, None], G_i[None, :], G_d)
+            kw_d = tl.where((o_t <= i_d)[:, None], tl.exp(-G_d + G_i[None, :]) * K_d, 0.0)  # [BT, BK]
+            s_row = tl.sum(kw_d * t_query[None, :], axis=1)  # [BT]: (exp(G_i - G_i') k_i')·q_i
+            S_d = tl.where(sel[:, None], s_row[None, :], S_d)
+            P_d = tl.where(((o_t == T_MAX + i_d) & live)[:, None], t_key[None, :], P_d)
+            d_beta = tl.where(sel, t_beta, d_beta)
+            a_row = tl.sum(tl.where((o_t < i_d)[:, None], kw_d, 0.0) * t_key[None, :], axis=1)  # A[i, :] / β_i
+            t_row = sel.to(tl.float32) - t_beta * tl.sum(a_row[:, None] * T_inv, axis=0)
+            T_inv = tl.where(sel[:, None], t_row[None, :], T_inv)
+            M_v = tl.where(sel[:, None], (t_row * d_beta)[None, :], M_v)
+            if live:
+                if i_hv % GROUP == 0:
+                    tl.store(ring_k_hat_ptr + ((i_slot * H + i_kh) * RING + n + i_d) * K + o_k, b_k_hat.to(ring_k_hat_ptr.dtype.element_ty), mask=m_k)
+                tl.store(ring_g_ptr + ((i_slot * HV + i_hv) * RING + n + i_d) * K + o_k, b_g.to(ring_g_ptr.dtype.element_ty), mask=m_k)
+                pass
+        # -- every probe against the committed records (one product)
+        P_ck = tl.exp(G_d) * P_d  # [BT, BK]
+        P_w = tl.exp(-G_n[None, :] + G_d) * P_d
+        if FOLD_DOT:
+            S_c = tl.dot(P_w, tl.trans(kw), input_precision="tf32")
+        else:
+            S_c = tl.sum(P_w[:, None, :] * kw[None, :, :], axis=2)
+        # M_x[i, T_MAX + i'] = M_v[i, i']: the same solve, reading X's key rows
+        shift = (o_t[None, :] == o_t[:, None] + T_MAX).to(tl.float32)
+        if FOLD_DOT:
+            M_x = tl.dot(M_v, shift, input_precision="tf32")
+        else:
+            M_x = tl.sum(M_v[:, :, None] * shift[None, :, :], axis=1)
+        for i_v in range(NV):
+            o_v = i_v * BV + o_vb
+            m_v = o_v < V
+            c_tile = c_next.to(tl.float32)  # [BV, BK]
+            o_vn = o_v + BV  # prefetch the next tile (masked off past the last one)
+            c_next = tl.load(p_head + o_vn[:, None] * K + o_k[None, :], mask=(o_vn < V)[:, None] & m_k[None, :], other=0.0)
+            # -- this value tile: the drafts' value-axis inputs ([BT, BV]) and records
+            b_v = tl.load(v_ptr + (i_b * T_IN + o_t[:, None]) * stride_v + i_hv * V + o_v[None, :], mask=m_t[:, None] & m_v[None, :], other=0.0).to(tl.float32)  # [BT, BV]
+            t_value = b_v
+            r_u = tl.load(ring_u_ptr + ((i_slot * HV + i_hv) * RING + o_l[:, None]) * V + o_v[None, :], mask=m_l[:, None] & m_v[None, :], other=0.0).to(tl.float32)  # [BL, BV]
+            rec_value = r_u
+            rec_value = tl.where(m_l[:, None], rec_value, 0.0)  # [BL, BV]
+            if FOLD_DOT:
+                x_ck = tl.dot(P_ck, tl.trans(c_tile), input_precision="tf32")
+            else:
+                x_ck = tl.sum(P_ck[:, None, :] * c_tile[None, :, :], axis=2)
+            if FOLD_DOT:
+                x_rec = tl.dot(S_c, rec_value, input_precision="tf32")
+            else:
+                x_rec = tl.sum(S_c[:, :, None] * rec_value[None, :, :], axis=1)
+            X = x_ck + x_rec  # [BT, BV]: S_n·Decay·q_i (rows i), S_n·Decay·k_i (rows T_MAX + i)
+            if FOLD_DOT:
+                w_v = tl.dot(M_v, t_value, input_precision="tf32")
+            else:
+                w_v = tl.sum(M_v[:, :, None] * t_value[None, :, :], axis=1)
+            if FOLD_DOT:
+                w_x = tl.dot(M_x, X, input_precision="tf32")
+            else:
+                w_x = tl.sum(M_x[:, :, None] * X[None, :, :], axis=1)
+            w_d = w_v - w_x  # (I + A)^-1 R
+            w_d = tl.where(m_t[:, None], w_d, 0.0)
+            if FOLD_DOT:
+                x_win = tl.dot(S_d, w_d, input_precision="tf32")
+            else:
+                x_win = tl.sum(S_d[:, :, None] * w_d[None, :, :], axis=1)
+            out = X + x_win
+            out = tl.where(m_t[:, None], out, 0.0)
+            tl.store(p_out + o_v[None, :], out.to(out_ptr.dtype.element_ty), mask=m_out[:, None] & m_v[None, :])
+            tl.store(ring_u_ptr + ((i_slot * HV + i_hv) * RING + n + o_t[:, None]) * V + o_v[None, :], w_d.to(ring_u_ptr.dtype.element_ty), mask=m_t[:, None] & m_v[None, :])
+        tl.store(drafted_ptr + i_slot * HV + i_hv, n_d)
+    else:
+        # padding row (zero output) or a slot outside the pool (NaN output); no state write
+        fill = tl.where(i_slot < 0, 0.0, float("nan"))
+        for i_v in range(NV):
+            o_v = i_v * BV + o_vb
+            tl.store(p_out + o_v[None, :], (tl.zeros([BT, BV], tl.float32) + fill).to(out_ptr.dtype.element_ty), mask=m_out[:, None] & (o_v < V)[None, :])
+
+
+
+@triton.jit
+def conventional_verify_kernel(
+    slots_ptr, num_slots, state_ptr,
+    q_ptr, stride_q, k_ptr, stride_k, v_ptr, stride_v, f_ptr, stride_f, b_ptr, stride_b, A_log_ptr, dt_bias_ptr,
+    num_drafts_ptr, T_IN, snap_ptr, out_ptr, stride_out,
+    H: tl.constexpr, HV: tl.constexpr, K: tl.constexpr, V: tl.constexpr, L: tl.constexpr,
+    GROUP: tl.constexpr, BK: tl.constexpr, BV: tl.constexpr, BL: tl.constexpr, NV: tl.constexpr,
+    FOLD_DOT: tl.constexpr, DBV: tl.constexpr, DNV: tl.constexpr, BKT: tl.constexpr, NK: tl.constexpr,
+    DECODE_FOLD_DOT: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
+    RING: tl.constexpr, T_MAX: tl.constexpr, BT: tl.constexpr, BLF: tl.constexpr,
+):
+    """The conventional speculative step (as serving engines do it) for row i_b, value
+    head i_hv, value tile i_v: read the state tile once, then for each draft i < n_d
+    decay, update and read out, and write the state after draft i to the snapshot
+    buffer snap[i_b, i] ([rows, T_MAX, HV, V, K], one state write per draft). The
+    state itself is not written; conventional_select_kernel installs the accepted one.
+    Outputs of drafts i >= n_d are zeros; padding rows zeros, slots outside the pool NaN.
+    """
+    i_b = tl.program_id(0)
+    i_hv = tl.program_id(1)
+    i_v = tl.program_id(2)
+    i_kh = i_hv // GROUP
+    i_slot = tl.load(slots_ptr + i_b).to(tl.int64)
+    o_k = tl.arange(0, BK)
+    m_k = o_k < K
+    o_v = i_v * BV + tl.arange(0, BV)
+    m_v = o_v < V
+    m_s = m_v[:, None] & m_k[None, :]
+    p_out = out_ptr + i_b * T_IN * stride_out + i_hv * V + o_v
+    in_pool = (i_slot >= 0) & (i_slot < num_slots)
+    fill = tl.where(in_pool | (i_slot < 0), 0.0, float("nan"))
+    n_d = tl.minimum(tl.maximum(tl.load(num_drafts_ptr + i_b), 0), tl.minimum(T_IN, T_MAX))
+    n_d = tl.where(in_pool, n_d, 0)
+    if in_pool:
+        s_tile = tl.load(state_ptr + ((i_slot * HV + i_hv) * V + o_v[:, None]) * K + o_k[None, :], mask=m_s, other=0.0).to(tl.float32)
+        for i_d in range(T_MAX):  # a loop over n_d: the interpreter takes no tensor bounds
+            if i_d < n_d:
+                b_q = tl.load(q_ptr + (i_b * T_IN + i_d) * stride_q + i_kh * K + o_k, mask=m_k, other=0.0).to(tl.float32)
+                b_k = tl.load(k_ptr + (i_b * T_IN + i_d) * stride_k + i_kh * K + o_k, mask=m_k, other=0.0).to(tl.float32)
+                b_f = tl.load(f_ptr + (i_b * T_IN + i_d) * stride_f + i_hv * K + o_k, mask=m_k, other=0.0).to(tl.float32)
+                b_b = tl.load(b_ptr + (i_b * T_IN + i_d) * stride_b + i_hv).to(tl.float32)
+                b_A_log = tl.load(A_log_ptr + i_hv).to(tl.float32)
+                b_dt_bias = tl.load(dt_bias_ptr + i_hv * K + o_k, mask=m_k, other=0.0).to(tl.float32)
+                b_q_hat = 0.08838834764831845 * b_q / tl.sqrt(tl.sum((b_q) * (b_q), axis=0) + 1e-06)
+                b_k_hat = b_k / tl.sqrt(tl.sum((b_k) * (b_k), axis=0) + 1e-06)
+                b_g = -tl.exp(b_A_log) * tl.where((b_dt_bias + b_f) > 20.0, (b_dt_bias + b_f), tl.log(1.0 + tl.exp(tl.minimum((b_dt_bias + b_f), 20.0))))
+                b_beta = (1.0 / (1.0 + tl.exp(-(b_b))))
+                t_query = b_q_hat
+                t_key = b_k_hat
+                t_gate = b_g
+                t_beta = b_beta
+                red_0 = tl.sum((b_q) * (b_q), axis=0)
+                red_1 = tl.sum((b_k) * (b_k), axis=0)
+                b_v = tl.load(v_ptr + (i_b * T_IN + i_d) * stride_v + i_hv * V + o_v, mask=m_v, other=0.0).to(tl.float32)
+                t_value = b_v
+                s_tile = s_tile * tl.exp(t_gate)[None, :]
+                w_t = t_beta * (t_value - tl.sum(s_tile * t_key[None, :], axis=1))  # [BV]
+                s_tile = s_tile + w_t[:, None] * t_key[None, :]
+                out = tl.sum(s_tile * t_query[None, :], axis=1)
+                tl.store(p_out + i_d * stride_out, out.to(out_ptr.dtype.element_ty), mask=m_v)
+                p_snap = snap_ptr + (((i_b.to(tl.int64) * T_MAX + i_d) * HV + i_hv) * V + o_v[:, None]) * K + o_k[None, :]
+                tl.store(p_snap, s_tile.to(snap_ptr.dtype.element_ty), mask=m_s)
+    for i_d in range(T_MAX):  # drafts past the row's count; rows without a state
+        if (i_d >= n_d) & (i_d < T_IN):
+            tl.store(p_out + i_d * stride_out, (tl.zeros([BV], tl.float32) + fill).to(out_ptr.dtype.element_ty), mask=m_v)
+
+
+@triton.jit
+def conventional_select_kernel(
+    slots_ptr, num_slots, state_ptr, snap_ptr, accepted_ptr,
+    H: tl.constexpr, HV: tl.constexpr, K: tl.constexpr, V: tl.constexpr, L: tl.constexpr,
+    GROUP: tl.constexpr, BK: tl.constexpr, BV: tl.constexpr, BL: tl.constexpr, NV: tl.constexpr,
+    FOLD_DOT: tl.constexpr, DBV: tl.constexpr, DNV: tl.constexpr, BKT: tl.constexpr, NK: tl.constexpr,
+    DECODE_FOLD_DOT: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
+    RING: tl.constexpr, T_MAX: tl.constexpr, BT: tl.constexpr, BLF: tl.constexpr,
+):
+    """Install the state after the row's last accepted draft (snap[i_b, a - 1]) as its
+    slot's state; a = 0 keeps the state. a is clamped to [0, T_MAX]."""
+    i_b = tl.program_id(0)
+    i_hv = tl.program_id(1)
+    i_v = tl.program_id(2)
+    i_slot = tl.load(slots_ptr + i_b).to(tl.int64)
+    o_k = tl.arange(0, BK)
+    o_v = i_v * BV + tl.arange(0, BV)
+    m_s = (o_v < V)[:, None] & (o_k < K)[None, :]
+    a = tl.minimum(tl.load(accepted_ptr + i_b).to(tl.int32), T_MAX)
+    if (i_slot >= 0) & (i_slot < num_slots) & (a > 0):
+        tile = tl.load(snap_ptr + ((((i_b.to(tl.int64) * T_MAX + a - 1) * HV + i_hv) * V + o_v[:, None]) * K + o_k[None, :]), mask=m_s)
+        tl.store(state_ptr + ((i_slot * HV + i_hv) * V + o_v[:, None]) * K + o_k[None, :], tile, mask=m_s)
 

@@ -1,0 +1,315 @@
+"""Speculative decoding against the independent float64 reference (tests/reference.py).
+
+A Hypothesis state machine per variant (every spec in specs/ and every fixture spec)
+interleaves decode, verify (random T <= T_MAX, a random draft count per row), commit
+(random accepted counts, 0 included), explicit flushes and materialisation on one
+pool whose slots sit at different cursor positions. The reference runs only the
+accepted token stream: after every operation the machine checks every output (drafts
+included), the materialised states and the cursors (`harness.Harness.check_pool`), and
+that verify wrote nothing but the drafts' ring rows and the pending-draft counts: the
+checkpoint bit-identical, committed records and unselected slots untouched. A
+conventional pool follows the same stream through the conventional speculative path
+(one snapshot per draft, select the accepted one), checked against the same reference.
+Commits with invalid counts raise InputError and change nothing; with check=False the
+kernel clamps them to the drafts actually verified.
+
+Budget: each machine runs a few short programs with small dims (K, V in 3..6, or 16
+and 20 for the tl.dot branch), about 5-10 s per variant in the interpreter; more
+examples on a GPU (harness.scale).
+"""
+from __future__ import annotations
+
+import pytest
+import torch
+from hypothesis import HealthCheck, Phase, settings
+from hypothesis import strategies as st
+from hypothesis.stateful import (RuleBasedStateMachine, initialize, precondition, rule,
+                                 run_state_machine_as_test)
+
+from harness import (ALL_CASES, CUDA, VARIANTS, Config, Harness, check, examples, same_bits,
+                     snapshot)
+from replaygen import InputError
+
+SLOTS = 3
+# no shrinking: a failing program is reported as drawn (shrinking a stateful run in the
+# interpreter takes minutes)
+PHASES = [Phase.explicit, Phase.reuse, Phase.generate]
+
+
+def spec_config(variant: str, draw) -> Config:
+    dot = draw(st.integers(0, 3)) == 3   # 1 in 4: the tl.dot branch
+    dims = (st.sampled_from([16, 20]) if dot else st.integers(3, 6))
+    return Config(
+        variant=variant, H=draw(st.integers(1, 2)), ratio=draw(st.integers(1, 2)),
+        K=draw(dims), V=draw(dims), L=draw(st.integers(1, 5)),
+        state_dtype=draw(st.sampled_from(["fp32", "bf16"])),
+        record_dtype=draw(st.sampled_from(["fp32", "bf16"])),
+        input_dtype=draw(st.sampled_from(["fp32", "bf16"])),
+        optional=tuple(n for n in ALL_CASES[variant].optional_inputs if draw(st.booleans())),
+        max_drafts=draw(st.integers(1, 4)))
+
+
+class SpecDriver:
+    """One pool (`harness.Harness`, which checks decode, flush and materialize) driven
+    through verify and commit; every method performs one operation and checks it."""
+
+    def __init__(self, cfg: Config, device: str, seed: int):
+        self.h = Harness(cfg, SLOTS, device, seed=seed, speculative=True)
+        self.kern, self.state = self.h.kern, self.h.state
+        self.pending = [0] * SLOTS      # drafts a commit may accept, per slot
+        self.last = None                # the last verify: rows, slots, reference states, snapshots
+        self.ops = 0
+        self.events: set[str] = set()
+
+    def check_pending(self):
+        got = self.state.drafted[:, 0].tolist()
+        assert got == self.pending, f"op {self.ops}: pending drafts {got}, expected {self.pending}"
+
+    def decode(self, rows):
+        self.h.decode(rows)
+        for s in rows:
+            if s >= 0:
+                self.pending[s] = 0   # a decode discards the slot's pending drafts
+        self.ops += 1
+
+    def flush(self, rows):
+        for s in rows:
+            if s >= 0 and self.h.cursor[s] > 0:
+                self.pending[s] = 0   # the drafts no longer follow the cursor
+        self.h.flush(rows)
+        self.ops += 1
+
+    def reference_window(self, s, inputs64, r, count):
+        """Reference states and outputs of `count` drafts of row r after slot s's state."""
+        S, states, outs = self.h.ref[s], [], []
+        for i in range(count):
+            S, o = self.h.cfg.case.step(S, **{n: t[r, i] for n, t in inputs64.items()},
+                                        **self.h.params64)
+            states.append(S)
+            outs.append(o)
+        return states, outs
+
+    def verify(self, rows, T, counts):
+        h, kern = self.h, self.kern
+        flat, flat64 = h.make_inputs(len(rows) * T)
+        inputs = {n: t.view(len(rows), T, *t.shape[1:]) for n, t in flat.items()}
+        inputs64 = {n: t.view(len(rows), T, *t.shape[1:]) for n, t in flat64.items()}
+        slots = h._slots(rows)
+        num_drafts = torch.tensor(counts, dtype=torch.int32, device=h.device)
+        before = snapshot(self.state)
+        shape = (len(rows), T, kern.plan.HV, kern.plan.V)
+        out = torch.full(shape, float("nan"), dtype=h.idt, device=h.device)
+        kern.verify(self.state, slots, num_drafts=num_drafts, out=out, **inputs)
+        conv = torch.full(shape, float("nan"), dtype=h.idt, device=h.device)
+        snaps = torch.full(kern.snapshot_shape(len(rows)), float("nan"), dtype=h.sdt,
+                           device=h.device)
+        kern.conventional_verify(h.pool, slots, snaps, num_drafts=num_drafts, out=conv,
+                                 **inputs, **h.params)
+        where = f"op {self.ops} (verify T={T}, counts {counts}, rows {rows})"
+        windows = {}
+        for r, s in enumerate(rows):
+            if s < 0:
+                assert bool((out[r] == 0).all()) and bool((conv[r] == 0).all()), \
+                    f"{where}: padding row {r} output is not zero"
+                continue
+            states, outs = self.reference_window(s, inputs64, r, counts[r])
+            windows[r] = states
+            for i, o_ref in enumerate(outs):
+                h.out_scale.add(o_ref)
+                floor = h.out_scale.floor(o_ref)
+                check(f"{where}: draft {i} of row {r} (slot {s}, cursor {h.cursor[s]})",
+                      out[r, i], o_ref, h.tol_out(s), floor, h._log("out", o_ref))
+                check(f"{where}: conventional draft {i} of row {r} (slot {s})",
+                      conv[r, i], o_ref, h.tol_conv(s), floor, h._log("conv_out", o_ref))
+            assert bool((out[r, counts[r]:] == 0).all()), f"{where}: drafts past the count are not zero"
+            assert bool((conv[r, counts[r]:] == 0).all()), \
+                f"{where}: conventional drafts past the count are not zero"
+            self.pending[s] = counts[r]
+        # verify writes only the drafts' ring rows and the pending counts
+        assert same_bits(self.state.checkpoint, before["checkpoint"]), f"{where}: checkpoint written"
+        assert same_bits(self.state.cursor, before["cursor"]), f"{where}: cursor written"
+        drafted_rows = {s: range(h.cursor[s], h.cursor[s] + c) for s, c in zip(rows, counts)}
+        for s in range(SLOTS):
+            keep = [i for i in range(kern.plan.RING) if i not in drafted_rows.get(s, ())]
+            for name, ring in self.state.ring.items():
+                assert same_bits(ring[s][:, keep], before["ring"][name][s][:, keep]), \
+                    f"{where}: ring '{name}' of slot {s} changed in rows {keep}"
+        self.check_pending()
+        self.last = (rows, slots, windows, snaps)
+        if len({h.cursor[s] for s in rows if s >= 0}) > 1:
+            self.events.add("verify rows at different cursors")
+        self.ops += 1
+        h.check_pool(where)
+
+    def _apply_commit(self, accepted):
+        """The model's side of a commit of the last verify's rows."""
+        h = self.h
+        rows, _, windows, _ = self.last
+        for r, s in enumerate(rows):
+            if s < 0:
+                continue
+            a = accepted[r]
+            if a:
+                h.ref[s] = windows[r][a - 1]
+                if h.cfg.state_dtype != "fp32":
+                    h.conv_roundings[s] += 1   # the installed snapshot was rounded once
+            h.cursor[s] += a
+            if h.cursor[s] >= h.cfg.L:       # the capacity rule: fold at L committed records
+                h.cursor[s] = 0
+                h.roundings[s] += 1
+                self.events.add("a commit folded")
+            self.pending[s] = 0
+
+    def commit(self, accepted, check_counts=True):
+        """Commit the last verify's rows (the conventional pool selects the same drafts);
+        a slot whose drafts a decode or flush discarded since accepts 0 (its conventional
+        snapshots are stale: selecting none keeps the pool's state)."""
+        rows, slots, _, snaps = self.last
+        num = torch.tensor(accepted, dtype=torch.int64, device=self.h.device)
+        self.kern.commit(self.state, slots, num, check=check_counts)
+        clamped = [0 if s < 0 else min(a, self.pending[s]) for s, a in zip(rows, accepted)]
+        self.kern.conventional_commit(self.h.pool, slots, snaps,
+                                      torch.tensor(clamped, dtype=torch.int32, device=self.h.device))
+        self._apply_commit(clamped)
+        self.ops += 1
+        self.check_pending()
+        self.h.check_pool(f"op {self.ops} (commit {accepted}, rows {rows})")
+
+    def invalid_commit(self, accepted):
+        """Counts above the pending drafts: InputError with the host check, nothing changes."""
+        _, slots, _, _ = self.last
+        num = torch.tensor(accepted, dtype=torch.int32, device=self.h.device)
+        before = snapshot(self.state)
+        with pytest.raises(InputError, match="num_accepted"):
+            self.kern.commit(self.state, slots, num)
+        after = snapshot(self.state)
+        assert all(same_bits(after[k], before[k]) for k in ("checkpoint", "cursor", "drafted"))
+
+
+class SpeculativeMachine(RuleBasedStateMachine):
+    variant = device = ""   # set per variant by `machine_for`
+
+    @initialize(data=st.data())
+    def setup(self, data):
+        cfg = spec_config(self.variant, data.draw)
+        self.d = SpecDriver(cfg, self.device, data.draw(st.integers(0, 2 ** 16)))
+
+    def draw_rows(self, data):
+        """A batch: a random subset of slots in random rows, with padding rows."""
+        present = data.draw(st.lists(st.integers(0, SLOTS - 1), unique=True, min_size=1,
+                                     max_size=SLOTS), label="slots")
+        rows = present + [-1] * data.draw(st.integers(0, 1), label="padding")
+        return tuple(data.draw(st.permutations(rows), label="rows"))
+
+    def draw_verify(self, data):
+        rows = self.draw_rows(data)
+        T = data.draw(st.integers(1, self.d.h.cfg.max_drafts), label="T")
+        self.d.verify(rows, T, [data.draw(st.integers(0, T), label="num_drafts") for _ in rows])
+
+    def draw_accepted(self, data):
+        return [0 if s < 0 else data.draw(st.integers(0, self.d.pending[s]), label="accepted")
+                for s in self.d.last[0]]
+
+    @rule(data=st.data())
+    def decode(self, data):
+        self.d.decode(self.draw_rows(data))
+
+    @rule(data=st.data())
+    def verify(self, data):
+        self.draw_verify(data)
+
+    @rule(data=st.data())
+    def verify_and_commit(self, data):   # the usual engine step
+        self.draw_verify(data)
+        self.d.commit(self.draw_accepted(data))
+
+    @precondition(lambda self: self.d.last is not None)
+    @rule(data=st.data())
+    def commit(self, data):   # possibly after other operations, or a second time (accepts 0)
+        self.d.commit(self.draw_accepted(data))
+
+    @precondition(lambda self: self.d.last is not None)
+    @rule(data=st.data())
+    def invalid_commit(self, data):
+        """A count above a slot's pending drafts: InputError; without the host check (as
+        in a CUDA graph) the kernel clamps it to the drafts actually verified."""
+        rows = self.d.last[0]
+        r_bad = data.draw(st.sampled_from([r for r, s in enumerate(rows) if s >= 0]))
+        accepted = [0 if s < 0 else self.d.pending[s] for s in rows]
+        accepted[r_bad] += data.draw(st.integers(1, 3), label="excess")
+        self.d.invalid_commit(accepted)
+        if data.draw(st.booleans(), label="unchecked"):
+            self.d.commit(accepted, check_counts=False)
+
+    @rule(data=st.data())
+    def flush(self, data):
+        self.d.flush(self.draw_rows(data))
+
+
+def machine_for(variant: str, device: str):
+    return type(f"Speculative_{variant}", (SpeculativeMachine,),
+                {"variant": variant, "device": device})
+
+
+@pytest.mark.parametrize("variant", sorted(ALL_CASES))
+def test_speculative_protocol_matches_reference(variant, device):
+    run_state_machine_as_test(
+        machine_for(variant, device),
+        settings=settings(max_examples=examples(5), stateful_step_count=12, deadline=None,
+                          derandomize=True, suppress_health_check=list(HealthCheck),
+                          phases=PHASES))
+
+
+@pytest.mark.parametrize("variant", sorted(ALL_CASES))
+def test_speculative_schedule(variant, device):
+    """A fixed schedule that reaches what random programs may miss: K, V >= 16 (the
+    tl.dot branch, K = 20 masking a padded key block), T_MAX = 3 on L = 4 (RING = 6),
+    three slots whose cursors differ in every verify, commits that fold (full
+    acceptance from n = 3) and that accept nothing, a decode and a flush between a
+    verify and its commit, a second commit, and an invalid count rejected, then clamped."""
+    cfg = Config(variant, H=1, ratio=2, K=20, V=16, L=4, state_dtype="fp32",
+                 record_dtype="bf16", input_dtype="bf16",
+                 optional=ALL_CASES[variant].optional_inputs, max_drafts=3)
+    d = SpecDriver(cfg, device, seed=3)
+    d.decode((0, -1, 1))
+    d.decode((0,))                              # cursors (2, 1, 0)
+    d.verify((2, 0, -1, 1), 3, [3, 2, 3, 1])
+    d.commit([2, 1, 0, 1])                      # (3, 2, 2)
+    d.verify((0, 1, 2), 3, [3, 3, 2])
+    d.commit([3, 1, 0])                         # slot 0 folds 6 records: (0, 3, 2)
+    d.verify((1, 2, 0), 2, [2, 2, 1])
+    d.decode((2,))                              # discards slot 2's drafts: (0, 3, 3)
+    d.invalid_commit([1, 1, 1])
+    d.commit([2, 0, 0])                         # slot 1 folds: (0, 0, 3)
+    d.commit([0, 0, 0])                         # nothing pending any more
+    d.verify((0, 1, 2), 3, [3, 3, 3])
+    d.flush((2, -1, 0))                         # slot 2 folds, discarding its drafts;
+    d.invalid_commit([0, 0, 2])                 # slot 0 (empty ring) keeps its drafts
+    d.commit([1, 3, 0])                         # (1, 3, 0)
+    d.verify((0, 1, 2), 3, [2, 2, 2])
+    d.commit([3, 1, 2], check_counts=False)     # clamped to 2 on the device: (3, 0, 2)
+    assert d.events == {"verify rows at different cursors", "a commit folded"}
+    assert d.kern.plan.fold_dot
+
+
+@pytest.mark.cuda
+@pytest.mark.skipif(not CUDA, reason="real geometries are too slow for the interpreter")
+@pytest.mark.parametrize("variant", sorted(VARIANTS))
+def test_speculative_real_geometry(variant, device):
+    """The first named config of each spec, L = 16, T_MAX = 8, bf16 records and inputs:
+    three slots at staggered cursors through windows of 8 drafts with partial, full and
+    no acceptance (folding commits included), checked against the float64 reference."""
+    from replaygen.spec import load_variant
+    spec = load_variant(variant)
+    d = spec.configs[0].dims
+    H, HV, K, V = (d[name] for name in spec.dim_names)
+    cfg = Config(variant, H=H, ratio=HV // H, K=K, V=V, L=16, state_dtype="fp32",
+                 record_dtype="bf16", input_dtype="bf16",
+                 optional=ALL_CASES[variant].optional_inputs, max_drafts=8)
+    drv = SpecDriver(cfg, device, seed=5)
+    drv.decode((0, 1))
+    for counts, accepted in (([8, 8, 8], [8, 3, 0]), ([8, 5, 8], [8, 5, 8]),
+                             ([8, 8, 2], [2, 8, 1]), ([8, 8, 8], [7, 0, 8])):
+        drv.verify((0, 1, 2), 8, counts)
+        drv.commit(accepted)
+    assert "a commit folded" in drv.events
