@@ -182,6 +182,8 @@ def parse(argv=None):
     ap.add_argument("--accuracy", metavar="VARIANT", help="also run the error study")
     ap.add_argument("--accuracy-tokens", type=int, default=32768)
     ap.add_argument("--accuracy-rows", type=int, default=32)
+    ap.add_argument("--accuracy-budget-s", type=float,
+                    help="stop the study after S seconds (it writes the tokens done)")
     args = ap.parse_args(argv)
     unknown = [v for v in args.variants.split(",") if v not in GEOMS]
     if unknown:
@@ -226,7 +228,8 @@ def main(argv=None):
         from replaygen.cli import main as cli
         cli(["accuracy", "--variant", args.accuracy, "--tokens", str(args.accuracy_tokens),
              "--rows", str(args.accuracy_rows), "--device", "cuda",
-             "--out", str(args.out / f"accuracy-{args.accuracy}")])
+             "--out", str(args.out / f"accuracy-{args.accuracy}")]
+            + (["--budget-s", str(args.accuracy_budget_s)] if args.accuracy_budget_s else []))
     print(f"done in {time.perf_counter() - start:.0f} s; "
           f"{sum(not c['ok'] for c in report['checks'])} check(s) failed")
 

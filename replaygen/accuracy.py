@@ -164,8 +164,10 @@ def slope(centers, values) -> float | None:
 
 def run(variant: str, tokens: int, rows: int, device: str, modes: list[str], L: int = 16,
         record_dtype: str = "bf16", dims: dict | None = None, seed: int = 0,
-        log=print) -> dict:
-    """The study; returns the result dict (see module docstring)."""
+        log=print, budget_s: float | None = None) -> dict:
+    """The study; returns the result dict (see module docstring). With `budget_s` it
+    stops after the token during which the budget ran out and reports the tokens done
+    (`tokens`, `stopped_early`), so a time-limited run still yields its data."""
     import replaygen
     from .spec import load_variant
     unknown = [m for m in modes if m not in MODES]
@@ -207,6 +209,13 @@ def run(variant: str, tokens: int, rows: int, device: str, modes: list[str], L: 
         per_token[t] = torch.stack(row)
         if log and (t + 1) % max(1, tokens // 8) == 0:
             log(f"  {t + 1}/{tokens} tokens, {time.perf_counter() - start:.1f} s")
+        if budget_s is not None and time.perf_counter() - start > budget_s and t + 1 < tokens:
+            if log:
+                log(f"  time budget of {budget_s:g} s reached after {t + 1} tokens")
+            per_token = per_token[:t + 1]
+            break
+    stopped_early = per_token.shape[0] < tokens
+    tokens = per_token.shape[0]
     per_token = per_token.cpu()
     bins = log_bins(tokens)
     centers = [math.sqrt(a * (b - 1)) for a, b in bins]
@@ -223,6 +232,7 @@ def run(variant: str, tokens: int, rows: int, device: str, modes: list[str], L: 
         summary[m]["state_bytes_read"] = t.evaluate(t.copy if kernels[m].plan.read else t.state)
     return dict(variant=variant, dims=dims, L=L, record_dtype=record_dtype, tokens=tokens,
                 rows=rows, device=str(device), seed=seed, modes=modes, vocab=VOCAB,
+                stopped_early=stopped_early,
                 date=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
                 seconds=time.perf_counter() - start,
                 bins=[list(b) for b in bins], bin_centers=centers, binned=binned,

@@ -303,7 +303,7 @@ def accuracy(args) -> int:
           f"modes {', '.join(args.modes)}")
     result = study.run(args.variant, tokens, rows, device, args.modes,
                        L=args.buffer_length or 16, record_dtype=args.record_dtype or "bf16",
-                       dims=args.dims, seed=args.seed)
+                       dims=args.dims, seed=args.seed, budget_s=args.budget_s)
     result["command"] = "replaygen " + " ".join(sys.argv[1:]) if args.argv is None else \
         "replaygen " + " ".join(args.argv)
     for path in study.write(result, out, plot=not args.no_plot):
@@ -428,6 +428,8 @@ def make_parser() -> argparse.ArgumentParser:
                    help="geometry (default: the spec's first named config)")
     a.add_argument("--buffer-length", type=positive_int, metavar="L", help="ring length (16)")
     a.add_argument("--record-dtype", choices=RECORD_DTYPES, help="record precision (bf16)")
+    a.add_argument("--budget-s", type=float, metavar="S",
+                   help="stop after S seconds of decoding and report the tokens done")
     a.add_argument("--seed", type=int, default=0)
     a.add_argument("--no-plot", action="store_true", help="write the data only")
     a.add_argument("--replot", type=Path, metavar="DIR",

@@ -65,6 +65,22 @@ def test_accuracy_command_tiny(tmp_path, capsys):
     assert "fp32+nvfp4" in capsys.readouterr().out
 
 
+def test_accuracy_budget_stops_early_with_data(tmp_path, capsys):
+    """A time budget (a GPU call has a wall-clock limit) ends the study after the token
+    that exhausted it, and what was decoded is still written: a budget of 0 s gives one
+    token of data, not nothing."""
+    out = tmp_path / "acc"
+    code = main(["accuracy", "--variant", "gdn", "--dims", "H=1,HV=2,K=4,V=4", "--tokens", "50",
+                 "--rows", "1", "--buffer-length", "4", "--modes", "fp16", "--no-plot",
+                 "--out", str(out), "--device", "cpu", "--budget-s", "0"])
+    assert code == 0, capsys.readouterr().err
+    data = json.loads((out / "result.json").read_text())
+    assert data["stopped_early"] is True and data["tokens"] == 1
+    with open(out / "per_token.csv") as fh:
+        assert len(list(csv.reader(fh))) == 2   # header and the one token
+    assert "time budget of 0 s reached after 1 tokens" in capsys.readouterr().out
+
+
 def test_plot_without_matplotlib_is_a_clear_error(tmp_path, monkeypatch):
     monkeypatch.setitem(sys.modules, "matplotlib", None)
     with pytest.raises(ConfigError, match=r"needs matplotlib: pip install 'replaygen\[bench\]'"):
