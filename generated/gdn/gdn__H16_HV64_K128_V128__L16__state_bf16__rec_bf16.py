@@ -2,7 +2,7 @@
 # the templates and run `replaygen build`.
 # kernel: gdn__H16_HV64_K128_V128__L16__state_bf16__rec_bf16
 # spec sha256: 269ae606d36dd56b152535499facfacd42680cd4fda27f9a1b04094384a173fb
-# templates sha256: 5b78b3f860ab4b69d13d1a240940f0de93117b89d9c86eb961efb2c7a5e0ce86
+# templates sha256: f824af0d8ead7bdb4624352a48058279ff234c910d82fcab2e3e05cd014c730e
 # generator sha256: d0f5155a4809b33b704ad93f757469f41ffff81e30179ec01115539af995b0cf
 """ReplaySSM kernels for gdn: gdn__H16_HV64_K128_V128__L16__state_bf16__rec_bf16.
 
@@ -63,9 +63,8 @@ def replay_decode_kernel(
         p_cursor = cursor_ptr + i_slot * HV + i_hv
         n = tl.load(p_cursor)
         m_l = o_l < n
-        # A full ring folds; with FOLD_EVERY_STEP (the small-batch dispatch, where
-        # launch latency rules and a replay step costs more than a conventional one)
-        # every step folds, so the state stays a plain checkpoint (cursor 0).
+        # A full ring folds; with FOLD_EVERY_STEP (decode(fold_every_step=True)) every
+        # step folds, so the state stays a plain checkpoint (cursor 0).
         FLUSH = (n + 1 >= L) | FOLD_EVERY_STEP
         # -- the current token: scalars, whole-axis reductions, key-axis values ------
         b_q = tl.load(q_ptr + i_b * stride_q + i_kh * K + o_k, mask=m_k, other=0.0).to(tl.float32)

@@ -2,7 +2,7 @@
 # the templates and run `replaygen build`.
 # kernel: gla__H4_HV4_K256_V512__L16__state_fp32__read_fp8row__rec_bf16
 # spec sha256: 2a7fe42937c3f75572badc158aa6b5a3525d5a4bced8d5656b63326bdec79ab1
-# templates sha256: 5b78b3f860ab4b69d13d1a240940f0de93117b89d9c86eb961efb2c7a5e0ce86
+# templates sha256: f824af0d8ead7bdb4624352a48058279ff234c910d82fcab2e3e05cd014c730e
 # generator sha256: d0f5155a4809b33b704ad93f757469f41ffff81e30179ec01115539af995b0cf
 """ReplaySSM kernels for gla: gla__H4_HV4_K256_V512__L16__state_fp32__read_fp8row__rec_bf16.
 
@@ -66,12 +66,11 @@ def replay_decode_kernel(
         p_cursor = cursor_ptr + i_slot * HV + i_hv
         n = tl.load(p_cursor)
         m_l = o_l < n
-        # A full ring folds; with FOLD_EVERY_STEP (the small-batch dispatch, where
-        # launch latency rules and a replay step costs more than a conventional one)
-        # every step folds, so the state stays a plain checkpoint (cursor 0).
+        # A full ring folds; with FOLD_EVERY_STEP (decode(fold_every_step=True)) every
+        # step folds, so the state stays a plain checkpoint (cursor 0).
         FLUSH = (n + 1 >= L) | FOLD_EVERY_STEP
         # a flushing row reads the high-precision checkpoint instead
-        f_next = tl.load(ckpt_ptr + ((i_slot * HV + i_hv) * V + o_vb[:, None]) * K + o_k[None, :], mask=(o_vb < V)[:, None] & m_k[None, :] & FLUSH, other=0.0)
+        f_next = tl.load(ckpt_ptr + ((i_slot * HV + i_hv) * V + o_vb[:, None]) * K + o_k[None, :], mask=tl.where(FLUSH, (o_vb < V)[:, None] & m_k[None, :], False), other=0.0)
         # -- the current token: key-axis and scalar quantities ---------------------
         b_q = tl.load(q_ptr + i_b * stride_q + i_kh * K + o_k, mask=m_k, other=0.0).to(tl.float32)
         b_k = tl.load(k_ptr + i_b * stride_k + i_kh * K + o_k, mask=m_k, other=0.0).to(tl.float32)
@@ -104,7 +103,7 @@ def replay_decode_kernel(
             i_vn = i_v + 1 - (i_v + 1) // NV  # its scales' tile (past the end: the last one)
             c_next = tl.load(read_ptr + ((i_slot * HV + i_hv) * V + o_vn[:, None]) * K + o_k[None, :], mask=(o_vn < V)[:, None] & m_k[None, :], other=0.0)
             c_next_s = tl.load(read_scale_ptr + (i_slot * HV + i_hv) * V + o_vn, mask=(o_vn < V), other=0.0)
-            f_next = tl.load(ckpt_ptr + ((i_slot * HV + i_hv) * V + o_vn[:, None]) * K + o_k[None, :], mask=(o_vn < V)[:, None] & m_k[None, :] & FLUSH, other=0.0)
+            f_next = tl.load(ckpt_ptr + ((i_slot * HV + i_hv) * V + o_vn[:, None]) * K + o_k[None, :], mask=tl.where(FLUSH, (o_vn < V)[:, None] & m_k[None, :], False), other=0.0)
             # -- this value tile: value-axis inputs and records ---------------------
             b_v = tl.load(v_ptr + i_b * stride_v + i_hv * V + o_v, mask=m_v, other=0.0).to(tl.float32)
             t_value = b_v

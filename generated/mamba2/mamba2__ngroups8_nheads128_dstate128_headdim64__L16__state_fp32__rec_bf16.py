@@ -2,7 +2,7 @@
 # the templates and run `replaygen build`.
 # kernel: mamba2__ngroups8_nheads128_dstate128_headdim64__L16__state_fp32__rec_bf16
 # spec sha256: b9b9d1221036064279430b56c5d997514355cbb9c52adf3b69fc5581e1456b5e
-# templates sha256: 5b78b3f860ab4b69d13d1a240940f0de93117b89d9c86eb961efb2c7a5e0ce86
+# templates sha256: f824af0d8ead7bdb4624352a48058279ff234c910d82fcab2e3e05cd014c730e
 # generator sha256: d0f5155a4809b33b704ad93f757469f41ffff81e30179ec01115539af995b0cf
 """ReplaySSM kernels for mamba2: mamba2__ngroups8_nheads128_dstate128_headdim64__L16__state_fp32__rec_bf16.
 
@@ -63,9 +63,8 @@ def replay_decode_kernel(
         p_cursor = cursor_ptr + i_slot * HV + i_hv
         n = tl.load(p_cursor)
         m_l = o_l < n
-        # A full ring folds; with FOLD_EVERY_STEP (the small-batch dispatch, where
-        # launch latency rules and a replay step costs more than a conventional one)
-        # every step folds, so the state stays a plain checkpoint (cursor 0).
+        # A full ring folds; with FOLD_EVERY_STEP (decode(fold_every_step=True)) every
+        # step folds, so the state stays a plain checkpoint (cursor 0).
         FLUSH = (n + 1 >= L) | FOLD_EVERY_STEP
         # -- the current token: scalars, whole-axis reductions, key-axis values ------
         b_dt = tl.load(dt_ptr + i_b * stride_dt + i_hv).to(tl.float32)
