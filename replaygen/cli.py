@@ -29,7 +29,7 @@ from .spec import DTYPES, Spec, available_variants, load_variant
 
 RECORD_DTYPES = DTYPES
 CUSTOM_OPTIONS = ("dims", "config", "buffer_length", "state_dtype", "record_dtype",
-                  "read_dtype", "stochastic", "fp8_scale", "record_dtypes")
+                  "read_dtype", "stochastic", "fp8_scale", "record_dtypes", "max_drafts")
 
 
 # -- option types: each raises ArgumentTypeError, so argparse exits 2 with one line -----
@@ -125,13 +125,15 @@ def state_dtypes(args, spec: Spec) -> list[str]:
 
 def requested_configs(spec: Spec, args) -> list[KernelConfig]:
     return [make_config(spec, dims, args.buffer_length, dt, args.record_dtype,
-                        **precision_options(args))
+                        **config_options(args))
             for dims in geometries(spec, args) for dt in state_dtypes(args, spec)]
 
 
-def precision_options(args) -> dict:
+def config_options(args) -> dict:
+    """make_config's keyword options from the command line (precisions, T_MAX)."""
     return dict(stochastic=bool(args.stochastic), read_dtype=args.read_dtype,
-                fp8_scale=args.fp8_scale, record_dtypes=args.record_dtypes)
+                fp8_scale=args.fp8_scale, record_dtypes=args.record_dtypes,
+                max_drafts=args.max_drafts)
 
 
 def shown(path: Path) -> str:
@@ -228,7 +230,7 @@ def show(args) -> int:
     dims = geometries(spec, args)[0]
     state_dtype = args.state_dtype[0] if args.state_dtype else None
     config = make_config(spec, dims, args.buffer_length, state_dtype, args.record_dtype,
-                         **precision_options(args))
+                         **config_options(args))
     deriv = derive(spec)
     plan = make_plan(deriv, config)
     model = traffic(plan, input_bytes=args.input_bytes, include_optional=args.optional)
@@ -284,6 +286,18 @@ def show(args) -> int:
               f"  (fp32-checkpoint step / this step, n = {mid})")
         print(f"  {'amortised cap':<16} {base.evaluate(base.conventional) / model.evaluate(model.amortised):>12.3f}x"
               "  (conventional fp32 step / this amortised step)")
+    if plan.T_MAX > 1 and plan.L % plan.T_MAX == 0 and plan.read is None:
+        from .traffic import SPECULATIVE, speculative
+        print(f"\nspeculative step of T = {plan.T_MAX} drafts, all accepted (L = M T; n committed):")
+        for name, formula in SPECULATIVE.items():
+            print(f"  {name:<19} = {formula}")
+        spec_numbers = speculative(model, plan.T_MAX)
+        for name in ("verify_amortised", "snapshots", "conventional_decode"):
+            print(f"  {name:<19} {spec_numbers[name]:>12,.0f} B")
+        print(f"  {'verify / decode':<19} {spec_numbers['vs_decode']:>12.3f}x  "
+              "(verify + commit amortised over one conventional decode step)")
+        print(f"  {'snapshots / verify':<19} {spec_numbers['vs_snapshots']:>12.3f}x  "
+              "(the snapshot step over verify + commit amortised)")
     return 0
 
 
@@ -372,6 +386,8 @@ def add_config_options(p: argparse.ArgumentParser, several_state_dtypes: bool) -
     p.add_argument("--stochastic", action="store_true", default=None,
                    help="store an fp16/bf16 checkpoint with stochastic rounding")
     p.add_argument("--fp8-scale", choices=FP8_SCALES, help="fp8 scale granularity (default row)")
+    p.add_argument("--max-drafts", type=positive_int, metavar="T",
+                   help="T_MAX: most drafts one speculative verify appends (default 1)")
 
 
 def add_timing_options(p: argparse.ArgumentParser, unit: str) -> None:
