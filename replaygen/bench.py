@@ -137,7 +137,7 @@ def run_suite(args, log=print, progress=None) -> dict:
                 r = dict(variant=variant, config=config, kernel=kern.name, L=L, batch=rows_,
                          state_dtype="fp32", record_dtype="bf16", input_dtype="bf16",
                          launch=_launch_used(kern, rows_, device),
-                         fold_every_step=rows_ < kern.fold_below_rows)
+                         fold_every_step=kern.folds_every_step(rows_))
                 try:
                     if rows_ not in conventional:   # independent of L: once per batch
                         conventional[rows_] = _conventional_times(kern, work, rows_, found, timer,

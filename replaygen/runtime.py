@@ -275,6 +275,10 @@ class Kernels:
         state.cursor[slots.long()] = 0
         state.drafted[slots.long()] = 0
 
+    def folds_every_step(self, rows: int) -> bool:
+        """The size-based dispatch: does a decode of `rows` rows fold every step by default?"""
+        return rows < self.fold_below_rows
+
     def decode(self, state: ReplayState, slots: torch.Tensor, *, out: torch.Tensor | None = None,
                fold_every_step: bool | None = None, **inputs: torch.Tensor) -> torch.Tensor:
         """One ReplaySSM decode step for each row; returns the outputs [rows, HV, V].
@@ -298,7 +302,7 @@ class Kernels:
                 **self._param_args(state.params),
                 out_ptr=out, stride_out=out.stride(0), **has, **consts,
                 FOLD_EVERY_STEP=bool(fold_every_step if fold_every_step is not None
-                                     else rows < self.fold_below_rows), **launch)
+                                     else self.folds_every_step(rows)), **launch)
         return out
 
     def _fold(self, state: ReplayState, slots, dst, flush: bool, accepted=None):

@@ -2,7 +2,7 @@
 # the templates and run `replaygen build`.
 # kernel: kda__H32_HV32_K128_V128__L16__state_fp32__read_nvfp4__rec_bf16
 # spec sha256: 900e043a38a9f7023de2cc4bf78d14388be9de5c6732cf3e1db42c3737507d77
-# templates sha256: f824af0d8ead7bdb4624352a48058279ff234c910d82fcab2e3e05cd014c730e
+# templates sha256: 11f3097a10707475c037015b7e0e4ef4fd6a47a6ae43d1d3eb474873ee1c5f08
 # generator sha256: d0f5155a4809b33b704ad93f757469f41ffff81e30179ec01115539af995b0cf
 """ReplaySSM kernels for kda: kda__H32_HV32_K128_V128__L16__state_fp32__read_nvfp4__rec_bf16.
 
