@@ -16,7 +16,7 @@ timeout "${ACC_TIMEOUT:-300}" python3 -m replaygen accuracy --variant gdn --toke
 echo "accuracy exit $?" >> "$OUT/acc.log"
 wait
 tail -5 "$OUT/pytest-cuda.log"; tail -5 "$OUT/acc.log"
-NCU="ncu --clock-control none -k regex:decode --launch-skip 3 --launch-count 3 --section SpeedOfLight \
+NCU="ncu --clock-control none -k regex:decode --launch-skip 18 --launch-count 3 --section SpeedOfLight \
   --section MemoryWorkloadAnalysis --section Occupancy --section WarpStateStats --section LaunchStats \
   --section SchedulerStats"
 for v in gdn kda; do

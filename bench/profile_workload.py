@@ -1,11 +1,12 @@
 """Launch one configuration's kernels on a real-geometry workload, for ncu to read.
 
-Each kernel is launched three times after a warm-up: the replay decode with every cursor
+Each kernel is launched three times after the workload's L - 1 filling decodes and a
+warm-up (so skip L + 2 launches): the replay decode with every cursor
 at L/2 (a non-flush step), at L - 1 (every row flushes), and the conventional step. The
 tuning table of the repository picks the launches, as in serving.
 
 Usage (on the GPU machine):
-  ncu --clock-control none -k regex:decode --launch-skip 4 --launch-count 3 \
+  ncu --clock-control none -k regex:decode --launch-skip 18 --launch-count 3 \
       --section SpeedOfLight --section MemoryWorkloadAnalysis --section Occupancy \
       --section WarpStateStats --section LaunchStats \
       python3 bench/profile_workload.py gdn [--config NAME] [--L 16] [--batch 256]
