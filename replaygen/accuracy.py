@@ -51,6 +51,8 @@ MODES = {
     "bf16sr+fp8": dict(state_dtype="bf16", stochastic=True, read_dtype="fp8"),
     "fp16sr": dict(state_dtype="fp16", stochastic=True),   # the recurrence alone, no read copy
     "fp16": dict(state_dtype="fp16"),
+    "bf16sr": dict(state_dtype="bf16", stochastic=True),
+    "bf16": dict(state_dtype="bf16"),
 }
 BASELINE = "fp32"
 VOCAB = 2048

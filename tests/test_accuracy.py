@@ -43,11 +43,11 @@ def test_recurrence_matches_the_reference(variant):
             assert torch.allclose(rec.S[r], S[r], rtol=1e-12, atol=1e-12), variant
 
 
-def test_accuracy_command_tiny(tmp_path, capsys):
+def test_accuracy_command_tiny(tmp_path, capsys, device):
     out = tmp_path / "acc"
     code = main(["accuracy", "--variant", "gdn", "--dims", "H=1,HV=2,K=16,V=16", "--tokens", "12",
                  "--rows", "1", "--buffer-length", "4", "--modes", "fp32+nvfp4,fp16",
-                 "--no-plot", "--out", str(out), "--device", "cpu"])
+                 "--no-plot", "--out", str(out), "--device", device])
     assert code == 0, capsys.readouterr().err
     data = json.loads((out / "result.json").read_text())
     assert data["modes"] == ["fp32", "fp32+nvfp4", "fp16"]
@@ -65,14 +65,14 @@ def test_accuracy_command_tiny(tmp_path, capsys):
     assert "fp32+nvfp4" in capsys.readouterr().out
 
 
-def test_accuracy_budget_stops_early_with_data(tmp_path, capsys):
+def test_accuracy_budget_stops_early_with_data(tmp_path, capsys, device):
     """A time budget (a GPU call has a wall-clock limit) ends the study after the token
     that exhausted it, and what was decoded is still written: a budget of 0 s gives one
     token of data, not nothing."""
     out = tmp_path / "acc"
     code = main(["accuracy", "--variant", "gdn", "--dims", "H=1,HV=2,K=4,V=4", "--tokens", "50",
                  "--rows", "1", "--buffer-length", "4", "--modes", "fp16", "--no-plot",
-                 "--out", str(out), "--device", "cpu", "--budget-s", "0"])
+                 "--out", str(out), "--device", device, "--budget-s", "0"])
     assert code == 0, capsys.readouterr().err
     data = json.loads((out / "result.json").read_text())
     assert data["stopped_early"] is True and data["tokens"] == 1

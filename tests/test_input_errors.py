@@ -219,14 +219,20 @@ def test_bad_verify_argument(spec_kern, spec_state, entry, case, reasons):
     assert same_bits(pool, before["checkpoint"])
 
 
-def test_bad_commit(spec_kern, spec_state):
+def test_bad_commit(spec_kern, device):
     """Accepting more than the slot's pending drafts (none before a verify, none after a
     commit or a decode) is refused by name, and nothing changes; a state of another
-    max_drafts (another ring size) is refused."""
-    slots = torch.tensor([0, 1], dtype=torch.int32)
+    max_drafts (another ring size) is refused. (Kernels run here: the state and the
+    arguments live on the test device.)"""
+    spec_state = spec_kern.new_state(3, device, **{n: t.to(device) for n, t in params().items()})
+    spec_kern.load_state(spec_state, torch.arange(3, device=device),
+                         torch.randn(3, HV, V, K, device=device))
+    on = lambda xs: {n: t.to(device) for n, t in xs.items()}  # noqa: E731
+    count = lambda *values: torch.tensor(values, dtype=torch.int32, device=device)  # noqa: E731
+    slots = torch.tensor([0, 1], dtype=torch.int32, device=device)
     with pytest.raises(InputError, match="0 pending drafts"):
         spec_kern.commit(spec_state, slots, count(1, 0))
-    spec_kern.verify(spec_state, slots, num_drafts=count(2, 1), **drafts(2))
+    spec_kern.verify(spec_state, slots, num_drafts=count(2, 1), **on(drafts(2)))
     before = snapshot(spec_state)
     for bad, why in ((count(3, 0), "row 0 .*is 3.*2 pending"), (count(0, 2), "row 1"),
                      (count(-1, 0), "row 0")):
@@ -236,14 +242,15 @@ def test_bad_commit(spec_kern, spec_state):
         spec_kern.commit(spec_state, slots, count(1))
     after = snapshot(spec_state)
     assert all(same_bits(after[k], before[k]) for k in ("checkpoint", "cursor", "drafted"))
-    spec_kern.decode(spec_state, slots, **inputs())   # discards the pending drafts
+    spec_kern.decode(spec_state, slots, **on(inputs()))   # discards the pending drafts
     with pytest.raises(InputError, match="is 1, but that slot has 0 pending drafts"):
         spec_kern.commit(spec_state, slots, count(1, 0))
     with pytest.raises(InputError, match="another configuration.*ring rows"):
         replaygen.load("gdn", L=3, state_dtype="fp32", record_dtype="bf16", H=H, HV=HV, K=K,
-                       V=V).decode(spec_state, slots, **inputs())
+                       V=V).decode(spec_state, slots, **on(inputs()))
     with pytest.raises(InputError, match="'num_accepted'"):
         spec_kern.conventional_commit(spec_state.checkpoint, slots,
-                                      torch.zeros(spec_kern.snapshot_shape(2)), count(4, 0))
+                                      torch.zeros(spec_kern.snapshot_shape(2), device=device),
+                                      count(4, 0))
     with pytest.raises(ConfigError, match="max_drafts"):
         replaygen.load("gdn", max_drafts=0, H=1, HV=1, K=4, V=4)
