@@ -14,7 +14,7 @@ replaces it only when faster by more than `MARGIN`).
 
 The grid, pruned: BV in {8, 16, 32, 64} up to V rounded up to a power of two, or for
 the key-chunked decode kernel [DBV, BKT] chunks with DBV in {16, 32, 64, 128} and BKT in
-{16, 32, 64}; num_warps in {1, 2, 4, 8} keeping 8..64 (chunks: 16..64) tile elements per
+{16, 32, 64, 128}; num_warps in {1, 2, 4, 8} keeping 8..64 (chunks: 16..64) tile elements per
 thread (fewer leaves threads idle, more spills registers: the 2026-11-29 sweeps in
 bench/results/); num_stages 3 (Triton's
 default) first, then 1 and 2 for the two best (BV, warps) of the kernels that stream tiles
@@ -34,7 +34,7 @@ BLOCK_VS = (8, 16, 32, 64)
 # the key-chunked decode kernel's [DBV, BKT] chunks (main's sweeps: [64, 32] and [128, 32]
 # fastest of 9 shapes; bench/results/sweep-kchunk-*.json)
 DECODE_BLOCK_VS = (16, 32, 64, 128)
-BKT_CHOICES = (16, 32, 64)
+BKT_CHOICES = (16, 32, 64, 128)   # 128: whole 512-byte checkpoint rows per chunk (K = 128)
 WARPS = (1, 2, 4, 8)
 DEFAULT_STAGES = 3          # Triton's default for CUDA: what the plan's launches get
 EXTRA_STAGES = (1, 2)
