@@ -224,6 +224,7 @@ class KernelPlan:
     BKT: int              # key-axis chunk
     NK: int
     decode_fold_dot: bool   # the decode kernel's flush folds a [DBV, BL] x [BL, BKT] dot
+    NSPLIT: int           # programs per (row, value head) of the key-chunk decode (tuned: small batches)
     decode_warps: int
     decode_template: str  # the decode kernel's structure: key chunks or value tiles
     channel_gate: bool    # per-key-channel decay: decays are [BKT] per chunk, not scalars
@@ -337,8 +338,8 @@ def plan_tiles(plan: "KernelPlan", kernel: str) -> tuple[int, int | None, int]:
     return plan.BV, None, plan.num_warps
 
 
-def launch_constants(plan: "KernelPlan", kernel: str, BV: int, BKT: int | None = None
-                     ) -> dict[str, int | bool]:
+def launch_constants(plan: "KernelPlan", kernel: str, BV: int, BKT: int | None = None,
+                     split: int = 1) -> dict[str, int | bool]:
     """The tl.constexpr arguments that follow from a launch's tiles (the kernels take them
     as arguments, so one module launches with any tiles): for the key-chunked decode
     kernel BV is its value tile DBV (DNV passes cover V) and BKT its key chunk (NK chunks
@@ -346,8 +347,10 @@ def launch_constants(plan: "KernelPlan", kernel: str, BV: int, BKT: int | None =
     every tile dim is >= 16 (FOLD_DOT / DECODE_FOLD_DOT), a broadcast sum otherwise; the
     ring tile BL then holds at least 16 rows (the extra rows are masked). These are the
     rules make_plan applies to its own choice (a test checks every committed module);
-    tuned launches (replaygen/tuning.py) go through here."""
-    for what, v in (("value tile", BV), ("key chunk", BKT)):
+    tuned launches (replaygen/tuning.py) go through here. `split` programs share one (row,
+    value head) of the key-chunked decode, each taking every split-th value tile
+    (NSPLIT; at most DNV); other kernels take 1."""
+    for what, v in (("value tile", BV), ("key chunk", BKT), ("split", split)):
         if v is not None and (isinstance(v, bool) or not isinstance(v, int) or v < 1 or v & (v - 1)):
             raise ConfigError(f"the {what} must be a power of two, got {v!r}")
     if kernel == "replay_decode" and decode_is_chunked(plan):
@@ -355,9 +358,13 @@ def launch_constants(plan: "KernelPlan", kernel: str, BV: int, BKT: int | None =
         if BKT > plan.BK:
             raise ConfigError(f"the key chunk {BKT} exceeds the key block {plan.BK}")
         out = {"DBV": BV, "DNV": -(-plan.V // BV), "BKT": BKT, "NK": plan.BK // BKT,
-               "DECODE_FOLD_DOT": BV >= 16 and BKT >= 16}
+               "DECODE_FOLD_DOT": BV >= 16 and BKT >= 16, "NSPLIT": split}
+        if split > out["DNV"]:
+            raise ConfigError(f"a split of {split} programs exceeds the {out['DNV']} value tiles")
         dot = out["DECODE_FOLD_DOT"] or plan.fold_dot
     else:
+        if split != 1:
+            raise ConfigError(f"only the key-chunked decode kernel splits rows, not {kernel}")
         out = {"BV": BV, "NV": -(-plan.V // BV), "FOLD_DOT": plan.BK >= 16 and BV >= 16}
         dot = out["FOLD_DOT"] or plan.decode_fold_dot
     out["BL"] = max(_next_pow2(plan.L), 16) if dot else _next_pow2(plan.L)
@@ -587,7 +594,7 @@ def make_plan(deriv: Derivation, config: KernelConfig) -> KernelPlan:
         head_code=tuple(head_code), tile_code=tuple(tile_code),
         record_head_code=record_head_code, record_tile_code=record_tile_code,
         DBV=DBV, DNV=-(-V // DBV), BKT=BKT, NK=BK // BKT, decode_fold_dot=decode_fold_dot,
-        decode_warps=config.num_warps or (
+        NSPLIT=1, decode_warps=config.num_warps or (
             _pick_num_warps(BV, BK) if decode_template == VALUE_TILES
             else max(1, min(8, DBV * BKT // 2048))),
         decode_template=decode_template,

@@ -295,7 +295,7 @@ class Kernels:
         out = self._check_out(out, rows, dtype, state.device)
         if rows:
             consts, launch = self.launch_args("replay_decode", rows, state.device)
-            self.module.replay_decode_kernel[(rows, self.plan.HV)](
+            self.module.replay_decode_kernel[(rows, self.plan.HV, consts["NSPLIT"])](
                 slots_ptr=slots, num_slots=state.num_slots, cursor_ptr=state.cursor,
                 drafted_ptr=state.drafted,
                 ckpt_ptr=state.checkpoint, **self._state_args(state), **self._ring_args(state), **args,
@@ -491,7 +491,8 @@ class Kernels:
             warps = self.module.DECODE_WARPS if kernel == "replay_decode" else self.module.NUM_WARPS
             hit = (self._consts, {"num_warps": warps})
         else:
-            hit = ({**self._consts, **launch_constants(self.plan, kernel, launch.BV, launch.BKT)},
+            hit = ({**self._consts, **launch_constants(self.plan, kernel, launch.BV, launch.BKT,
+                                                        launch.split)},
                    {"num_warps": launch.num_warps, "num_stages": launch.num_stages})
         self._launches[key] = hit
         return hit

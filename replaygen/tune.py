@@ -81,6 +81,26 @@ def stage_candidates(times: dict[Launch, dict[int, float]], keep: int = 2) -> li
             if Launch(c.BV, c.num_warps, s, c.BKT) not in times]
 
 
+SPLITS = (2, 4, 8)
+
+
+def split_candidates(plan, times: dict[Launch, dict[int, float]], keep: int = 3) -> list[Launch]:
+    """Phase 3 (key-chunked decode only): the `keep` fastest launches at the smallest batch,
+    with their (row, value head) split over 2, 4 or 8 programs (at most one value tile
+    each): more programs in flight where a small batch leaves the GPU idle."""
+    if not times or not decode_is_chunked(plan):
+        return []
+    small = min(b for t in times.values() for b in t)
+    ranked = sorted((c for c, t in times.items() if small in t), key=lambda c: times[c][small])
+    out = []
+    for c in ranked[:keep]:
+        for split in SPLITS:
+            cand = Launch(c.BV, c.num_warps, c.num_stages, c.BKT, split)
+            if split <= -(-plan.V // c.BV) and cand not in times and cand not in out:
+                out.append(cand)
+    return out
+
+
 class Job:
     """One configuration to tune: its kernels, its results so far."""
 
@@ -144,7 +164,7 @@ def _measure(jobs: list[Job], todo: dict, batches, timer, device, workers, log, 
 
 def tune(jobs: list[Job], batches, timer, device, workers: int, log=print, save=None,
          deadline=float("inf")) -> None:
-    """Both phases; `save()` after each configuration, so a run cut short keeps what it
+    """The three phases; `save()` after each configuration, so a run cut short keeps what it
     measured."""
     todo = {(id(j), k): candidates(j.kern.plan, k) for j in jobs for k in KERNELS}
     log(f"phase 1: {sum(map(len, todo.values()))} (configuration, kernel, launch) at "
@@ -155,6 +175,13 @@ def tune(jobs: list[Job], batches, timer, device, workers: int, log=print, save=
         return
     todo = {(id(j), k): stage_candidates(j.times[k]) for j in jobs for k in STREAMING}
     log(f"phase 2 (num_stages): {sum(map(len, todo.values()))} more")
+    _measure(jobs, todo, batches, timer, device, workers, log, save, deadline)
+    if time.perf_counter() > deadline:
+        log("time budget reached: phase 3 skipped")
+        return
+    todo = {(id(j), "replay_decode"): split_candidates(j.kern.plan, j.times["replay_decode"])
+            for j in jobs}
+    log(f"phase 3 (value-axis split of the key-chunked decode): {sum(map(len, todo.values()))} more")
     _measure(jobs, todo, batches, timer, device, workers, log, save, deadline)
 
 
@@ -182,12 +209,12 @@ def table_of(jobs: list[Job], gpu: str, meta: dict, batches) -> dict[str, Tuning
 
 def report(tables: dict[str, TuningTable], log=print) -> None:
     log(f"\n{'configuration':<62} {'kernel':<20} {'batch':>5} {'BV':>3} {'BKT':>3} {'w':>2} {'s':>2} "
-        f"{'ms':>9} {'plan ms':>9} {'gain':>6}")
+        f"{'sp':>2} {'ms':>9} {'plan ms':>9} {'gain':>6}")
     for t in tables.values():
         for gpu, config, kernel, b, launch, info in t.entries():
             gain = info.get("plan_ms", info["ms"]) / info["ms"]
             log(f"{config:<62} {kernel:<20} {b:>5} {launch.BV:>3} {launch.BKT or '-':>3} {launch.num_warps:>2} "
-                f"{launch.num_stages:>2} {info['ms']:>9.4f} {info.get('plan_ms', float('nan')):>9.4f} "
+                f"{launch.num_stages:>2} {launch.split:>2} {info['ms']:>9.4f} {info.get('plan_ms', float('nan')):>9.4f} "
                 f"{gain:>5.2f}x")
 
 

@@ -40,7 +40,8 @@ TUNING_FILE = "tuning.json"
 KERNELS = ("replay_decode", "fold", "conventional_decode")
 BATCH_BUCKETS = (1, 8, 64, 256, 512)
 ENTRY_KEYS = {"config", "kernel", "batch", "BV", "num_warps", "num_stages"}
-OPTIONAL_KEYS = {"BKT"}
+OPTIONAL_KEYS = {"BKT", "split"}
+MAX_SPLIT = 64
 INFO_KEYS = {"ms", "plan_ms"}
 MAX_WARPS = 32        # Triton's limit (1024 threads)
 MAX_STAGES = 8
@@ -49,17 +50,22 @@ MAX_STAGES = 8
 @dataclass(frozen=True)
 class Launch:
     """BV: the kernel's value tile (DBV for the key-chunked decode kernel); BKT: the key
-    chunk of the key-chunked decode kernel (None: the plan's); warps; pipeline stages."""
+    chunk of the key-chunked decode kernel (None: the plan's); warps; pipeline stages;
+    split: programs per (row, value head) along the value axis (key-chunked decode only;
+    more programs for small batches)."""
 
     BV: int
     num_warps: int
     num_stages: int
     BKT: int | None = None
+    split: int = 1
 
     def as_dict(self) -> dict[str, int]:
         out = {"BV": self.BV, "num_warps": self.num_warps, "num_stages": self.num_stages}
         if self.BKT is not None:
             out["BKT"] = self.BKT
+        if self.split != 1:
+            out["split"] = self.split
         return out
 
 
@@ -166,7 +172,8 @@ class TuningTable:
                 seen.add(ident)
                 info = {k: e[k] for k in INFO_KEYS if k in e}
                 table.add(gpu, e["config"], e["kernel"], e["batch"],
-                          Launch(e["BV"], e["num_warps"], e["num_stages"], e.get("BKT")), **info)
+                          Launch(e["BV"], e["num_warps"], e["num_stages"], e.get("BKT"),
+                                 e.get("split", 1)), **info)
         return table
 
     @classmethod
@@ -199,6 +206,8 @@ class TuningTable:
             self._fail(key, f"'BV' must be a power of two, got {e['BV']!r}")
         if "BKT" in e and not _power_of_two(e["BKT"], 1 << 16):
             self._fail(key, f"'BKT' must be a power of two, got {e['BKT']!r}")
+        if "split" in e and not _power_of_two(e["split"], MAX_SPLIT):
+            self._fail(key, f"'split' must be a power of two <= {MAX_SPLIT}, got {e['split']!r}")
         if not _power_of_two(e["num_warps"], MAX_WARPS):
             self._fail(key, f"'num_warps' must be a power of two <= {MAX_WARPS}, got {e['num_warps']!r}")
         s = e["num_stages"]

@@ -77,7 +77,7 @@ def compile_kernel(kern, name, launch=None, **flags):
     options = {"num_warps": warps}
     if launch is not None:
         kernel = {v[0]: k for k, v in TABLE_KERNELS.items()}[name]
-        consts.update(launch_constants(kern.plan, kernel, launch.BV, launch.BKT))
+        consts.update(launch_constants(kern.plan, kernel, launch.BV, launch.BKT, launch.split))
         options = {"num_warps": launch.num_warps, "num_stages": launch.num_stages}
     for p in fn.params:   # optional inputs: compile the variant with them present
         if p.is_constexpr and p.name not in consts:

@@ -21,10 +21,11 @@ import torch
 from harness import ALL_CASES, Config, Harness, Step, same_bits, snapshot
 from replaygen import load
 from replaygen.emit import GENERATED_DIR, default_configs, orphans
-from replaygen.errors import TuningError
+from replaygen.errors import ConfigError, TuningError
 from replaygen.plan import decode_is_chunked, launch_constants, plan_tiles
 from replaygen.runtime import device_name
 from replaygen.spec import available_variants, load_variant
+from replaygen.tune import split_candidates
 from replaygen.tuning import TUNING_FILE, Launch, TuningTable, bucket
 
 
@@ -56,6 +57,36 @@ def test_round_trip_and_lookup(tmp_path):
     assert [bucket(r) for r in (0, 1, 9, 300, 600)] == [1, 1, 8, 256, 512]
 
 
+def test_split_round_trips_and_is_checked(tmp_path):
+    """A value-axis split is stored only when it is not 1, read back, and refused where it
+    cannot apply: more programs than value tiles, or a kernel that does not split."""
+    t = TuningTable()
+    t.add("G", "cfg", "replay_decode", 1, Launch(32, 1, 3, BKT=32, split=4))
+    t.add("G", "cfg", "replay_decode", 8, Launch(32, 1, 3, BKT=32))
+    path = tmp_path / TUNING_FILE
+    t.write(path, "gdn")
+    entries = json.loads(path.read_text())["gpus"]["G"]["entries"]
+    assert [e.get("split") for e in entries] == [4, None]
+    assert TuningTable.read(path, "gdn").lookup("cfg", "replay_decode", "G", 1).split == 4
+    plan = load("gdn", H=1, HV=1, K=16, V=32, L=2, tuning=False).plan
+    assert launch_constants(plan, "replay_decode", 8, 16, 4)["NSPLIT"] == 4
+    with pytest.raises(ConfigError, match="split of 8 programs exceeds the 4 value tiles"):
+        launch_constants(plan, "replay_decode", 8, 16, 8)
+    with pytest.raises(ConfigError, match="only the key-chunked decode kernel splits"):
+        launch_constants(plan, "fold", 8, None, 2)
+
+
+def test_split_candidates_extend_the_fastest_small_batch_launches():
+    plan = load("gdn", H=1, HV=1, K=16, V=32, L=2, tuning=False).plan
+    times = {Launch(8, 1, 3, 16): {1: 3.0, 256: 1.0}, Launch(16, 1, 3, 16): {1: 1.0, 256: 2.0},
+             Launch(32, 1, 3, 16): {1: 2.0, 256: 3.0}}
+    got = split_candidates(plan, times, keep=2)
+    # fastest at batch 1: BV 16 (2 tiles: split 2), then BV 32 (1 tile: no split)
+    assert got == [Launch(16, 1, 3, 16, 2)]
+    vt = load("kda", H=1, HV=1, K=16, V=32, L=2, tuning=False).plan   # value tiles: no split
+    assert split_candidates(vt, times) == []
+
+
 def test_merge_replaces_same_keys():
     a, b = TuningTable(), TuningTable()
     a.add("G", "cfg", "fold", 8, Launch(16, 2, 1))
@@ -80,6 +111,7 @@ def test_merge_replaces_same_keys():
     (table_json([{k: v for k, v in entry().items() if k != "num_warps"}]), "entries[0]",
      "missing keys ['num_warps']"),
     (table_json([entry(ms=-1.0)]), "entries[0]", "'ms' must be a positive number"),
+    (table_json([entry(split=3)]), "entries[0]", "'split' must be a power of two"),
 ])
 def test_invalid_tables_name_file_entry_and_reason(tmp_path, data, where, reason):
     path = tmp_path / TUNING_FILE
@@ -154,7 +186,8 @@ def test_overrides_pin_the_launch():
 def test_tuned_launches_match_the_reference(variant, device):
     """V = 20 with tuned value tiles 8, 16 and 32 (2-3 tiles, or one masked tile; the dot
     fold off for 8) and, for the key-chunked decode kernel (gdn), key chunks 8 and 16,
-    different per kernel and per batch bucket (launches of 2 and 3 rows)."""
+    different per kernel and per batch bucket (launches of 2 and 3 rows), and a value-axis
+    split of the key-chunked decode."""
     cfg = Config(variant, H=1, ratio=2, K=16, V=20, L=3, state_dtype="fp32",
                  record_dtype="bf16", input_dtype="bf16",
                  optional=ALL_CASES[variant].optional_inputs)
@@ -162,19 +195,22 @@ def test_tuned_launches_match_the_reference(variant, device):
     gpu = device_name(torch.device(device))
     table = TuningTable()
     name = h.kern.name
-    table.add(gpu, name, "replay_decode", 2, Launch(8, 1, 1))
+    chunked = decode_is_chunked(h.kern.plan)
+    # key chunks: 2-row launches split each (row, value head) over 2 programs (3 tiles:
+    # tiles 0 and 2 in one, 1 in the other), so rows flush and publish cursors shared
+    table.add(gpu, name, "replay_decode", 2, Launch(8, 1, 1, split=2 if chunked else 1))
     table.add(gpu, name, "replay_decode", 3, Launch(32, 2, 2, BKT=8))
     table.add(gpu, name, "fold", 1, Launch(8, 2, 1))
     table.add(gpu, name, "conventional_decode", 1, Launch(16, 1, 1))
     h.kern.tuning = table
     h.kern._launches.clear()
-    chunked = decode_is_chunked(h.kern.plan)
     assert chunked == (variant == "gdn"), "the test means to cover both decode structures"
     dot, passes = ("DECODE_FOLD_DOT", "DNV") if chunked else ("FOLD_DOT", "NV")
     assert h.kern.launch_args("replay_decode", 2, device)[0][dot] is False
     assert h.kern.launch_args("replay_decode", 3, device)[0][passes] == 1
     if chunked:
         assert h.kern.launch_args("replay_decode", 3, device)[0]["NK"] == 2
+        assert h.kern.launch_args("replay_decode", 2, device)[0]["NSPLIT"] == 2
     assert h.kern.launch_args("conventional_decode", 3, device)[0]["NV"] == 2
     rows = [(0, 1), (0, 1, 2), (2, -1), (0, 1, 2), (1, 0), (2, 0, 1)]
     h.run([Step(r, flush=(1, -1) if i == 3 else None) for i, r in enumerate(rows)])

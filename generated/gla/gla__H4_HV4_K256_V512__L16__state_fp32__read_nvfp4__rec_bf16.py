@@ -2,8 +2,8 @@
 # the templates and run `replaygen build`.
 # kernel: gla__H4_HV4_K256_V512__L16__state_fp32__read_nvfp4__rec_bf16
 # spec sha256: 2a7fe42937c3f75572badc158aa6b5a3525d5a4bced8d5656b63326bdec79ab1
-# templates sha256: 11f3097a10707475c037015b7e0e4ef4fd6a47a6ae43d1d3eb474873ee1c5f08
-# generator sha256: d0f5155a4809b33b704ad93f757469f41ffff81e30179ec01115539af995b0cf
+# templates sha256: 761ee8263409c451e13d2e3b1c72f3942148fb08989e0670153b8a1ff727ae76
+# generator sha256: 829ca06fb4ba411df58e4e7d0d8f54711675b1e01ec490dc29b47925140de292
 """ReplaySSM kernels for gla: gla__H4_HV4_K256_V512__L16__state_fp32__read_nvfp4__rec_bf16.
 
 Replay form: S_t = C·Diag(exp(G_t)) + Σ_j w_j (Diag(exp(G_t - G_j))·k_j)ᵀ,  G_j = Σ_(i<=j) g_i
@@ -18,7 +18,7 @@ from replaygen import formats
 CONSTEXPRS = dict(H=4, HV=4, K=256, V=512, L=16, GROUP=1,
                   BK=256, BV=16, BL=16, NV=32,
                   FOLD_DOT=True, DBV=64, DNV=8,
-                  BKT=32, NK=8, DECODE_FOLD_DOT=True,
+                  BKT=32, NK=8, DECODE_FOLD_DOT=True, NSPLIT=1,
                   KH=128, KS=16, NB=16,
                   RING=16, T_MAX=1, BT=16, BLF=16)
 NUM_WARPS = 4
@@ -34,7 +34,7 @@ def replay_decode_kernel(
     H: tl.constexpr, HV: tl.constexpr, K: tl.constexpr, V: tl.constexpr, L: tl.constexpr,
     GROUP: tl.constexpr, BK: tl.constexpr, BV: tl.constexpr, BL: tl.constexpr, NV: tl.constexpr,
     FOLD_DOT: tl.constexpr, DBV: tl.constexpr, DNV: tl.constexpr, BKT: tl.constexpr, NK: tl.constexpr,
-    DECODE_FOLD_DOT: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
+    DECODE_FOLD_DOT: tl.constexpr, NSPLIT: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
     RING: tl.constexpr, T_MAX: tl.constexpr, BT: tl.constexpr, BLF: tl.constexpr,
     FOLD_EVERY_STEP: tl.constexpr,
 ):
@@ -157,7 +157,7 @@ def fold_kernel(
     H: tl.constexpr, HV: tl.constexpr, K: tl.constexpr, V: tl.constexpr, L: tl.constexpr,
     GROUP: tl.constexpr, BK: tl.constexpr, BV: tl.constexpr, BL: tl.constexpr, NV: tl.constexpr,
     FOLD_DOT: tl.constexpr, DBV: tl.constexpr, DNV: tl.constexpr, BKT: tl.constexpr, NK: tl.constexpr,
-    DECODE_FOLD_DOT: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
+    DECODE_FOLD_DOT: tl.constexpr, NSPLIT: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
     RING: tl.constexpr, T_MAX: tl.constexpr, BT: tl.constexpr, BLF: tl.constexpr,
 ):
     """Fold the committed records of row i_b, value head i_hv into its full state.
@@ -253,7 +253,7 @@ def conventional_decode_kernel(
     H: tl.constexpr, HV: tl.constexpr, K: tl.constexpr, V: tl.constexpr, L: tl.constexpr,
     GROUP: tl.constexpr, BK: tl.constexpr, BV: tl.constexpr, BL: tl.constexpr, NV: tl.constexpr,
     FOLD_DOT: tl.constexpr, DBV: tl.constexpr, DNV: tl.constexpr, BKT: tl.constexpr, NK: tl.constexpr,
-    DECODE_FOLD_DOT: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
+    DECODE_FOLD_DOT: tl.constexpr, NSPLIT: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
     RING: tl.constexpr, T_MAX: tl.constexpr, BT: tl.constexpr, BLF: tl.constexpr,
 ):
     """The conventional decode step for row i_b, value head i_hv, value tile i_v:
@@ -299,7 +299,7 @@ def quantize_kernel(
     H: tl.constexpr, HV: tl.constexpr, K: tl.constexpr, V: tl.constexpr, L: tl.constexpr,
     GROUP: tl.constexpr, BK: tl.constexpr, BV: tl.constexpr, BL: tl.constexpr, NV: tl.constexpr,
     FOLD_DOT: tl.constexpr, DBV: tl.constexpr, DNV: tl.constexpr, BKT: tl.constexpr, NK: tl.constexpr,
-    DECODE_FOLD_DOT: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
+    DECODE_FOLD_DOT: tl.constexpr, NSPLIT: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
     RING: tl.constexpr, T_MAX: tl.constexpr, BT: tl.constexpr, BLF: tl.constexpr,
 ):
     """Store full fp32 states src [rows, HV, V, K] into the quantised copy (the read copy,
@@ -332,7 +332,7 @@ def verify_kernel(
     H: tl.constexpr, HV: tl.constexpr, K: tl.constexpr, V: tl.constexpr, L: tl.constexpr,
     GROUP: tl.constexpr, BK: tl.constexpr, BV: tl.constexpr, BL: tl.constexpr, NV: tl.constexpr,
     FOLD_DOT: tl.constexpr, DBV: tl.constexpr, DNV: tl.constexpr, BKT: tl.constexpr, NK: tl.constexpr,
-    DECODE_FOLD_DOT: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
+    DECODE_FOLD_DOT: tl.constexpr, NSPLIT: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
     RING: tl.constexpr, T_MAX: tl.constexpr, BT: tl.constexpr, BLF: tl.constexpr,
 ):
     """Speculative verification for row i_b, value head i_hv: the outputs of the row's
@@ -476,7 +476,7 @@ def conventional_verify_kernel(
     H: tl.constexpr, HV: tl.constexpr, K: tl.constexpr, V: tl.constexpr, L: tl.constexpr,
     GROUP: tl.constexpr, BK: tl.constexpr, BV: tl.constexpr, BL: tl.constexpr, NV: tl.constexpr,
     FOLD_DOT: tl.constexpr, DBV: tl.constexpr, DNV: tl.constexpr, BKT: tl.constexpr, NK: tl.constexpr,
-    DECODE_FOLD_DOT: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
+    DECODE_FOLD_DOT: tl.constexpr, NSPLIT: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
     RING: tl.constexpr, T_MAX: tl.constexpr, BT: tl.constexpr, BLF: tl.constexpr,
 ):
     """The conventional speculative step (as serving engines do it) for row i_b, value
@@ -532,7 +532,7 @@ def conventional_select_kernel(
     H: tl.constexpr, HV: tl.constexpr, K: tl.constexpr, V: tl.constexpr, L: tl.constexpr,
     GROUP: tl.constexpr, BK: tl.constexpr, BV: tl.constexpr, BL: tl.constexpr, NV: tl.constexpr,
     FOLD_DOT: tl.constexpr, DBV: tl.constexpr, DNV: tl.constexpr, BKT: tl.constexpr, NK: tl.constexpr,
-    DECODE_FOLD_DOT: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
+    DECODE_FOLD_DOT: tl.constexpr, NSPLIT: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
     RING: tl.constexpr, T_MAX: tl.constexpr, BT: tl.constexpr, BLF: tl.constexpr,
 ):
     """Install the state after the row's last accepted draft (snap[i_b, a - 1]) as its

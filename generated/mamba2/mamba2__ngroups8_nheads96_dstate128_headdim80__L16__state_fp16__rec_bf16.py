@@ -2,8 +2,8 @@
 # the templates and run `replaygen build`.
 # kernel: mamba2__ngroups8_nheads96_dstate128_headdim80__L16__state_fp16__rec_bf16
 # spec sha256: b9b9d1221036064279430b56c5d997514355cbb9c52adf3b69fc5581e1456b5e
-# templates sha256: 11f3097a10707475c037015b7e0e4ef4fd6a47a6ae43d1d3eb474873ee1c5f08
-# generator sha256: d0f5155a4809b33b704ad93f757469f41ffff81e30179ec01115539af995b0cf
+# templates sha256: 761ee8263409c451e13d2e3b1c72f3942148fb08989e0670153b8a1ff727ae76
+# generator sha256: 829ca06fb4ba411df58e4e7d0d8f54711675b1e01ec490dc29b47925140de292
 """ReplaySSM kernels for mamba2: mamba2__ngroups8_nheads96_dstate128_headdim80__L16__state_fp16__rec_bf16.
 
 Replay form: S_t = C·exp(G_t) + Σ_j w_j (exp(G_t - G_j)·k_j)ᵀ,  G_j = Σ_(i<=j) g_i
@@ -16,7 +16,7 @@ import triton.language as tl
 CONSTEXPRS = dict(H=8, HV=96, K=128, V=80, L=16, GROUP=12,
                   BK=128, BV=16, BL=16, NV=5,
                   FOLD_DOT=True, DBV=128, DNV=1,
-                  BKT=32, NK=4, DECODE_FOLD_DOT=True,
+                  BKT=32, NK=4, DECODE_FOLD_DOT=True, NSPLIT=1,
                   KH=64, KS=8, NB=8,
                   RING=16, T_MAX=1, BT=16, BLF=16)
 NUM_WARPS = 2
@@ -32,7 +32,7 @@ def replay_decode_kernel(
     H: tl.constexpr, HV: tl.constexpr, K: tl.constexpr, V: tl.constexpr, L: tl.constexpr,
     GROUP: tl.constexpr, BK: tl.constexpr, BV: tl.constexpr, BL: tl.constexpr, NV: tl.constexpr,
     FOLD_DOT: tl.constexpr, DBV: tl.constexpr, DNV: tl.constexpr, BKT: tl.constexpr, NK: tl.constexpr,
-    DECODE_FOLD_DOT: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
+    DECODE_FOLD_DOT: tl.constexpr, NSPLIT: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
     RING: tl.constexpr, T_MAX: tl.constexpr, BT: tl.constexpr, BLF: tl.constexpr,
     FOLD_EVERY_STEP: tl.constexpr,
 ):
@@ -49,9 +49,13 @@ def replay_decode_kernel(
     folds. The program owns its cursor (slot, value head): no other program of the
     launch reads or writes it. A negative slot is a padding row (zero output); a slot
     past the pool writes nothing and gets a NaN output, so the mistake cannot go unseen.
+    With NSPLIT > 1 (small batches: more programs in flight), NSPLIT programs share the
+    (row, value head), each taking every NSPLIT-th value tile; all of them read the cursor,
+    and the last one to finish publishes it (an arrival count in `drafted`'s high bits).
     """
     i_b = tl.program_id(0)
     i_hv = tl.program_id(1)
+    i_split = tl.program_id(2)
     i_kh = i_hv // GROUP
     i_slot = tl.load(slots_ptr + i_b).to(tl.int64)
     o_k = tl.arange(0, BK)
@@ -86,7 +90,8 @@ def replay_decode_kernel(
         G_t = tl.sum(rec_gate, axis=0) + t_gate  # ... and after the current token
         rec_weight = tl.where(m_l, tl.exp(-G_rec + G_t), 0.0)  # decay from record j to t, <= 1
         ck_weight = tl.exp(G_t)  # decay from the checkpoint to t
-        for i_v in range(DNV):
+        for i_vs in range((DNV + NSPLIT - 1) // NSPLIT):  # this program's value tiles
+            i_v = i_split + i_vs * NSPLIT  # (past DNV: a fully masked tile, when NSPLIT does not divide it)
             o_v = i_v * DBV + o_vb
             m_v = o_v < V
             p_rows = ckpt_ptr + ((i_slot * HV + i_hv) * V + o_v) * K  # [DBV] checkpoint rows
@@ -145,19 +150,32 @@ def replay_decode_kernel(
             else:
                 tl.store(ring_x_ptr + ((i_slot * HV + i_hv) * RING + n) * V + o_v, b_x.to(ring_x_ptr.dtype.element_ty), mask=m_v)
                 pass
-        if FLUSH:
-            tl.store(p_cursor, 0)
+        if i_split == 0:
+            if FLUSH:
+                pass
+            else:
+                if i_hv % GROUP == 0:
+                    tl.store(ring_B_ptr + ((i_slot * H + i_kh) * RING + n) * K + o_k, b_B.to(ring_B_ptr.dtype.element_ty), mask=m_k)
+                tl.store(ring_delta_ptr + ((i_slot * HV + i_hv) * RING + n), b_delta.to(ring_delta_ptr.dtype.element_ty))
+                pass
+        new_n = tl.where(FLUSH, 0, n + 1)
+        p_drafted = drafted_ptr + i_slot * HV + i_hv
+        if NSPLIT == 1:
+            tl.store(p_cursor, new_n)
+            tl.store(p_drafted, 0)  # a decode discards pending drafts
         else:
-            if i_hv % GROUP == 0:
-                tl.store(ring_B_ptr + ((i_slot * H + i_kh) * RING + n) * K + o_k, b_B.to(ring_B_ptr.dtype.element_ty), mask=m_k)
-            tl.store(ring_delta_ptr + ((i_slot * HV + i_hv) * RING + n), b_delta.to(ring_delta_ptr.dtype.element_ty))
-            tl.store(p_cursor, n + 1)
-        tl.store(drafted_ptr + i_slot * HV + i_hv, 0)  # a decode discards pending drafts
+            # every program of this (row, value head) has read n before it arrives (acq_rel
+            # orders that load before the count); the last to arrive publishes the cursor
+            # and clears drafted (pending drafts and the count)
+            arrived = tl.atomic_add(p_drafted, 1 << 16, sem="acq_rel")
+            if (arrived >> 16) == NSPLIT - 1:
+                tl.store(p_cursor, new_n)
+                tl.store(p_drafted, 0)
     else:
         # padding row (zero output) or a slot outside the pool (NaN output); no state write
         fill = tl.where(i_slot < 0, 0.0, float("nan"))
-        for i_v in range(DNV):
-            o_v = i_v * DBV + o_vb
+        for i_vs in range((DNV + NSPLIT - 1) // NSPLIT):
+            o_v = (i_split + i_vs * NSPLIT) * DBV + o_vb
             tl.store(out_ptr + i_b * stride_out + i_hv * V + o_v, (tl.zeros([DBV], tl.float32) + fill).to(out_ptr.dtype.element_ty), mask=o_v < V)
 
 
@@ -170,7 +188,7 @@ def fold_kernel(
     H: tl.constexpr, HV: tl.constexpr, K: tl.constexpr, V: tl.constexpr, L: tl.constexpr,
     GROUP: tl.constexpr, BK: tl.constexpr, BV: tl.constexpr, BL: tl.constexpr, NV: tl.constexpr,
     FOLD_DOT: tl.constexpr, DBV: tl.constexpr, DNV: tl.constexpr, BKT: tl.constexpr, NK: tl.constexpr,
-    DECODE_FOLD_DOT: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
+    DECODE_FOLD_DOT: tl.constexpr, NSPLIT: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
     RING: tl.constexpr, T_MAX: tl.constexpr, BT: tl.constexpr, BLF: tl.constexpr,
 ):
     """Fold the committed records of row i_b, value head i_hv into its full state.
@@ -263,7 +281,7 @@ def conventional_decode_kernel(
     H: tl.constexpr, HV: tl.constexpr, K: tl.constexpr, V: tl.constexpr, L: tl.constexpr,
     GROUP: tl.constexpr, BK: tl.constexpr, BV: tl.constexpr, BL: tl.constexpr, NV: tl.constexpr,
     FOLD_DOT: tl.constexpr, DBV: tl.constexpr, DNV: tl.constexpr, BKT: tl.constexpr, NK: tl.constexpr,
-    DECODE_FOLD_DOT: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
+    DECODE_FOLD_DOT: tl.constexpr, NSPLIT: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
     RING: tl.constexpr, T_MAX: tl.constexpr, BT: tl.constexpr, BLF: tl.constexpr,
 ):
     """The conventional decode step for row i_b, value head i_hv, value tile i_v:
@@ -320,7 +338,7 @@ def verify_kernel(
     H: tl.constexpr, HV: tl.constexpr, K: tl.constexpr, V: tl.constexpr, L: tl.constexpr,
     GROUP: tl.constexpr, BK: tl.constexpr, BV: tl.constexpr, BL: tl.constexpr, NV: tl.constexpr,
     FOLD_DOT: tl.constexpr, DBV: tl.constexpr, DNV: tl.constexpr, BKT: tl.constexpr, NK: tl.constexpr,
-    DECODE_FOLD_DOT: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
+    DECODE_FOLD_DOT: tl.constexpr, NSPLIT: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
     RING: tl.constexpr, T_MAX: tl.constexpr, BT: tl.constexpr, BLF: tl.constexpr,
 ):
     """Speculative verification for row i_b, value head i_hv: the outputs of the row's
@@ -479,7 +497,7 @@ def conventional_verify_kernel(
     H: tl.constexpr, HV: tl.constexpr, K: tl.constexpr, V: tl.constexpr, L: tl.constexpr,
     GROUP: tl.constexpr, BK: tl.constexpr, BV: tl.constexpr, BL: tl.constexpr, NV: tl.constexpr,
     FOLD_DOT: tl.constexpr, DBV: tl.constexpr, DNV: tl.constexpr, BKT: tl.constexpr, NK: tl.constexpr,
-    DECODE_FOLD_DOT: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
+    DECODE_FOLD_DOT: tl.constexpr, NSPLIT: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
     RING: tl.constexpr, T_MAX: tl.constexpr, BT: tl.constexpr, BLF: tl.constexpr,
 ):
     """The conventional speculative step (as serving engines do it) for row i_b, value
@@ -544,7 +562,7 @@ def conventional_select_kernel(
     H: tl.constexpr, HV: tl.constexpr, K: tl.constexpr, V: tl.constexpr, L: tl.constexpr,
     GROUP: tl.constexpr, BK: tl.constexpr, BV: tl.constexpr, BL: tl.constexpr, NV: tl.constexpr,
     FOLD_DOT: tl.constexpr, DBV: tl.constexpr, DNV: tl.constexpr, BKT: tl.constexpr, NK: tl.constexpr,
-    DECODE_FOLD_DOT: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
+    DECODE_FOLD_DOT: tl.constexpr, NSPLIT: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
     RING: tl.constexpr, T_MAX: tl.constexpr, BT: tl.constexpr, BLF: tl.constexpr,
 ):
     """Install the state after the row's last accepted draft (snap[i_b, a - 1]) as its
