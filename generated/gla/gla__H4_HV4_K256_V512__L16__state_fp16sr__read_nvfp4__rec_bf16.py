@@ -2,8 +2,8 @@
 # the templates and run `replaygen build`.
 # kernel: gla__H4_HV4_K256_V512__L16__state_fp16sr__read_nvfp4__rec_bf16
 # spec sha256: 2a7fe42937c3f75572badc158aa6b5a3525d5a4bced8d5656b63326bdec79ab1
-# templates sha256: 11f3097a10707475c037015b7e0e4ef4fd6a47a6ae43d1d3eb474873ee1c5f08
-# generator sha256: d0f5155a4809b33b704ad93f757469f41ffff81e30179ec01115539af995b0cf
+# templates sha256: 0a30f76bfd2d539bf4d9d07ce1deedf50637934994e5fdac21c7fee444a8bf63
+# generator sha256: da9b57324b892000617aea0e77572652eea42b81c85711adb81b651cbe31bf9d
 """ReplaySSM kernels for gla: gla__H4_HV4_K256_V512__L16__state_fp16sr__read_nvfp4__rec_bf16.
 
 Replay form: S_t = C·Diag(exp(G_t)) + Σ_j w_j (Diag(exp(G_t - G_j))·k_j)ᵀ,  G_j = Σ_(i<=j) g_i
