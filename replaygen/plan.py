@@ -243,6 +243,10 @@ class KernelPlan:
     write_value: str                      # ring field holding the written value (delta: u)
     # speculative verification: drafts as [BT] / [BT, BK] tiles
     verify_warps: int
+    verify_template: str  # the verify kernel's structure: key chunks or value tiles
+    verify_dbv: int       # key-chunked verify: value tile (its key chunk is BKT)
+    reductions: tuple[str, ...]           # head-level whole-axis reductions the chunk code reads
+    verify_scalars: tuple[str, ...]       # per-token scalars a key-chunked verify carries per draft
     draft_scalars: tuple[str, ...]        # per-token scalars the value-tile code reads
     gate_tile: str                        # shape of the drafts' cumulative gates
     draft_weight: str                     # exp(G_d - G_n): decay from the committed end n to draft i
@@ -304,6 +308,8 @@ def _pick_decode_tiles(V: int, BK: int) -> tuple[int, int]:
 
 KEY_CHUNKS = "replay_decode_kchunks.py.j2"
 VALUE_TILES = "replay_decode_vtiles.py.j2"
+VERIFY_KEY_CHUNKS = "verify_kchunks.py.j2"
+VERIFY_VALUE_TILES = "verify.py.j2"
 
 
 def _pick_decode_template(channel_gate: bool, ckpt: StateFormat,
@@ -322,6 +328,36 @@ def _pick_decode_template(channel_gate: bool, ckpt: StateFormat,
 
 
 
+def _pick_verify_template(channel_gate: bool) -> str:
+    """Structure of the verify kernel. Key chunks for scalar decays, as the decode: the
+    value-tile verify measured 0.62 ms for GDN (Qwen3.5-4B, batch 256, T = 8) against
+    0.30 ms for a conventional step (bench/results/spec-2026-11-29), latency-bound by the
+    draft math before and between its [BV, K] tiles. Per-channel decays keep the value
+    tiles: their [BT, BKT] cumulative gates per chunk are the scan that made the key-chunk
+    decode lose for KDA and GLA. Verify reads the plain checkpoint only (never a read
+    copy, never writes it), so the precision configuration does not matter here."""
+    return VERIFY_VALUE_TILES if channel_gate else VERIFY_KEY_CHUNKS
+
+
+def _pick_verify_value_tile(V: int) -> int:
+    """The key-chunked verify's value tile DBV (its key chunk is the decode's BKT): the
+    whole value dim (padded, at most 128), so that the drafts' key-side work (their
+    chunks, the record and window scores, the solve) is done once per program, not once
+    per value tile. Not measured yet: bench/spec_bench.py times alternatives."""
+    return min(_next_pow2(V), 128)
+
+
+def _pick_verify_chunk_warps(DBV: int, BKT: int) -> int:
+    """One warp per 1024 chunk elements: 4 for [128, 32] (an [BT, DBV] fp32 accumulator
+    of 16 registers per thread, the chunk 32). Not measured yet (see above)."""
+    return max(1, min(8, DBV * BKT // 1024))
+
+
+def verify_is_chunked(plan: "KernelPlan") -> bool:
+    """Whether the verify kernel streams [DBV, BKT] key chunks (launch tiles DBV, BKT)."""
+    return plan.verify_template == VERIFY_KEY_CHUNKS
+
+
 def decode_is_chunked(plan: "KernelPlan") -> bool:
     """Whether the decode kernel streams [DBV, BKT] key chunks (its launch tiles are DBV and
     BKT) rather than [BV, BK] value tiles."""
@@ -335,6 +371,10 @@ def plan_tiles(plan: "KernelPlan", kernel: str) -> tuple[int, int | None, int]:
         if decode_is_chunked(plan):
             return plan.DBV, plan.BKT, plan.decode_warps
         return plan.BV, None, plan.decode_warps
+    if kernel == "verify":
+        if verify_is_chunked(plan):
+            return plan.verify_dbv, plan.BKT, plan.verify_warps
+        return plan.BV, None, plan.verify_warps
     return plan.BV, None, plan.num_warps
 
 
@@ -342,8 +382,8 @@ def launch_constants(plan: "KernelPlan", kernel: str, BV: int, BKT: int | None =
                      split: int = 1) -> dict[str, int | bool]:
     """The tl.constexpr arguments that follow from a launch's tiles (the kernels take them
     as arguments, so one module launches with any tiles): for the key-chunked decode
-    kernel BV is its value tile DBV (DNV passes cover V) and BKT its key chunk (NK chunks
-    cover BK); for the others BV is the value tile (NV tiles). A fold takes tl.dot when
+    kernel and the key-chunked verify BV is the value tile DBV (DNV passes cover V) and
+    BKT the key chunk (NK chunks cover BK); for the others BV is the value tile (NV tiles). A fold takes tl.dot when
     every tile dim is >= 16 (FOLD_DOT / DECODE_FOLD_DOT), a broadcast sum otherwise; the
     ring tile BL then holds at least 16 rows (the extra rows are masked). These are the
     rules make_plan applies to its own choice (a test checks every committed module);
@@ -353,12 +393,18 @@ def launch_constants(plan: "KernelPlan", kernel: str, BV: int, BKT: int | None =
     for what, v in (("value tile", BV), ("key chunk", BKT), ("split", split)):
         if v is not None and (isinstance(v, bool) or not isinstance(v, int) or v < 1 or v & (v - 1)):
             raise ConfigError(f"the {what} must be a power of two, got {v!r}")
-    if kernel == "replay_decode" and decode_is_chunked(plan):
+    chunked = ((kernel == "replay_decode" and decode_is_chunked(plan))
+               or (kernel == "verify" and verify_is_chunked(plan)))
+    if chunked:
         BKT = BKT or plan.BKT
         if BKT > plan.BK:
             raise ConfigError(f"the key chunk {BKT} exceeds the key block {plan.BK}")
+        # the key-chunked verify's products also have BT (draft probe) rows
+        dot_ok = BV >= 16 and BKT >= 16 and (kernel != "verify" or plan.BT >= 16)
         out = {"DBV": BV, "DNV": -(-plan.V // BV), "BKT": BKT, "NK": plan.BK // BKT,
-               "DECODE_FOLD_DOT": BV >= 16 and BKT >= 16, "NSPLIT": split}
+               "DECODE_FOLD_DOT": dot_ok, "NSPLIT": split}
+        if split != 1 and kernel != "replay_decode":
+            raise ConfigError(f"only the key-chunked decode kernel splits rows, not {kernel}")
         if split > out["DNV"]:
             raise ConfigError(f"a split of {split} programs exceeds the {out['DNV']} value tiles")
         dot = out["DECODE_FOLD_DOT"] or plan.fold_dot
@@ -498,6 +544,13 @@ def make_plan(deriv: Derivation, config: KernelConfig) -> KernelPlan:
                    for role, e in chunk_roles.items()]
     head_code += [Statement(r.name, print_triton(subs(node), names))
                   for node, r in reductions.items()]
+    # per-token scalars the chunk code reads besides the reductions: a key-chunked verify
+    # carries them per draft as [BT] vectors (as the reductions)
+    chunk_exprs = [hoist(quantities[n].expr) for n in chunk_deps
+                   if quantities[n].kind == "derived"] + [hoist(e) for e in chunk_roles.values()]
+    chunk_scalars = {sym.name for e in chunk_exprs for sym in e.free_symbols
+                     if sym.name in quantities and quantities[sym.name].token
+                     and quantities[sym.name].axis == "scalar"}
     chunk_tensors = tuple(TensorArg(q.name, q.head, q.axis, q.optional, q.kind == "input")
                           for q in spec.inputs() + spec.params()
                           if q.name in chunk_deps and q.axis == "K")
@@ -574,6 +627,8 @@ def make_plan(deriv: Derivation, config: KernelConfig) -> KernelPlan:
                             if s.name in quantities and quantities[s.name].token
                             and quantities[s.name].axis == "scalar"},
                            key=list(quantities).index)
+    verify_template = _pick_verify_template(channel_gate)
+    verify_dbv = config.block_v or _pick_verify_value_tile(V)
     return KernelPlan(
         config=config, spec_name=spec.name, spec_hash=spec.source_hash,
         H=H, HV=HV, K=K, V=V, L=L, GROUP=HV // H, BK=BK, BV=BV, BL=BL,
@@ -608,7 +663,12 @@ def make_plan(deriv: Derivation, config: KernelConfig) -> KernelPlan:
         gate_expr=print_triton(subs(spec.output_gate), names) if spec.output_gate is not None else "",
         gate_condition=" and ".join(f"HAS_{n}" for n in gate_flags),
         write_value=deriv.written_value_name,
-        verify_warps=config.num_warps or _pick_verify_warps(BV, BK, not scalar_gate),
+        verify_warps=config.num_warps or (
+            _pick_verify_chunk_warps(verify_dbv, BKT) if verify_template == VERIFY_KEY_CHUNKS
+            else _pick_verify_warps(BV, BK, not scalar_gate)),
+        verify_template=verify_template, verify_dbv=verify_dbv,
+        reductions=tuple(r.name for r in reductions.values()),
+        verify_scalars=tuple(sorted(chunk_scalars | set(draft_scalars), key=list(quantities).index)),
         draft_scalars=tuple(draft_scalars),
         gate_tile="[BT]" if scalar_gate else "[BT, BK]",
         draft_weight=print_triton(REPLAY_WEIGHT, {G_t: "G_d", G_j: "G_n" + gate_cols}),

@@ -21,7 +21,7 @@ import torch
 from .derive import derive
 from .emit import GENERATED_DIR
 from .errors import ConfigError, InputError
-from .plan import KernelPlan, launch_constants, make_config, make_plan
+from .plan import KernelPlan, launch_constants, make_config, make_plan, plan_tiles
 from .render import render_module
 from .spec import Spec, load_spec, load_variant
 from .tuning import Launch, TuningTable, table_for
@@ -383,12 +383,13 @@ class Kernels:
         num_drafts = self._check_counts("num_drafts", num_drafts, rows, T, state.device, check)
         out = self._check_draft_out(out, rows, T, dtype, state.device)
         if rows and T:
+            consts, launch = self.launch_args("verify", rows, state.device)
             self.module.verify_kernel[(rows, self.plan.HV)](
                 slots_ptr=slots, num_slots=state.num_slots, cursor_ptr=state.cursor,
                 drafted_ptr=state.drafted, ckpt_ptr=state.checkpoint, **self._ring_args(state),
                 **args, **self._param_args(state.params), num_drafts_ptr=num_drafts, T_IN=T,
-                out_ptr=out, stride_out=_token_stride(out, out.shape[1]), **has, **self._consts,
-                num_warps=self.module.VERIFY_WARPS)
+                out_ptr=out, stride_out=_token_stride(out, out.shape[1]), **has, **consts,
+                **launch)
         return out
 
     def commit(self, state: ReplayState, slots: torch.Tensor, num_accepted: torch.Tensor, *,
@@ -487,7 +488,13 @@ class Kernels:
         if launch is None and self.tuning is not None and self.plan.quantized is None:
             # (a quantised copy's tile scales follow the plan's value tiles: no retiling)
             launch = self.tuning.lookup(self.plan.name, kernel, device_name(device), rows)
-        if launch is None:
+        if launch is None and kernel == "verify":
+            # (no tuning table entries yet: the plan's tiles, which the module's CONSTEXPRS
+            # hold only where verify shares them with the decode)
+            bv, bkt, _ = plan_tiles(self.plan, kernel)
+            hit = ({**self._consts, **launch_constants(self.plan, kernel, bv, bkt)},
+                   {"num_warps": self.module.VERIFY_WARPS})
+        elif launch is None:
             warps = self.module.DECODE_WARPS if kernel == "replay_decode" else self.module.NUM_WARPS
             hit = (self._consts, {"num_warps": warps})
         else:

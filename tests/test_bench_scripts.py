@@ -40,3 +40,22 @@ def test_precision_bench_imports_and_parses(tmp_path, capsys):
     if not CUDA:
         with pytest.raises(SystemExit, match="needs a CUDA GPU"):
             pb.main(["--out", str(tmp_path)])
+
+
+def test_verify_bench_imports_parses_and_tabulates(tmp_path):
+    vb = _load("verify_bench")
+    args = vb.parse_args(["--out", str(tmp_path), "--variants", "gdn", "--drafts", "2,8"])
+    assert args.variants == ["gdn"] and args.drafts == [2, 8] and args.batch == 256
+    with pytest.raises(SystemExit):
+        vb.parse_args(["--drafts", "16"])   # more than --max-drafts
+    timing = dict(variant="gdn", T=8, verify_new=0.2, verify_old=0.6, verify_commit_new=0.35,
+                  verify_commit_old=0.8, snapshots=1.9, conventional_decode=0.3,
+                  x_decode_new=1.17, x_decode_old=2.67, x_snapshots_new=5.4, x_snapshots_old=2.4,
+                  bytes_x_decode=1.1, bytes_x_snapshots=5.0,
+                  verify_new_alternatives={"64x32/w4/s3": 0.25})
+    text = vb.table(dict(checks=[dict(variant="gdn", what="vs value tiles", ok=False, err_out=1.0,
+                                      err_records=0.0, tol=0.02)], bench=[timing]))
+    assert "FAIL" in text and "0.2000 / 0.6000" in text and "64x32/w4/s3 0.2500" in text
+    if not CUDA:
+        with pytest.raises(SystemExit, match="needs a CUDA GPU"):
+            vb.main(["--out", str(tmp_path)])

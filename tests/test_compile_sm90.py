@@ -30,7 +30,7 @@ from triton.backends.compiler import GPUTarget  # noqa: E402
 from triton.compiler import ASTSource  # noqa: E402
 
 from replaygen.emit import GENERATED_DIR, default_configs  # noqa: E402
-from replaygen.plan import launch_constants  # noqa: E402
+from replaygen.plan import launch_constants, plan_tiles  # noqa: E402
 from replaygen.runtime import load  # noqa: E402
 from replaygen.spec import available_variants, load_variant  # noqa: E402
 from replaygen.tuning import TUNING_FILE, TuningTable  # noqa: E402
@@ -75,6 +75,8 @@ def compile_kernel(kern, name, launch=None, **flags):
     warps = {"replay_decode_kernel": mod.DECODE_WARPS,   # as the runtime launches them
              "verify_kernel": mod.VERIFY_WARPS}.get(name, mod.NUM_WARPS)
     options = {"num_warps": warps}
+    if name == "verify_kernel":   # its tiles, where they differ from the decode's
+        consts.update(launch_constants(kern.plan, "verify", *plan_tiles(kern.plan, "verify")[:2]))
     if launch is not None:
         kernel = {v[0]: k for k, v in TABLE_KERNELS.items()}[name]
         consts.update(launch_constants(kern.plan, kernel, launch.BV, launch.BKT, launch.split))

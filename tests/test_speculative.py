@@ -292,6 +292,31 @@ def test_speculative_schedule(variant, device):
     assert d.kern.plan.fold_dot
 
 
+@pytest.mark.parametrize("variant", sorted(v for v in ALL_CASES if v in ("mamba2", "gdn")))
+def test_key_chunk_verify_with_other_tiles(variant, device):
+    """The key-chunked verify under a launch other than the plan's (as a tuning table or
+    Kernels.forced gives it): value tiles of 16 rows (two passes over V = 32, the drafts'
+    key-side work redone per tile) and key chunks of 16 (two chunks of K = 20's padded
+    block, the second masked past K), with the tl.dot branch; checked against the float64
+    reference through verify/commit windows that fold."""
+    from replaygen.plan import verify_is_chunked
+    from replaygen.tuning import Launch
+    cfg = Config(variant, H=1, ratio=2, K=20, V=32, L=4, state_dtype="fp32",
+                 record_dtype="fp32", input_dtype="fp32",
+                 optional=ALL_CASES[variant].optional_inputs, max_drafts=3)
+    d = SpecDriver(cfg, device, seed=7)
+    assert verify_is_chunked(d.kern.plan) and d.kern.plan.verify_dbv == 32
+    d.kern.forced["verify"] = Launch(BV=16, num_warps=1, num_stages=1, BKT=16)
+    consts, _ = d.kern.launch_args("verify", 3, device)
+    assert (consts["DNV"], consts["NK"], consts["DECODE_FOLD_DOT"]) == (2, 2, True)
+    d.decode((0,))
+    d.verify((0, 1, -1), 3, [3, 2, 3])
+    d.commit([3, 1, 0])                         # slot 0 folds: (0, 1)
+    d.verify((1, 0), 3, [3, 1])
+    d.commit([2, 1])                            # (1, 3)
+    d.verify((0, 1), 3, [2, 3])
+
+
 @pytest.mark.cuda
 @pytest.mark.skipif(not CUDA, reason="real geometries are too slow for the interpreter")
 @pytest.mark.parametrize("variant", sorted(VARIANTS))

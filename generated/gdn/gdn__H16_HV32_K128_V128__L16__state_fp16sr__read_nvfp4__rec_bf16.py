@@ -2,8 +2,8 @@
 # the templates and run `replaygen build`.
 # kernel: gdn__H16_HV32_K128_V128__L16__state_fp16sr__read_nvfp4__rec_bf16
 # spec sha256: 269ae606d36dd56b152535499facfacd42680cd4fda27f9a1b04094384a173fb
-# templates sha256: 761ee8263409c451e13d2e3b1c72f3942148fb08989e0670153b8a1ff727ae76
-# generator sha256: 829ca06fb4ba411df58e4e7d0d8f54711675b1e01ec490dc29b47925140de292
+# templates sha256: 960758689dbbad3818d186e37b732afc9cffcf1980ecbd98e379aad861d9514e
+# generator sha256: 434cbbe8e75e4a7e37e82a23a847265703b06378b6a6b685726f98eab086cb8f
 """ReplaySSM kernels for gdn: gdn__H16_HV32_K128_V128__L16__state_fp16sr__read_nvfp4__rec_bf16.
 
 Replay form: S_t = C·exp(G_t) + Σ_j u_j (exp(G_t - G_j)·k_j)ᵀ,  G_j = Σ_(i<=j) g_i
@@ -23,7 +23,7 @@ CONSTEXPRS = dict(H=16, HV=32, K=128, V=128, L=16, GROUP=2,
                   RING=16, T_MAX=1, BT=16, BLF=16)
 NUM_WARPS = 2
 DECODE_WARPS = 2
-VERIFY_WARPS = 2
+VERIFY_WARPS = 4
 
 
 @triton.jit
@@ -367,26 +367,28 @@ def verify_kernel(
     DECODE_FOLD_DOT: tl.constexpr, NSPLIT: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
     RING: tl.constexpr, T_MAX: tl.constexpr, BT: tl.constexpr, BLF: tl.constexpr,
 ):
-    """Speculative verification for row i_b, value head i_hv: the outputs of the row's
-    drafts i < n_d (num_drafts, clamped to [0, T_IN]) appended after its n committed
-    records, by output-only evaluation. The drafts' queries (and, for a delta rule, their
-    keys, at rows T_MAX + i) form one probe tile P; each checkpoint tile is read once and
-    multiplied with all probes:
+    """Speculative verification for row i_b, value head i_hv, in key chunks: the outputs
+    of the row's drafts i < n_d (num_drafts, clamped to [0, T_IN]) appended after its n
+    committed records, by output-only evaluation. Probe rows r of one [BT, BKT] tile
+    hold the drafts' queries (rows i) and, for a delta rule, their keys (rows T_MAX + i);
+    o_dr[r] is the draft of row r and G_d[r] its cumulative log decay from the checkpoint.
+    The checkpoint is streamed once in [DBV, BKT] chunks; per chunk
 
-        X = P_ck · Cᵀ + S_c · W_c,     out = X + S_d · W_d        ([BT, BV] per value tile)
+        Xᵀ += C · P_ckᵀ,   S_c += P_w · kwᵀ,   S_w += P · K_dᵀ
 
-    P_ck[i] = exp(G_i) q_i; S_c[i, j] = (exp(G_i - G_j) k_j)·q_i over the committed
-    records (weights split at n: exp(G_i - G_n)·exp(G_n - G_j), each <= 1); S_d[i, i'] =
-    (exp(G_i - G_i') k_i')·q_i for drafts i' <= i. For a delta rule the key rows of X are
-    S·Decay·k_i without the window, the drafts' written values solve (I + A) W_d = R with
-    R_i = β_i (v_i - X[T_MAX + i]) and A[i, i'] = β_i (exp(G_i - G_i') k_i')·k_i (i' < i):
-    (I + A)^-1 diag(β) is built by forward substitution once per program, so that
-    W_d = M_v · V_d - M_x · X (M_x reads the key rows). Each draft's record is stored at
-    ring row n + i (the capacity rule guarantees n + T_MAX <= RING; the count is clamped
-    to the rows left all the same), and drafted[slot, head] = n_d, the most a commit
-    may accept. The checkpoint and the cursor are never written. Outputs of drafts
-    i >= n_d (up to T_IN) are zeros; padding rows (slot < 0) get zeros, slots outside
-    the pool NaNs, and write nothing.
+    (P_ck[r] = exp(G_d) p_r; P_w[r] = exp(G_d - G_n) p_r against the committed records'
+    keys kw decayed to n; K_d[i] the drafts' raw keys), so no draft quantity outlives a
+    chunk but these accumulators. The value-side products are transposed ([DBV, BT], value
+    rows as the mma's M): with M = BT = 16 every warp would hold the whole accumulator
+    and chunk (an mma row is 16). Per value tile: X += S_c · W_c (the committed state
+    read by every probe); the window decays exp(G_i - G_i') turn S_w into the draft-draft
+    scores S_d (i' <= i, query rows) and, for a delta rule, A[i, i'] / β_i (i' < i, key
+    rows); (I + A) W_d = R with R_i = β_i (v_i - X[T_MAX + i]) is solved by forward
+    substitution as W_d = M_v · V_d - M_x · X; out = X + S_d · W_d. The drafts' records go
+    to ring rows n + i (key-side ones at head level, value ones per tile) and
+    drafted[slot, head] = n_d, the most a commit may accept. The checkpoint and the cursor
+    are never written. Outputs of drafts i >= n_d (up to T_IN) are zeros; padding rows
+    (slot < 0) get zeros, slots outside the pool NaNs, and write nothing.
     """
     i_b = tl.program_id(0)
     i_hv = tl.program_id(1)
@@ -396,45 +398,38 @@ def verify_kernel(
     m_k = o_k < K
     o_l = tl.arange(0, BL)
     o_t = tl.arange(0, BT)
-    o_vb = tl.arange(0, BV)
+    o_vb = tl.arange(0, DBV)
+    o_kb = tl.arange(0, BKT)
+    o_dr = tl.where(o_t < T_MAX, o_t, o_t - T_MAX)  # the draft of each probe row
     p_out = out_ptr + (i_b * T_IN + o_t[:, None]) * stride_out + i_hv * V  # [BT, 1]
     m_out = o_t < T_IN
     if (i_slot >= 0) & (i_slot < num_slots):
-        # the checkpoint is the one large read: issue its first tile first
-        p_head = ckpt_ptr + (i_slot * HV + i_hv) * V * K
-        c_next = tl.load(p_head + o_vb[:, None] * K + o_k[None, :], mask=(o_vb < V)[:, None] & m_k[None, :], other=0.0)
         n = tl.load(cursor_ptr + i_slot * HV + i_hv)
         n_d = tl.load(num_drafts_ptr + i_b)
         n_d = tl.maximum(tl.minimum(n_d, tl.minimum(T_IN, RING - n)), 0)
         m_l = o_l < n
-        m_t = o_t < n_d
-        # -- committed records: keys decayed to the committed end n -----------------
+        m_t = o_t < n_d  # output rows of present drafts
+        m_p = (o_dr < n_d) & (o_t < 2 * T_MAX)  # probe rows of present drafts
+        causal = tl.where((o_t >= T_MAX)[:, None], o_t[None, :] < o_dr[:, None], o_t[None, :] <= o_dr[:, None])
+        # -- committed records: scalar log decays, weights to the committed end n ----------
         b_A_log = tl.load(A_log_ptr + i_hv).to(tl.float32)
         b_dt_bias = tl.load(dt_bias_ptr + i_hv).to(tl.float32)
-        r_k_hat = tl.load(ring_k_hat_ptr + ((i_slot * H + i_kh) * RING + o_l[:, None]) * K + o_k[None, :], mask=m_l[:, None] & m_k[None, :], other=0.0).to(tl.float32)  # [BL, BK]
         r_g = tl.load(ring_g_ptr + (i_slot * HV + i_hv) * RING + o_l, mask=m_l, other=0.0).to(tl.float32)  # [BL]
-        rec_key = r_k_hat
         rec_gate = r_g
-        rec_key = tl.where(m_l[:, None], rec_key, 0.0)  # [BL, BK]
         rec_gate = tl.where(m_l, rec_gate, 0.0)
         G_rec = tl.cumsum(rec_gate, axis=0)
         G_t = tl.sum(rec_gate, axis=0)
-        rec_weight = tl.exp(-G_rec + G_t)  # decay from record j to n, <= 1
-        kw = tl.where(m_l[:, None], rec_weight[:, None] * rec_key, 0.0)  # [BL, BK]
+        rec_weight = tl.where(m_l, tl.exp(-G_rec + G_t), 0.0)  # decay from record j to n, <= 1
         G_n = G_t
-        # -- drafts, in order: token math, records, and the window's own scores -------
-        P_d = tl.zeros([BT, BK], tl.float32)  # probes: queries (rows i), keys (rows T_MAX + i)
-        K_d = tl.zeros([BT, BK], tl.float32)  # keys (rows i)
-        G_d = tl.zeros([BT], tl.float32) + G_n  # per probe; absent: decay 1 from n
-        S_d = tl.zeros([BT, BT], tl.float32)
+        # -- drafts' head-level quantities, as [BT] vectors over the probe rows; their
+        # key-side records. Unrolled and branch-free (absent drafts reload the last present
+        # one, always in bounds, and change nothing), so all loads issue up front.
+        G_d = tl.zeros([BT], tl.float32) + G_n  # absent: decay 1 from n
+        d_red_0 = tl.zeros([BT], tl.float32)
+        d_red_1 = tl.zeros([BT], tl.float32)
         d_beta = tl.zeros([BT], tl.float32)
-        T_inv = tl.zeros([BT, BT], tl.float32)  # (I + A)^-1, row by row
-        M_v = tl.zeros([BT, BT], tl.float32)  # (I + A)^-1 diag(β)
         G_i = G_n
         for i_d in tl.static_range(T_MAX):
-            # unrolled and branch-free (updates masked by `live`), so that every draft's
-            # loads can issue before the first draft's math; absent drafts reload the last
-            # present one (always in bounds) and change nothing
             live = i_d < n_d
             i_ld = tl.maximum(tl.minimum(i_d, n_d - 1), 0)
             b_q = tl.load(q_ptr + (i_b * T_IN + i_ld) * stride_q + i_kh * K + o_k, mask=m_k, other=0.0).to(tl.float32)
@@ -454,73 +449,106 @@ def verify_kernel(
             red_0 = tl.sum((b_q) * (b_q), axis=0)
             red_1 = tl.sum((b_k) * (b_k), axis=0)
             G_i = G_i + tl.where(live, t_gate, 0.0)
-            sel = (o_t == i_d) & live
-            P_d = tl.where(sel[:, None], t_query[None, :], P_d)
-            K_d = tl.where(sel[:, None], t_key[None, :], K_d)
-            G_d = tl.where((((o_t == i_d) | (o_t == T_MAX + i_d)) & live), G_i, G_d)
-            kw_d = tl.where((o_t <= i_d)[:, None], tl.exp(-G_d + G_i)[:, None] * K_d, 0.0)  # [BT, BK]
-            s_row = tl.sum(kw_d * t_query[None, :], axis=1)  # [BT]: (exp(G_i - G_i') k_i')·q_i
-            S_d = tl.where(sel[:, None], s_row[None, :], S_d)
-            P_d = tl.where(((o_t == T_MAX + i_d) & live)[:, None], t_key[None, :], P_d)
+            sel = (o_dr == i_d) & live  # this draft's probe rows
+            G_d = tl.where(sel, G_i, G_d)
+            d_red_0 = tl.where(sel, red_0, d_red_0)
+            d_red_1 = tl.where(sel, red_1, d_red_1)
             d_beta = tl.where(sel, t_beta, d_beta)
-            a_row = tl.sum(tl.where((o_t < i_d)[:, None], kw_d, 0.0) * t_key[None, :], axis=1)  # A[i, :] / β_i
-            t_row = sel.to(tl.float32) - t_beta * tl.sum(a_row[:, None] * T_inv, axis=0)
-            T_inv = tl.where(sel[:, None], t_row[None, :], T_inv)
-            M_v = tl.where(sel[:, None], (t_row * d_beta)[None, :], M_v)
             if live:
                 if i_hv % GROUP == 0:
                     tl.store(ring_k_hat_ptr + ((i_slot * H + i_kh) * RING + n + i_d) * K + o_k, b_k_hat.to(ring_k_hat_ptr.dtype.element_ty), mask=m_k)
                 tl.store(ring_g_ptr + ((i_slot * HV + i_hv) * RING + n + i_d), b_g.to(ring_g_ptr.dtype.element_ty))
                 pass
-        # -- every probe against the committed records (one product)
-        P_ck = tl.exp(G_d)[:, None] * P_d  # [BT, BK]
-        P_w = tl.exp(-G_n + G_d)[:, None] * P_d
-        if FOLD_DOT:
-            S_c = tl.dot(P_w, tl.trans(kw), input_precision="tf32")
-        else:
-            S_c = tl.sum(P_w[:, None, :] * kw[None, :, :], axis=2)
-        # M_x[i, T_MAX + i'] = M_v[i, i']: the same solve, reading X's key rows
-        shift = (o_t[None, :] == o_t[:, None] + T_MAX).to(tl.float32)
-        if FOLD_DOT:
-            M_x = tl.dot(M_v, shift, input_precision="tf32")
-        else:
-            M_x = tl.sum(M_v[:, :, None] * shift[None, :, :], axis=1)
-        for i_v in range(NV):
-            o_v = i_v * BV + o_vb
+        ck_weight = tl.exp(G_d)  # [BT] decay from the checkpoint to each probe
+        draft_weight = tl.exp(-G_n + G_d)  # [BT] decay from n to each probe
+        # window decays exp(G_i - G_i'), i' <= i (query rows) or i' < i (key rows)
+        pair = tl.where(causal & m_t[None, :], tl.exp(tl.minimum(G_d[:, None] - G_d[None, :], 0.0)), 0.0)  # [BT, BT]
+        # per-draft scalars and whole-axis reductions, broadcast over the chunk and tile axes
+        red_0 = d_red_0[:, None]
+        red_1 = d_red_1[:, None]
+        for i_v in range(DNV):
+            o_v = i_v * DBV + o_vb
             m_v = o_v < V
-            c_tile = c_next.to(tl.float32)  # [BV, BK]
-            o_vn = o_v + BV  # prefetch the next tile (masked off past the last one)
-            c_next = tl.load(p_head + o_vn[:, None] * K + o_k[None, :], mask=(o_vn < V)[:, None] & m_k[None, :], other=0.0)
-            # -- this value tile: the drafts' value-axis inputs ([BT, BV]) and records
+            p_rows = ckpt_ptr + ((i_slot * HV + i_hv) * V + o_v) * K  # [DBV] checkpoint rows
+            XT = tl.zeros([DBV, BT], tl.float32)  # C·(decayed probe), every probe at once
+            S_c = tl.zeros([BT, BL], tl.float32)  # probes against the committed records
+            S_w = tl.zeros([BT, BT], tl.float32)  # probes against the drafts' keys
+            for i_k in range(NK):
+                o_kc = i_k * BKT + o_kb
+                m_kc = o_kc < K
+                c_chunk = tl.load(p_rows[:, None] + o_kc[None, :], mask=m_v[:, None] & m_kc[None, :], other=0.0).to(tl.float32)
+                c_q = tl.load(q_ptr + (i_b * T_IN + o_dr[:, None]) * stride_q + i_kh * K + o_kc[None, :], mask=m_p[:, None] & m_kc[None, :], other=0.0).to(tl.float32)  # [BT, BKT]
+                c_k = tl.load(k_ptr + (i_b * T_IN + o_dr[:, None]) * stride_k + i_kh * K + o_kc[None, :], mask=m_p[:, None] & m_kc[None, :], other=0.0).to(tl.float32)  # [BT, BKT]
+                c_q_hat = 0.08838834764831845 * c_q / tl.sqrt(red_0 + 1e-06)
+                c_k_hat = c_k / tl.sqrt(red_1 + 1e-06)
+                ct_query = c_q_hat
+                ct_key = c_k_hat
+                probe = tl.where(m_p[:, None], tl.where((o_t < T_MAX)[:, None], ct_query, ct_key), 0.0)  # [BT, BKT]
+                k_d = tl.where(((o_t < T_MAX) & m_p)[:, None], ct_key, 0.0)  # rows i: draft i's key
+                r_k_hat = tl.load(ring_k_hat_ptr + ((i_slot * H + i_kh) * RING + o_l[:, None]) * K + o_kc[None, :], mask=m_l[:, None] & m_kc[None, :], other=0.0).to(tl.float32)  # [BL, BKT]
+                rec_key = r_k_hat
+                kw = rec_weight[:, None] * rec_key  # [BL, BKT] record keys decayed to n (zero past n)
+                p_ck = ck_weight[:, None] * probe
+                p_w = draft_weight[:, None] * probe
+                if DECODE_FOLD_DOT:
+                    x_ck = tl.dot(c_chunk, tl.trans(p_ck), input_precision="tf32")
+                else:
+                    x_ck = tl.sum(c_chunk[:, None, :] * p_ck[None, :, :], axis=2)
+                if DECODE_FOLD_DOT:
+                    s_c = tl.dot(p_w, tl.trans(kw), input_precision="tf32")
+                else:
+                    s_c = tl.sum(p_w[:, None, :] * kw[None, :, :], axis=2)
+                if DECODE_FOLD_DOT:
+                    s_w = tl.dot(probe, tl.trans(k_d), input_precision="tf32")
+                else:
+                    s_w = tl.sum(probe[:, None, :] * k_d[None, :, :], axis=2)
+                XT += x_ck
+                S_c += s_c
+                S_w += s_w
+            # -- this value tile: the committed records' values, the window, the outputs
             b_v = tl.load(v_ptr + (i_b * T_IN + o_t[:, None]) * stride_v + i_hv * V + o_v[None, :], mask=m_t[:, None] & m_v[None, :], other=0.0).to(tl.float32)  # [BT, BV]
             t_value = b_v
             r_u = tl.load(ring_u_ptr + ((i_slot * HV + i_hv) * RING + o_l[:, None]) * V + o_v[None, :], mask=m_l[:, None] & m_v[None, :], other=0.0).to(tl.float32)  # [BL, BV]
             rec_value = r_u
-            rec_value = tl.where(m_l[:, None], rec_value, 0.0)  # [BL, BV]
-            if FOLD_DOT:
-                x_ck = tl.dot(P_ck, tl.trans(c_tile), input_precision="tf32")
+            rec_value = tl.where(m_l[:, None], rec_value, 0.0)  # [BL, DBV]
+            if DECODE_FOLD_DOT:
+                x_rec = tl.dot(tl.trans(rec_value), tl.trans(S_c), input_precision="tf32")
             else:
-                x_ck = tl.sum(P_ck[:, None, :] * c_tile[None, :, :], axis=2)
-            if FOLD_DOT:
-                x_rec = tl.dot(S_c, rec_value, input_precision="tf32")
+                x_rec = tl.sum(tl.trans(rec_value)[:, :, None] * tl.trans(S_c)[None, :, :], axis=1)
+            XT += x_rec  # [DBV, BT]: S_n·Decay·q_i (columns i), S_n·Decay·k_i (columns T_MAX + i)
+            S_win = S_w * pair  # rows i: S_d[i, i']; rows T_MAX + i: A[i, i'] / β_i
+            # (I + A)^-1 row by row, A[i, i'] = β_i S_win[T_MAX + i, i']
+            T_inv = tl.zeros([BT, BT], tl.float32)
+            for i_d in tl.static_range(T_MAX):
+                sel = (o_t == i_d) & (i_d < n_d)
+                a_row = tl.sum(tl.where((o_t == T_MAX + i_d)[:, None], S_win, 0.0), axis=0)  # [BT]
+                beta_i = tl.sum(tl.where(o_t == i_d, d_beta, 0.0), axis=0)
+                t_row = sel.to(tl.float32) - beta_i * tl.sum(a_row[:, None] * T_inv, axis=0)
+                T_inv = tl.where(sel[:, None], t_row[None, :], T_inv)
+            M_v = T_inv * d_beta[None, :]  # (I + A)^-1 diag(β)
+            # M_x[i, T_MAX + i'] = M_v[i, i']: the same solve, reading X's key rows
+            shift = (o_t[None, :] == o_t[:, None] + T_MAX).to(tl.float32)
+            if DECODE_FOLD_DOT:
+                M_x = tl.dot(M_v, shift, input_precision="tf32")
             else:
-                x_rec = tl.sum(S_c[:, :, None] * rec_value[None, :, :], axis=1)
-            X = x_ck + x_rec  # [BT, BV]: S_n·Decay·q_i (rows i), S_n·Decay·k_i (rows T_MAX + i)
-            if FOLD_DOT:
-                w_v = tl.dot(M_v, t_value, input_precision="tf32")
+                M_x = tl.sum(M_v[:, :, None] * shift[None, :, :], axis=1)
+            if DECODE_FOLD_DOT:
+                w_v = tl.dot(tl.trans(t_value), tl.trans(M_v), input_precision="tf32")
             else:
-                w_v = tl.sum(M_v[:, :, None] * t_value[None, :, :], axis=1)
-            if FOLD_DOT:
-                w_x = tl.dot(M_x, X, input_precision="tf32")
+                w_v = tl.sum(tl.trans(t_value)[:, :, None] * tl.trans(M_v)[None, :, :], axis=1)
+            if DECODE_FOLD_DOT:
+                w_x = tl.dot(XT, tl.trans(M_x), input_precision="tf32")
             else:
-                w_x = tl.sum(M_x[:, :, None] * X[None, :, :], axis=1)
-            w_d = w_v - w_x  # (I + A)^-1 R
-            w_d = tl.where(m_t[:, None], w_d, 0.0)
-            if FOLD_DOT:
-                x_win = tl.dot(S_d, w_d, input_precision="tf32")
+                w_x = tl.sum(XT[:, :, None] * tl.trans(M_x)[None, :, :], axis=1)
+            w_dT = w_v - w_x  # ((I + A)^-1 R)ᵀ
+            w_dT = tl.where(m_t[None, :], w_dT, 0.0)
+            S_d = tl.where((o_t < T_MAX)[:, None], S_win, 0.0)
+            if DECODE_FOLD_DOT:
+                x_win = tl.dot(w_dT, tl.trans(S_d), input_precision="tf32")
             else:
-                x_win = tl.sum(S_d[:, :, None] * w_d[None, :, :], axis=1)
-            out = X + x_win
+                x_win = tl.sum(w_dT[:, :, None] * tl.trans(S_d)[None, :, :], axis=1)
+            out = tl.trans(XT + x_win)  # [BT, DBV]
+            w_d = tl.trans(w_dT)
             out = tl.where(m_t[:, None], out, 0.0)
             tl.store(p_out + o_v[None, :], out.to(out_ptr.dtype.element_ty), mask=m_out[:, None] & m_v[None, :])
             tl.store(ring_u_ptr + ((i_slot * HV + i_hv) * RING + n + o_t[:, None]) * V + o_v[None, :], w_d.to(ring_u_ptr.dtype.element_ty), mask=m_t[:, None] & m_v[None, :])
@@ -528,9 +556,9 @@ def verify_kernel(
     else:
         # padding row (zero output) or a slot outside the pool (NaN output); no state write
         fill = tl.where(i_slot < 0, 0.0, float("nan"))
-        for i_v in range(NV):
-            o_v = i_v * BV + o_vb
-            tl.store(p_out + o_v[None, :], (tl.zeros([BT, BV], tl.float32) + fill).to(out_ptr.dtype.element_ty), mask=m_out[:, None] & (o_v < V)[None, :])
+        for i_v in range(DNV):
+            o_v = i_v * DBV + o_vb
+            tl.store(p_out + o_v[None, :], (tl.zeros([BT, DBV], tl.float32) + fill).to(out_ptr.dtype.element_ty), mask=m_out[:, None] & (o_v < V)[None, :])
 
 
 

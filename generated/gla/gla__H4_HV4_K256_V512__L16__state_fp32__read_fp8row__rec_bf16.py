@@ -2,8 +2,8 @@
 # the templates and run `replaygen build`.
 # kernel: gla__H4_HV4_K256_V512__L16__state_fp32__read_fp8row__rec_bf16
 # spec sha256: 2a7fe42937c3f75572badc158aa6b5a3525d5a4bced8d5656b63326bdec79ab1
-# templates sha256: 761ee8263409c451e13d2e3b1c72f3942148fb08989e0670153b8a1ff727ae76
-# generator sha256: 829ca06fb4ba411df58e4e7d0d8f54711675b1e01ec490dc29b47925140de292
+# templates sha256: 960758689dbbad3818d186e37b732afc9cffcf1980ecbd98e379aad861d9514e
+# generator sha256: 434cbbe8e75e4a7e37e82a23a847265703b06378b6a6b685726f98eab086cb8f
 """ReplaySSM kernels for gla: gla__H4_HV4_K256_V512__L16__state_fp32__read_fp8row__rec_bf16.
 
 Replay form: S_t = C·Diag(exp(G_t)) + Σ_j w_j (Diag(exp(G_t - G_j))·k_j)ᵀ,  G_j = Σ_(i<=j) g_i
