@@ -37,7 +37,7 @@ def kchunk_read(S_ptr, q_ptr, out_ptr, V: tl.constexpr, K: tl.constexpr, HV: tl.
             o_k = i_k * BKT + o_kb
             p = S_ptr + (blk * V + o_v[:, None]) * K + o_k[None, :]
             if CG:
-                c = tl.load(p, cache_modifier=".cg", eviction_policy="evict_first")
+                c = tl.load(p, cache_modifier=".cg")
             else:
                 c = tl.load(p)
             qk = tl.load(q_ptr + i_h * K + o_k)
