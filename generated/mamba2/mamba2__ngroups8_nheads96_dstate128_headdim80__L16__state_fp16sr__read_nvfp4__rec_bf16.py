@@ -2,8 +2,8 @@
 # the templates and run `replaygen build`.
 # kernel: mamba2__ngroups8_nheads96_dstate128_headdim80__L16__state_fp16sr__read_nvfp4__rec_bf16
 # spec sha256: b9b9d1221036064279430b56c5d997514355cbb9c52adf3b69fc5581e1456b5e
-# templates sha256: 11f3097a10707475c037015b7e0e4ef4fd6a47a6ae43d1d3eb474873ee1c5f08
-# generator sha256: d0f5155a4809b33b704ad93f757469f41ffff81e30179ec01115539af995b0cf
+# templates sha256: f2c7c86bdc3b8267d64dd5e71f7b41c8f83e73eab02266af3829b51b02f1166e
+# generator sha256: 93e0c34a0b978b276ee4e38e83b31012e13821736f6f04e76c8d9c3249605ae0
 """ReplaySSM kernels for mamba2: mamba2__ngroups8_nheads96_dstate128_headdim80__L16__state_fp16sr__read_nvfp4__rec_bf16.
 
 Replay form: S_t = C·exp(G_t) + Σ_j w_j (exp(G_t - G_j)·k_j)ᵀ,  G_j = Σ_(i<=j) g_i
@@ -95,9 +95,9 @@ def replay_decode_kernel(
         rec_key = r_B
         rec_gate = -r_delta * tl.exp(b_A_log)
         rec_key = tl.where(m_l[:, None], rec_key, 0.0)  # [BL, BK]
-        rec_gate = tl.where(m_l, rec_gate, 0.0)  # [BL] or [BL, BK]
+        rec_gate = tl.where(m_l, rec_gate, 0.0)  # log decays of the committed records
         G_rec = tl.cumsum(rec_gate, axis=0)  # cumulative log decay after each record
-        G_t = tl.sum(rec_gate, axis=0) + t_gate  # ... and after the current token
+        G_t = tl.sum(rec_gate, axis=0) + t_gate  # ... and after the last record and the current token
         rec_weight = tl.exp(-G_rec + G_t)  # decay from record j to t, <= 1
         ck_weight = tl.exp(G_t)  # decay from the checkpoint to t
         kw = tl.where(m_l[:, None], rec_weight[:, None] * rec_key, 0.0)  # [BL, BK] decayed keys
@@ -220,9 +220,10 @@ def fold_kernel(
         rec_key = r_B
         rec_gate = -r_delta * tl.exp(b_A_log)
         rec_key = tl.where(m_l[:, None], rec_key, 0.0)  # [BL, BK]
-        rec_gate = tl.where(m_l, rec_gate, 0.0)  # [BL] or [BL, BK]
-        G_rec = tl.cumsum(rec_gate, axis=0)
-        G_t = tl.sum(rec_gate, axis=0)  # the fold's time is the last committed record
+        # the fold's time is the last committed record
+        rec_gate = tl.where(m_l, rec_gate, 0.0)  # log decays of the committed records
+        G_rec = tl.cumsum(rec_gate, axis=0)  # cumulative log decay after each record
+        G_t = tl.sum(rec_gate, axis=0)  # ... and after the last record
         rec_weight = tl.exp(-G_rec + G_t)
         ck_weight = tl.exp(G_t)
         kw = tl.where(m_l[:, None], rec_weight[:, None] * rec_key, 0.0)  # [BL, BK]
@@ -414,9 +415,9 @@ def verify_kernel(
         rec_key = r_B
         rec_gate = -r_delta * tl.exp(b_A_log)
         rec_key = tl.where(m_l[:, None], rec_key, 0.0)  # [BL, BK]
-        rec_gate = tl.where(m_l, rec_gate, 0.0)
-        G_rec = tl.cumsum(rec_gate, axis=0)
-        G_t = tl.sum(rec_gate, axis=0)
+        rec_gate = tl.where(m_l, rec_gate, 0.0)  # log decays of the committed records
+        G_rec = tl.cumsum(rec_gate, axis=0)  # cumulative log decay after each record
+        G_t = tl.sum(rec_gate, axis=0)  # ... and after the last record
         rec_weight = tl.exp(-G_rec + G_t)  # decay from record j to n, <= 1
         kw = tl.where(m_l[:, None], rec_weight[:, None] * rec_key, 0.0)  # [BL, BK]
         G_n = G_t
