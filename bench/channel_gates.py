@@ -12,14 +12,15 @@ Alternatives (all loaded through `replaygen.load`, fp32 checkpoint, bf16 records
               (plan's launch; no tuning entries yet)
   cum-vtiles  cumulative records on the value-tile decode (decode_structure="vtiles")
 
-1. Check, per variant on its real geometry (specs: kda kimi-linear-48b, gla gla-1.3b),
-   L = 16, 6 slots, 3 rows + a padding row whose slots change every step (rows sit at
-   different ring positions and flush in different launches), 2L + 3 steps (two flush
-   cycles and more): every alternative's outputs, run in lockstep on the same bf16
-   inputs, against the float64 reference (tests/reference.py), and the materialised
-   states at the end; plus new vs old directly. PASS when every normwise error is below
-   8e-3 (bench/gpu_check.py's fp32-checkpoint tolerance; bf16 records, RNE: measured
-   <= 4.4e-3 on the H200) and the padding rows are zero.
+1. Check, per variant on its real geometry (specs: kda kimi-linear-48b, gla gla-1.3b)
+   at L = 16, 32 and 8: 6 slots, 3 rows + a padding row whose slots change every step
+   (rows sit at different ring positions and flush in different launches), 2L + 3
+   steps (two flush cycles and more): every alternative's outputs, run in lockstep on
+   the same bf16 inputs, against the float64 reference (tests/reference.py), and the
+   states at the end (after a flush of what the rings still hold); plus new vs old
+   directly. PASS when every normwise error is below 8e-3 (bench/gpu_check.py's
+   fp32-checkpoint tolerance; bf16 records, RNE: measured <= 4.4e-3 on the H200) and
+   the padding rows are zero.
 2. Time (replaygen.perf: CUDA-graph medians, L2 flushed before each replay, cursors set
    outside the timed interval): the conventional step (the old module's, tuned) and, per
    alternative, non-flush (n = L/2), flush step (every row folds) and amortised (a
@@ -56,6 +57,7 @@ REFERENCE = {"kda": R.kda_step, "gla": R.gla_step}
 ALTS = {"old": dict(gate_records="step"), "new": {},
         "cum-vtiles": dict(gate_records="cumulative", decode_structure="vtiles")}
 TOL = 8e-3
+CHECK_ROWS, CHECK_SLOTS = 4, 6     # the check's batch (3 slots + a padding row) and pool
 BATCHES = (1, 256)
 LS = (8, 16, 32)
 # Launch sweeps at L = 16, (value tile, key chunk or None, num_warps): the key-chunk
@@ -77,7 +79,7 @@ def rel(a, b):
     return ((a.double() - b).norm() / b.norm()).item()
 
 
-def check(variant, device, L=16, num_slots=6, rows=4, loader=load, tol=TOL):
+def check(variant, device, L=16, num_slots=CHECK_SLOTS, rows=CHECK_ROWS, loader=load, tol=TOL):
     """Every alternative in lockstep against the float64 reference (see the module
     docstring); `loader(variant, alt, L)` gives the kernels (tests: small dims)."""
     device = torch.device(device)
@@ -118,9 +120,9 @@ def check(variant, device, L=16, num_slots=6, rows=4, loader=load, tol=TOL):
             diff_new_old = max(diff_new_old, rel(outs["new"][r], outs["old"][r].double()))
     all_slots = torch.arange(num_slots, device=device, dtype=torch.int32)
     err_state = {}
-    for alt, k in kerns.items():
-        M = k.materialize(states[alt], all_slots)
-        err_state[alt] = max(rel(M[s], ref[s]) for s in range(num_slots))
+    for alt, k in kerns.items():   # fold what is left in the rings: the full states
+        k.flush(states[alt], all_slots)
+        err_state[alt] = max(rel(states[alt].checkpoint[s], ref[s]) for s in range(num_slots))
     if device.type == "cuda":
         torch.cuda.synchronize()
     worst = max(list(err.values()) + list(err_state.values()))
@@ -154,6 +156,11 @@ def precompile_all(device, sweep, log):
                 kern = load(variant, alt, L)
                 kwargs = dict(config=GEOMS[variant], L=L, state_dtype="fp32", record_dtype="bf16",
                               **ALTS[alt])
+                # the check's launches (4 rows, a flush of 6), each kernel's own lookups
+                tasks.append((variant, kwargs, [
+                    ("replay_decode", table_launch(kern, "replay_decode", CHECK_ROWS, device)),
+                    ("fold", table_launch(kern, "fold", CHECK_SLOTS, device))],
+                    [CHECK_ROWS, CHECK_SLOTS], str(device)))
                 for rows in BATCHES:
                     launches = [("replay_decode", decode_launch(variant, alt, L, rows, device))]
                     if alt == "old" and L == 16:
@@ -191,12 +198,12 @@ def main():
         return args.budget_s - (time.time() - start)
 
     precompile_all(device, not args.no_sweep, print)
-    for variant in VARIANTS:
+    for variant, L in [(v, L) for L in (16, 32, 8) for v in VARIANTS]:
         t0 = time.time()
         try:
-            r = check(variant, device)
+            r = check(variant, device, L=L)
         except Exception as exc:  # noqa: BLE001 - reported as a failure
-            r = dict(variant=variant, ok=False, error=repr(exc)[:2000])
+            r = dict(variant=variant, L=L, ok=False, error=repr(exc)[:2000])
         r["seconds"] = round(time.time() - t0, 1)
         report["checks"].append(r)
         save()
@@ -255,7 +262,7 @@ def summarize(report):
     print("\n== checks (normwise errors vs float64; tol %.0e) ==" % TOL)
     for c in report["checks"]:
         if "error" in c:
-            print(f"{c['variant']}: FAIL {c['error'][:300]}")
+            print(f"{c['variant']} L={c['L']}: FAIL {c['error'][:300]}")
             continue
         errs = " ".join(f"{a}: out {c['err_out'][a]:.2e} state {c['err_state'][a]:.2e}"
                         for a in ALTS)
