@@ -64,7 +64,7 @@ LS = (8, 16, 32)
 # decode's [DBV, BKT] chunks, and the value-tile decode's BV (the old kernel's tuned
 # launches at batch 256 are 1 warp for KDA, 2 for GLA; 4-8 warps at batch 1)
 SWEEP = {"new": [(64, 32, 1), (32, 32, 1), (128, 32, 2), (64, 64, 2), (64, 32, 2), (16, 32, 1),
-                 (128, 32, 4)],
+                 (128, 32, 4), (256, 32, 4), (256, 32, 8)],   # tiles past V are left out
          "cum-vtiles": [(16, None, 1), (16, None, 2), (32, None, 2), (32, None, 4), (16, None, 8)]}
 
 
@@ -138,6 +138,11 @@ def table_launch(kern, kernel, rows, device):
     return kern.tuning.lookup(kern.plan.name, kernel, device_name(device), rows)
 
 
+def sweep_grid(variant, alt):
+    V = load(variant, alt, 16).plan.V
+    return [(bv, bkt, w) for bv, bkt, w in SWEEP[alt] if bv <= V]
+
+
 def decode_launch(variant, alt, L, rows, device):
     """The replay_decode launch timed for an alternative: the old kernel's committed
     tuning entry (old, and cum-vtiles, whose tiles mean the same: like for like); the
@@ -167,11 +172,12 @@ def precompile_all(device, sweep, log):
                         launches.append(("conventional_decode",
                                          table_launch(kern, "conventional_decode", rows, device)))
                     tasks.append((variant, kwargs, launches, [rows], str(device)))
-        for alt, grid in SWEEP.items() if sweep else ():
+        for alt in SWEEP if sweep else ():
             kwargs = dict(config=GEOMS[variant], L=16, state_dtype="fp32", record_dtype="bf16",
                           **ALTS[alt])
             tasks.append((variant, kwargs, [("replay_decode", Launch(bv, w, 3, bkt))
-                                            for bv, bkt, w in grid], list(BATCHES), str(device)))
+                                            for bv, bkt, w in sweep_grid(variant, alt)],
+                          list(BATCHES), str(device)))
     t0 = time.time()
     failed = precompile(tasks, min(16, os.cpu_count() or 1), log)
     log(f"precompiled {len(tasks)} tasks in {time.time() - t0:.1f} s ({failed} failed)")
@@ -229,7 +235,7 @@ def main():
     def sweep(variant, alt):
         kern = load(variant, alt, 16)
         work = Workload(kern, pool_size([rows_max]), device)
-        for bv, bkt, w in SWEEP[alt]:
+        for bv, bkt, w in sweep_grid(variant, alt):
             kern.forced = {"replay_decode": Launch(bv, w, 3, bkt)}
             for rows in BATCHES:
                 ms = work.time_kernel(timer, "replay_decode", rows)
