@@ -120,8 +120,9 @@ def make_config(spec: Spec, dims: dict[str, int], buffer_length: int | None = No
     if gates == "cumulative":
         # A cumulative log decay G grows to L·|g| while the replay weights need
         # G_t - G_j to the precision of one step's g: a bf16 G (8 bits) would lose it
-        # (|G| = 20: ulp 0.125, i.e. 13% in a weight), so the gate record is fp32 unless
-        # the caller chooses otherwise (tests/test_precision.py measures both).
+        # (|G| = 20: ulp 0.125, up to 6% in a weight when rounded to nearest), so the gate
+        # record is fp32 unless the caller chooses otherwise (tests/test_precision.py
+        # measures both).
         record_dtypes.setdefault(str(spec.transition.gate), "fp32")
     if decode_structure is not None and decode_structure not in DECODE_STRUCTURES:
         raise ConfigError(f"decode_structure must be None or one of {sorted(DECODE_STRUCTURES)}, "

@@ -128,6 +128,10 @@ def test_per_field_record_precision(device):
     (dict(state_dtype="fp32", read_dtype="fp8", fp8_scale="block"), "fp8_scale must be one of"),
     (dict(state_dtype="fp32", read_dtype="fp4"), "read_dtype must be None or one of"),
     (dict(record_dtypes={"nope": "fp32"}), "no record field 'nope'"),
+    (dict(gate_records="cumulative"), "needs a per-channel decay"),   # GDN: a scalar gate
+    (dict(gate_records="running"), "gate_records must be None or one of"),
+    (dict(decode_structure="tiles"), "decode_structure must be None or one of"),
+    (dict(read_dtype="fp8", decode_structure="kchunks"), "needs a plain round-to-nearest"),
 ])
 def test_precision_errors(kwargs, message):
     import replaygen

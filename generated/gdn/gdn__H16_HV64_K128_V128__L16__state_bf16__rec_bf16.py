@@ -3,7 +3,7 @@
 # kernel: gdn__H16_HV64_K128_V128__L16__state_bf16__rec_bf16
 # spec sha256: 269ae606d36dd56b152535499facfacd42680cd4fda27f9a1b04094384a173fb
 # templates sha256: f2c7c86bdc3b8267d64dd5e71f7b41c8f83e73eab02266af3829b51b02f1166e
-# generator sha256: 93e0c34a0b978b276ee4e38e83b31012e13821736f6f04e76c8d9c3249605ae0
+# generator sha256: e8acc0a35f031bad3958ed688399608e3953159eb4873140291887a6492e7b4c
 """ReplaySSM kernels for gdn: gdn__H16_HV64_K128_V128__L16__state_bf16__rec_bf16.
 
 Replay form: S_t = C·exp(G_t) + Σ_j u_j (exp(G_t - G_j)·k_j)ᵀ,  G_j = Σ_(i<=j) g_i

@@ -3,7 +3,7 @@
 # kernel: gla__H4_HV4_K256_V512__L16__state_fp32__read_nvfp4__rec_bf16_g-fp32__gcum
 # spec sha256: 2a7fe42937c3f75572badc158aa6b5a3525d5a4bced8d5656b63326bdec79ab1
 # templates sha256: f2c7c86bdc3b8267d64dd5e71f7b41c8f83e73eab02266af3829b51b02f1166e
-# generator sha256: 93e0c34a0b978b276ee4e38e83b31012e13821736f6f04e76c8d9c3249605ae0
+# generator sha256: e8acc0a35f031bad3958ed688399608e3953159eb4873140291887a6492e7b4c
 """ReplaySSM kernels for gla: gla__H4_HV4_K256_V512__L16__state_fp32__read_nvfp4__rec_bf16_g-fp32__gcum.
 
 Replay form: S_t = C·Diag(exp(G_t)) + Σ_j w_j (Diag(exp(G_t - G_j))·k_j)ᵀ,  G_j = Σ_(i<=j) g_i

@@ -3,7 +3,7 @@
 # kernel: kda__H32_HV32_K128_V128__L16__state_fp16__rec_bf16_g-fp32__gcum
 # spec sha256: 900e043a38a9f7023de2cc4bf78d14388be9de5c6732cf3e1db42c3737507d77
 # templates sha256: f2c7c86bdc3b8267d64dd5e71f7b41c8f83e73eab02266af3829b51b02f1166e
-# generator sha256: 93e0c34a0b978b276ee4e38e83b31012e13821736f6f04e76c8d9c3249605ae0
+# generator sha256: e8acc0a35f031bad3958ed688399608e3953159eb4873140291887a6492e7b4c
 """ReplaySSM kernels for kda: kda__H32_HV32_K128_V128__L16__state_fp16__rec_bf16_g-fp32__gcum.
 
 Replay form: S_t = C·Diag(exp(G_t)) + Σ_j u_j (Diag(exp(G_t - G_j))·k_j)ᵀ,  G_j = Σ_(i<=j) g_i

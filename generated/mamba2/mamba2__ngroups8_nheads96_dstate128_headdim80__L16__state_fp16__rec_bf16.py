@@ -3,7 +3,7 @@
 # kernel: mamba2__ngroups8_nheads96_dstate128_headdim80__L16__state_fp16__rec_bf16
 # spec sha256: b9b9d1221036064279430b56c5d997514355cbb9c52adf3b69fc5581e1456b5e
 # templates sha256: f2c7c86bdc3b8267d64dd5e71f7b41c8f83e73eab02266af3829b51b02f1166e
-# generator sha256: 93e0c34a0b978b276ee4e38e83b31012e13821736f6f04e76c8d9c3249605ae0
+# generator sha256: e8acc0a35f031bad3958ed688399608e3953159eb4873140291887a6492e7b4c
 """ReplaySSM kernels for mamba2: mamba2__ngroups8_nheads96_dstate128_headdim80__L16__state_fp16__rec_bf16.
 
 Replay form: S_t = C·exp(G_t) + Σ_j w_j (exp(G_t - G_j)·k_j)ᵀ,  G_j = Σ_(i<=j) g_i
