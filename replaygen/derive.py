@@ -48,6 +48,8 @@ class Derivation:
     gate: sympy.Expr | None      # log decay of a record
     value: sympy.Expr            # written value w_j of a record
     written_value_name: str      # name of the record field holding u (delta rule) or ""
+    cumulative_gate: str         # the record field that may hold cumulative log decays
+                                 # G_j instead of g_j (proved: _prove_cumulative_records), or ""
     replay_state: str            # the replay identities, for `replaygen show`
     replay_output: str
 
@@ -99,6 +101,13 @@ def derive(spec: Spec) -> Derivation:
     _check_gate_sign(spec)
     _prove_additive_replay(spec)
     _check_replay_exactly(spec)
+    # The gate record can hold cumulative sums when it is the gate itself (not rebuilt
+    # from other fields, as Mamba-2's g from Δ) and per key channel (a scalar gate's
+    # [BL] scan is cheap; plan._gate_records chooses).
+    gate_name = str(t.gate) if isinstance(t.gate, sympy.Symbol) else ""
+    cumulative = gate_name if t.decay == "channel" and gate_name in {f.name for f in fields} else ""
+    if cumulative:
+        _prove_cumulative_records(spec)
 
     decay = {"scalar": "exp(G_t - G_j)", "channel": "Diag(exp(G_t - G_j))",
              "none": "I"}[t.decay]
@@ -106,7 +115,7 @@ def derive(spec: Spec) -> Derivation:
     w = "u_j" if t.update == "delta" else "w_j"
     return Derivation(
         spec=spec, fields=tuple(fields), key=t.key, gate=t.gate, value=value,
-        written_value_name=written,
+        written_value_name=written, cumulative_gate=cumulative,
         replay_state=f"S_t = C·{ck} + Σ_j {w} ({decay}·k_j)ᵀ,  G_j = Σ_(i<=j) g_i",
         replay_output=f"o_t = C·({ck}·q_t) + Σ_j {w} (({decay}·k_j)·q_t)",
     )
@@ -183,6 +192,32 @@ def _prove_additive_replay(spec: Spec):
         if sympy.expand(S - replay, power_exp=True) != 0:
             raise SpecError(str(spec.path), "transition",
                             f"the replay form does not reproduce the recurrence at n={n}")
+
+
+def _prove_cumulative_records(spec: Spec):
+    """Cumulative gate records, as the kernels keep them: ring row j holds
+    R_j = R_(j-1) + g_j (R_(-1) = 0: the checkpoint; a flush empties the ring, so sums
+    restart there), the current token (or a verify's draft, continuing past the
+    committed rows) takes G_t = R_(n-1) + g_t, and a fold at the last committed record
+    takes G_t = R_(n-1). Proof, symbolically per key channel over the window: the
+    printed weights on these sums equal the products of the step decays, for every
+    cursor n and record j (exp(G_t - G_j) = Π_(j<i<=t) exp(g_i), exp(G_t) = Π_(i<=t)
+    exp(g_i)), so the replay form proved above holds unchanged."""
+    gs = list(sympy.symbols(f"g1:{WINDOW + 1}"))
+    rows = [sympy.Integer(0)]                  # rows[j + 1] = R_j
+    for g in gs:
+        rows.append(rows[-1] + g)
+    for n in range(WINDOW):                    # n committed records, token t = n
+        for G_now, t in ((rows[n] + gs[n], n), (rows[n], n - 1)):   # decode / fold
+            checks = [(CHECKPOINT_WEIGHT.subs(G_t, G_now), range(t + 1))]
+            checks += [(REPLAY_WEIGHT.subs({G_t: G_now, G_j: rows[j + 1]}), range(j + 1, t + 1))
+                       for j in range(n)]
+            for weight, steps in checks:
+                product = sympy.Mul(*(sympy.exp(gs[i]) for i in steps))
+                if sympy.simplify(weight - product) != 0:
+                    raise SpecError(str(spec.path), "transition.gate",
+                                    f"cumulative gate records give the weight {weight}, "
+                                    f"not the product of step decays {product}")
 
 
 def _check_replay_exactly(spec: Spec, K=3, V=2, seed=7):

@@ -49,6 +49,11 @@ class KernelConfig:
     record_dtypes: tuple[tuple[str, str], ...] = ()   # per-field record precisions
                                                       # that differ from record_dtype
     max_drafts: int = 1             # T_MAX: most draft tokens one verify call may append
+    gate_records: str = "step"      # what the gate record holds: "step" (the token's own
+                                    # log decay g_j) or "cumulative" (G_j, the sum since the
+                                    # checkpoint; see GATE_RECORDS)
+    decode_structure: str | None = None   # force the decode kernel's structure ("kchunks"
+                                          # or "vtiles"); None: the plan's choice
 
     @property
     def dim_map(self) -> dict[str, int]:
@@ -68,8 +73,10 @@ class KernelConfig:
             state += f"__read_{self.read_dtype}{self.fp8_scale if self.read_dtype == 'fp8' else ''}"
         rec = "".join(f"_{f}-{dt}" for f, dt in self.record_dtypes)
         drafts = f"__T{self.max_drafts}" if self.max_drafts > 1 else ""
+        gates = "__gcum" if self.gate_records == "cumulative" else ""
+        forced = f"__{self.decode_structure}" if self.decode_structure else ""
         return (f"{self.variant}__{dims}__L{self.buffer_length}{drafts}"
-                f"{state}__rec_{self.record_dtype}{rec}{tuned}")
+                f"{state}__rec_{self.record_dtype}{rec}{gates}{forced}{tuned}")
 
     def record_dtype_of(self, field: str) -> str:
         return dict(self.record_dtypes).get(field, self.record_dtype)
@@ -81,7 +88,8 @@ def make_config(spec: Spec, dims: dict[str, int], buffer_length: int | None = No
                 stochastic: bool = False, read_dtype: str | None = None,
                 fp8_scale: str | None = None,
                 record_dtypes: dict[str, str] | None = None,
-                max_drafts: int | None = None) -> KernelConfig:
+                max_drafts: int | None = None, gate_records: str | None = None,
+                decode_structure: str | None = None) -> KernelConfig:
     dims = spec.check_dims(dims)
     L = spec.defaults.buffer_length if buffer_length is None else buffer_length
     if isinstance(L, bool) or not isinstance(L, int) or L < 1:
@@ -107,8 +115,20 @@ def make_config(spec: Spec, dims: dict[str, int], buffer_length: int | None = No
     if fp8_scale is not None and not uses_fp8:
         raise ConfigError("fp8_scale applies only to an fp8 checkpoint or read copy")
     fp8_scale = (fp8_scale or FP8_SCALES[0]) if uses_fp8 else None
+    gates = _gate_records(spec, gate_records)
+    record_dtypes = dict(record_dtypes or {})
+    if gates == "cumulative":
+        # A cumulative log decay G grows to L·|g| while the replay weights need
+        # G_t - G_j to the precision of one step's g: a bf16 G (8 bits) would lose it
+        # (|G| = 20: ulp 0.125, up to 6% in a weight when rounded to nearest), so the gate
+        # record is fp32 unless the caller chooses otherwise (tests/test_precision.py
+        # measures both).
+        record_dtypes.setdefault(str(spec.transition.gate), "fp32")
+    if decode_structure is not None and decode_structure not in DECODE_STRUCTURES:
+        raise ConfigError(f"decode_structure must be None or one of {sorted(DECODE_STRUCTURES)}, "
+                          f"got {decode_structure!r}")
     overrides = []   # field names are checked by make_plan, which knows the record
-    for name, dt in sorted((record_dtypes or {}).items()):
+    for name, dt in sorted(record_dtypes.items()):
         if dt not in DTYPES:
             raise ConfigError(f"record_dtypes[{name!r}] must be one of {list(DTYPES)}, got {dt!r}")
         if dt != rdt:
@@ -120,7 +140,34 @@ def make_config(spec: Spec, dims: dict[str, int], buffer_length: int | None = No
     if isinstance(T, bool) or not isinstance(T, int) or T < 1:
         raise ConfigError(f"max_drafts must be an integer >= 1, got {max_drafts!r}")
     return KernelConfig(spec.name, tuple((d, dims[d]) for d in spec.dim_names), L, sdt, rdt,
-                        block_v, num_warps, stochastic, read_dtype, fp8_scale, tuple(overrides), T)
+                        block_v, num_warps, stochastic, read_dtype, fp8_scale, tuple(overrides), T,
+                        gates, decode_structure)
+
+
+GATE_RECORDS = ("step", "cumulative")
+
+
+def _gate_records(spec: Spec, choice: str | None) -> str:
+    """What the gate record holds. "cumulative" (G_j = g_1 + ... + g_j since the
+    checkpoint; the current token's G_t = G_(n-1) + g_t from ring row n - 1) turns every
+    replay weight exp(G_t - G_j) into one subtraction, with no scan over the records: the
+    default for per-channel decays, whose scan is a [BL, K] tile per head (per key chunk
+    in the key-chunk decode; bench/NOTES.md, version 6). Scalar decays keep "step":
+    their [BL] scan is cheap, and a gate rebuilt from other fields (Mamba-2's g from Δ)
+    has no record of its own to hold the sum. "cumulative" needs the gate to be a
+    record field itself (a token quantity named by transition.gate)."""
+    t = spec.transition
+    if choice is None:
+        choice = "cumulative" if t.decay == "channel" else "step"
+    if choice not in GATE_RECORDS:
+        raise ConfigError(f"gate_records must be None or one of {list(GATE_RECORDS)}, got {choice!r}")
+    if choice == "cumulative":
+        q = spec.quantities.get(str(t.gate)) if isinstance(t.gate, sympy.Symbol) else None
+        if t.decay != "channel" or q is None or not q.token:
+            raise ConfigError(f"{spec.name}: gate_records='cumulative' needs a per-channel decay "
+                              f"whose gate is a token quantity (transition.gate = {t.gate!r}, "
+                              f"decay = {t.decay!r})")
+    return choice
 
 
 @dataclass(frozen=True)
@@ -228,6 +275,7 @@ class KernelPlan:
     decode_warps: int
     decode_template: str  # the decode kernel's structure: key chunks or value tiles
     channel_gate: bool    # per-key-channel decay: decays are [BKT] per chunk, not scalars
+    gate_field: str       # ring field holding cumulative log decays G_j ("": per-step gates)
     chunk_tensors: tuple[TensorArg, ...]    # key-axis inputs/params loaded per chunk
     chunk_code: tuple[Statement, ...]       # current token per key chunk: c_*, ct_*
     record_scalar_code: tuple[Statement, ...]  # records: scalar gate rows [BL] (head level)
@@ -310,22 +358,31 @@ KEY_CHUNKS = "replay_decode_kchunks.py.j2"
 VALUE_TILES = "replay_decode_vtiles.py.j2"
 VERIFY_KEY_CHUNKS = "verify_kchunks.py.j2"
 VERIFY_VALUE_TILES = "verify.py.j2"
+DECODE_STRUCTURES = {"kchunks": KEY_CHUNKS, "vtiles": VALUE_TILES}
 
 
-def _pick_decode_template(channel_gate: bool, ckpt: StateFormat,
-                          read: StateFormat | None) -> str:
+def _pick_decode_template(channel_gate: bool, cumulative: bool, ckpt: StateFormat,
+                          read: StateFormat | None, forced: str | None) -> str:
     """Structure of the decode kernel. Key chunks ([BV] accumulators, one layout) for
     scalar decays: amortised per-token time on the H200 went from 0.432 to 0.312 ms
     (Mamba-2, Nemotron-3 Nano 4B) and 0.251 to 0.230 ms (GDN, Qwen3.5-4B) at batch 256.
-    Value tiles (the whole key axis per tile) for per-channel decays: their decays are
-    [BL, K] tiles whose scan per key chunk cost more than it saved (KDA 0.283 -> 0.355 ms,
-    GLA 0.273 -> 0.461 ms; bench/results/gpu-check-kchunk-2026-11-29.json). Value tiles
-    also for every precision configuration other than plain round-to-nearest: a flush
-    quantises whole [BV, K] tiles (row and tile scales need the row's or tile's maximum
-    before the first chunk is stored) and the state macros address whole rows."""
+    Per-channel decays with per-step gate records keep value tiles (the whole key axis
+    per tile): their decays need a [BL, BKT] scan per key chunk, which cost more than
+    the chunks saved (KDA 0.283 -> 0.355 ms, GLA 0.273 -> 0.461 ms;
+    bench/results/gpu-check-kchunk-2026-11-29.json). With cumulative gate records
+    (gate_records) a chunk's decays are one subtraction and exp, no scan, so they take
+    key chunks like the scalar decays. Value tiles also for every precision configuration
+    other than plain round-to-nearest: a flush quantises whole [BV, K] tiles (row and
+    tile scales need the row's or tile's maximum before the first chunk is stored) and
+    the state macros address whole rows. `forced` (KernelConfig.decode_structure)
+    overrides the choice, so that both can be timed."""
     precise = ckpt.kind != "plain" or ckpt.stochastic or read is not None
-    return VALUE_TILES if channel_gate or precise else KEY_CHUNKS
-
+    if forced is not None:
+        if forced == "kchunks" and precise:
+            raise ConfigError("decode_structure='kchunks' needs a plain round-to-nearest "
+                              "checkpoint without a read copy")
+        return DECODE_STRUCTURES[forced]
+    return VALUE_TILES if (channel_gate and not cumulative) or precise else KEY_CHUNKS
 
 
 def _pick_verify_template(channel_gate: bool) -> str:
@@ -513,7 +570,12 @@ def make_plan(deriv: Derivation, config: KernelConfig) -> KernelPlan:
     # chunk's offsets). A sumsq inside them reduces the whole axis: it is computed once
     # at head level (red_<i>, from the full-axis values) and enters the chunk as a scalar.
     channel_gate = t.decay == "channel"
-    decode_template = _pick_decode_template(channel_gate, ckpt, read)
+    cumulative = config.gate_records == "cumulative"
+    if cumulative and not deriv.cumulative_gate:
+        raise ConfigError(f"{spec.name}: gate_records='cumulative' needs the gate {t.gate} "
+                          f"stored as a record field; the record holds {sorted(field_names)}")
+    decode_template = _pick_decode_template(channel_gate, cumulative, ckpt, read,
+                                            config.decode_structure)
     chunk_roles = {"query": t.query, "key": t.key}
     if channel_gate:
         chunk_roles["gate"] = t.gate
@@ -653,7 +715,8 @@ def make_plan(deriv: Derivation, config: KernelConfig) -> KernelPlan:
             _pick_num_warps(BV, BK) if decode_template == VALUE_TILES
             else max(1, min(8, DBV * BKT // 2048))),
         decode_template=decode_template,
-        channel_gate=channel_gate, chunk_tensors=chunk_tensors, chunk_code=tuple(chunk_code),
+        channel_gate=channel_gate, gate_field=deriv.cumulative_gate if cumulative else "",
+        chunk_tensors=chunk_tensors, chunk_code=tuple(chunk_code),
         record_scalar_code=record_scalar_code, record_chunk_code=record_chunk_code,
         gate_rows="[:, None]" if scalar_gate else "", gate_mask="" if scalar_gate else "[:, None]",
         gate_cols=gate_cols,

@@ -108,6 +108,7 @@ def load(variant: str | os.PathLike, *, config: str | None = None, L: int | None
          num_warps: int | None = None, tuning: TuningTable | os.PathLike | bool | None = None,
          stochastic: bool = False, read_dtype: str | None = None, fp8_scale: str | None = None,
          record_dtypes: dict[str, str] | None = None, max_drafts: int | None = None,
+         gate_records: str | None = None, decode_structure: str | None = None,
          **dims: int) -> "Kernels":
     """Kernels of one configuration of `variant`: a spec name in specs/, or the path of a
     spec file (a variant under development, or a test fixture).
@@ -130,6 +131,10 @@ def load(variant: str | os.PathLike, *, config: str | None = None, L: int | None
     the plan, so such configurations always launch with the plan's tiles.
     `max_drafts` (T_MAX, default 1) is the most draft tokens one `verify` may append;
     it sizes the rings (L + T_MAX - 1 rows) and is part of the kernels' identity.
+    `gate_records` ("step" or "cumulative"; default: cumulative for per-channel decays)
+    is what the gate record holds, and `decode_structure` ("kchunks" or "vtiles")
+    forces the decode kernel's structure (default: the plan's); both exist so that the
+    alternatives can be timed against each other (replaygen/plan.py, _gate_records).
     """
     if isinstance(variant, os.PathLike) or str(variant).endswith(".toml"):
         spec = load_spec(variant)
@@ -147,7 +152,8 @@ def load(variant: str | os.PathLike, *, config: str | None = None, L: int | None
         dims = dict((named[config] if config else spec.configs[0]).dims)
     kcfg = make_config(spec, dims, L, state_dtype, record_dtype, block_v, num_warps,
                        stochastic=stochastic, read_dtype=read_dtype, fp8_scale=fp8_scale,
-                       record_dtypes=record_dtypes, max_drafts=max_drafts)
+                       record_dtypes=record_dtypes, max_drafts=max_drafts,
+                       gate_records=gate_records, decode_structure=decode_structure)
     deriv = derive(spec)
     plan = make_plan(deriv, kcfg)
     text = render_module(plan, deriv)

@@ -313,6 +313,8 @@ class Config:
     fp8_scale: str | None = None
     record_dtypes: tuple[tuple[str, str], ...] = ()   # per-field record precisions
     max_drafts: int = 1             # T_MAX of speculative verification
+    gate_records: str | None = None       # "step" / "cumulative"; None: the plan's choice
+    decode_structure: str | None = None   # "kchunks" / "vtiles"; None: the plan's choice
 
     @property
     def HV(self) -> int:
@@ -335,6 +337,7 @@ class Config:
         dims = self.case.dims(self.H, self.HV, self.K, self.V)
         return load_case(self.variant, L=self.L, state_dtype=self.state_dtype,
                          record_dtype=self.record_dtype, max_drafts=self.max_drafts,
+                         gate_records=self.gate_records, decode_structure=self.decode_structure,
                          **self.precision, **dims)
 
     @property

@@ -59,3 +59,28 @@ def test_verify_bench_imports_parses_and_tabulates(tmp_path):
     if not CUDA:
         with pytest.raises(SystemExit, match="needs a CUDA GPU"):
             vb.main(["--out", str(tmp_path)])
+
+
+def test_channel_gates_check_runs_and_reports(capsys):
+    """bench/channel_gates.py's correctness check, on small dims in the interpreter (the
+    real geometries run on the H200 only): every alternative passes, the cumulative
+    records differ from the old decode only by rounding, and the summary prints."""
+    import replaygen
+    from harness import ALL_CASES
+    cg = _load("channel_gates")
+
+    def small(variant, alt, L):
+        dims = ALL_CASES[variant].dims(1, 2, 40, 16)
+        return replaygen.load(variant, L=L, state_dtype="fp32", record_dtype="bf16",
+                              **cg.ALTS[alt], **dims)
+
+    device = "cuda" if CUDA else "cpu"
+    # the interpreter truncates bf16 casts: twice the rounding error of the GPU's RNE
+    tol = cg.TOL * (1 if CUDA else 2)
+    r = cg.check("kda", device, L=4, num_slots=3, rows=3, loader=small, tol=tol)
+    assert r["ok"], r
+    assert r["new_vs_old"] < tol
+    cg.summarize(dict(checks=[r], timings=[dict(variant="kda", L=4, alt=a, batch=1, nonflush=0.1,
+                                                 flush_step=0.2, amortised=0.12, conventional=0.15)
+                                            for a in cg.ALTS], sweep=[], seconds=1))
+    assert "kda L=4: PASS" in capsys.readouterr().out

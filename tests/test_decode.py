@@ -144,6 +144,38 @@ def test_dot_path(variant, device, K, V):
     h.run([Step(r, flush=(2, -1) if i == 5 else None) for i, r in enumerate(rows)])
 
 
+@pytest.mark.parametrize("variant", ["gla", "kda"])
+@pytest.mark.parametrize("gates,structure,template", [
+    (None, None, "kchunks"),             # the default: cumulative G_j on key chunks
+    ("cumulative", "vtiles", "vtiles"),
+    ("step", None, "vtiles"),            # per-step gates: value tiles, as before
+    ("step", "kchunks", "kchunks"),      # per-step gates scanned per key chunk
+])
+def test_channel_gate_records(variant, gates, structure, template, device):
+    """Per-channel decays with both gate records on both decode structures. K = 40: two
+    key chunks of 32 (the second mostly masked), each continuing the cumulative gates
+    from ring row n - 1 on its own columns; L = 4 with three staggered slots and a
+    padding row: device flushes in mixed launches and one explicit flush. Cumulative
+    records must look like running sums of log decays: <= 0 and non-increasing along
+    the ring (the outputs and states against the reference check their values)."""
+    cfg = Config(variant, H=1, ratio=2, K=40, V=16, L=4, state_dtype="fp32",
+                 record_dtype="bf16", input_dtype="bf16", gate_records=gates,
+                 decode_structure=structure)
+    h = Harness(cfg, num_slots=3, device=device, seed=17)
+    plan = h.kern.plan
+    assert template in plan.decode_template
+    assert (plan.gate_field == "g") == (gates != "step")
+    assert h.state.ring["g"].dtype == (torch.float32 if gates != "step" else torch.bfloat16)
+    rows = [(0, -1, 1), (0, 1, 2), (2, 0, -1), (0, 1, 2), (-1, 1, 0), (2, 0, 1), (1, 2, 0)]
+    h.run([Step(r, flush=(2, -1) if i == 4 else None) for i, r in enumerate(rows)])
+    assert h.device_flushes >= 2
+    if plan.gate_field:
+        for s in range(3):
+            n = h.cursor[s]
+            G = h.state.ring["g"][s, :, :n].cpu()
+            assert bool((G[:, 1:] <= G[:, :-1]).all()) and bool((G <= 0).all())
+
+
 @pytest.mark.parametrize("variant", sorted(ALL_CASES))
 def test_fold_every_step(variant, device):
     """The small-batch dispatch (decode(fold_every_step=True)) folds every row: records

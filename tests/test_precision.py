@@ -15,7 +15,7 @@ from __future__ import annotations
 import pytest
 import torch
 
-from harness import ALL_CASES, Config, Harness, Step, snapshot
+from harness import ALL_CASES, Config, Harness, Step, snapshot, tolerance
 
 PRECISIONS = {   # name -> (state_dtype, Config precision fields)
     "fp32+fp8row": ("fp32", dict(read_dtype="fp8", fp8_scale="row")),
@@ -128,6 +128,10 @@ def test_per_field_record_precision(device):
     (dict(state_dtype="fp32", read_dtype="fp8", fp8_scale="block"), "fp8_scale must be one of"),
     (dict(state_dtype="fp32", read_dtype="fp4"), "read_dtype must be None or one of"),
     (dict(record_dtypes={"nope": "fp32"}), "no record field 'nope'"),
+    (dict(gate_records="cumulative"), "needs a per-channel decay"),   # GDN: a scalar gate
+    (dict(gate_records="running"), "gate_records must be None or one of"),
+    (dict(decode_structure="tiles"), "decode_structure must be None or one of"),
+    (dict(read_dtype="fp8", decode_structure="kchunks"), "needs a plain round-to-nearest"),
 ])
 def test_precision_errors(kwargs, message):
     import replaygen
@@ -160,3 +164,53 @@ def test_fold_every_step_with_a_read_copy(precision, device):
                 check_conventional=False)
     h.run([Step((0, 1, 2)), Step((2, 0, 1), fold=True), Step((1, 0)), Step((0, 1, -1), fold=True)])
     assert h.device_flushes == 5
+
+
+def _gate_record_errors(variant, gates, gate_dtype, device, L=16, K=16, V=8, HV=2, steps=36):
+    """Worst normwise output error of one slot over `steps` decode steps (two flush
+    cycles and a bit), and its materialised state's, against the float64 reference:
+    fp32 state, inputs and records except the gate record (`gate_dtype`), so that the
+    gate record's precision is what differs."""
+    from harness import load_case
+    case = ALL_CASES[variant]
+    gen = torch.Generator().manual_seed(3)
+    kern = load_case(variant, L=L, state_dtype="fp32", record_dtype="fp32",
+                     record_dtypes={"g": gate_dtype}, gate_records=gates,
+                     **case.dims(1, HV, K, V))
+    params = case.params(gen, 1, HV, K, V)
+    state = kern.new_state(1, device, **{n: t.to(device) for n, t in params.items()})
+    slots = torch.zeros(1, dtype=torch.int32, device=device)
+    S = torch.randn((1, HV, V, K), generator=gen) * 0.5
+    kern.load_state(state, slots, S.to(device))
+    ref, p64 = S[0].double(), {n: t.double() for n, t in params.items()}
+    worst = 0.0
+    for _ in range(steps):
+        inputs = case.inputs(gen, 1, 1, HV, K, V, ())
+        out = kern.decode(state, slots, **{n: t.to(device) for n, t in inputs.items()})
+        ref, o = case.step(ref, **{n: t[0].double() for n, t in inputs.items()}, **p64)
+        worst = max(worst, ((out[0].cpu().double() - o).norm() / o.norm()).item())
+    M = kern.materialize(state, slots)[0].cpu().double()
+    return worst, ((M - ref).norm() / ref.norm()).item()
+
+
+@pytest.mark.parametrize("variant", ["gla", "kda"])
+def test_cumulative_gate_record_precision(variant, device):
+    """Why cumulative gate records are fp32 by default. A record holding G_j (the sum of
+    log decays since the checkpoint, up to L·|g|) must keep G_t - G_j to the precision
+    of one step's g; in bf16 its rounding grows with |G| instead. Measured here (L = 16,
+    36 steps, the harness's gates: |g| ~ 0.5-1 per token, so |G| reaches ~10; worst
+    output error, Triton interpreter, bf16 casts truncating):
+        KDA  step fp32 1.06e-6 | cumulative fp32 1.04e-6 | step bf16 2.3e-3 | cumulative bf16 6.0e-2
+        GLA  step fp32 2.1e-7  | cumulative fp32 2.1e-7  | step bf16 2.3e-3 | cumulative bf16 2.0e-2
+    So cumulative fp32 gates are as exact as fp32 per-step gates (and 2000x better than
+    the bf16 per-step gates of the previous default), while cumulative bf16 gates are
+    8-26x worse than bf16 per-step gates."""
+    step32, _ = _gate_record_errors(variant, "step", "fp32", device)
+    cum32, cum32_state = _gate_record_errors(variant, "cumulative", "fp32", device)
+    step16, _ = _gate_record_errors(variant, "step", "bf16", device)
+    cum16, _ = _gate_record_errors(variant, "cumulative", "bf16", device)
+    # fp32 arithmetic only (harness.tolerance with fp32 everywhere, two flushes)
+    fp32_tol = tolerance(out="fp32", records="fp32", state="fp32", roundings=2)
+    assert cum32 <= fp32_tol and cum32_state <= fp32_tol, (cum32, cum32_state, fp32_tol)
+    assert cum32 <= 2 * step32 + 1e-7, (cum32, step32)
+    assert cum16 > 4 * step16, (cum16, step16)   # the reason for the fp32 default

@@ -182,20 +182,20 @@ def test_overrides_pin_the_launch():
 
 
 # -- tuned launches are correct ---------------------------------------------------------------
-@pytest.mark.parametrize("variant", ["gdn", "kda"])
-def test_tuned_launches_match_the_reference(variant, device):
+@pytest.mark.parametrize("variant,gates,chunked", [
+    ("gdn", None, True), ("kda", None, True), ("kda", "step", False)])
+def test_tuned_launches_match_the_reference(variant, gates, chunked, device):
     """V = 20 with tuned value tiles 8, 16 and 32 (2-3 tiles, or one masked tile; the dot
-    fold off for 8) and, for the key-chunked decode kernel (gdn), key chunks 8 and 16,
-    different per kernel and per batch bucket (launches of 2 and 3 rows), and a value-axis
-    split of the key-chunked decode."""
+    fold off for 8) and, for the key-chunked decode kernel (gdn; kda with its default
+    cumulative gate records), key chunks 8 and 16, different per kernel and per batch
+    bucket (launches of 2 and 3 rows), and a value-axis split of the key-chunked decode."""
     cfg = Config(variant, H=1, ratio=2, K=16, V=20, L=3, state_dtype="fp32",
                  record_dtype="bf16", input_dtype="bf16",
-                 optional=ALL_CASES[variant].optional_inputs)
+                 optional=ALL_CASES[variant].optional_inputs, gate_records=gates)
     h = Harness(cfg, num_slots=3, device=device, seed=17)
     gpu = device_name(torch.device(device))
     table = TuningTable()
     name = h.kern.name
-    chunked = decode_is_chunked(h.kern.plan)
     # key chunks: 2-row launches split each (row, value head) over 2 programs (3 tiles:
     # tiles 0 and 2 in one, 1 in the other), so rows flush and publish cursors shared
     table.add(gpu, name, "replay_decode", 2, Launch(8, 1, 1, split=2 if chunked else 1))
@@ -204,7 +204,7 @@ def test_tuned_launches_match_the_reference(variant, device):
     table.add(gpu, name, "conventional_decode", 1, Launch(16, 1, 1))
     h.kern.tuning = table
     h.kern._launches.clear()
-    assert chunked == (variant == "gdn"), "the test means to cover both decode structures"
+    assert decode_is_chunked(h.kern.plan) == chunked, "the test means to cover both structures"
     dot, passes = ("DECODE_FOLD_DOT", "DNV") if chunked else ("FOLD_DOT", "NV")
     assert h.kern.launch_args("replay_decode", 2, device)[0][dot] is False
     assert h.kern.launch_args("replay_decode", 3, device)[0][passes] == 1

@@ -2,8 +2,8 @@
 # the templates and run `replaygen build`.
 # kernel: gdn__H16_HV32_K128_V128__L16__state_fp16__rec_bf16
 # spec sha256: 269ae606d36dd56b152535499facfacd42680cd4fda27f9a1b04094384a173fb
-# templates sha256: 960758689dbbad3818d186e37b732afc9cffcf1980ecbd98e379aad861d9514e
-# generator sha256: 434cbbe8e75e4a7e37e82a23a847265703b06378b6a6b685726f98eab086cb8f
+# templates sha256: dadeb3f7875526c2b4a63c440cb8402816948b3c004b593e6ef5abdf3e1507d5
+# generator sha256: 6fc5652e341ae4e4288c64bdaac4d87a0bdd10469c27e22a1cc35332a9cdceb1
 """ReplaySSM kernels for gdn: gdn__H16_HV32_K128_V128__L16__state_fp16__rec_bf16.
 
 Replay form: S_t = C·exp(G_t) + Σ_j u_j (exp(G_t - G_j)·k_j)ᵀ,  G_j = Σ_(i<=j) g_i
@@ -92,7 +92,7 @@ def replay_decode_kernel(
         rec_gate = r_g
         rec_gate = tl.where(m_l, rec_gate, 0.0)  # log decays of the committed records
         G_rec = tl.cumsum(rec_gate, axis=0)  # cumulative log decay after each record
-        G_t = tl.sum(rec_gate, axis=0) + t_gate  # ... and after the current token
+        G_t = tl.sum(rec_gate, axis=0) + t_gate  # ... and after the last record and the current token
         rec_weight = tl.where(m_l, tl.exp(-G_rec + G_t), 0.0)  # decay from record j to t, <= 1
         ck_weight = tl.exp(G_t)  # decay from the checkpoint to t
         for i_vs in range((DNV + NSPLIT - 1) // NSPLIT):  # this program's value tiles
@@ -241,9 +241,10 @@ def fold_kernel(
         rec_key = r_k_hat
         rec_gate = r_g
         rec_key = tl.where(m_l[:, None], rec_key, 0.0)  # [BL, BK]
-        rec_gate = tl.where(m_l, rec_gate, 0.0)  # [BL] or [BL, BK]
-        G_rec = tl.cumsum(rec_gate, axis=0)
-        G_t = tl.sum(rec_gate, axis=0)  # the fold's time is the last committed record
+        # the fold's time is the last committed record
+        rec_gate = tl.where(m_l, rec_gate, 0.0)  # log decays of the committed records
+        G_rec = tl.cumsum(rec_gate, axis=0)  # cumulative log decay after each record
+        G_t = tl.sum(rec_gate, axis=0)  # ... and after the last record
         rec_weight = tl.exp(-G_rec + G_t)
         ck_weight = tl.exp(G_t)
         kw = tl.where(m_l[:, None], rec_weight[:, None] * rec_key, 0.0)  # [BL, BK]
