@@ -312,13 +312,16 @@ def _pick_decode_template(channel_gate: bool, ckpt: StateFormat,
     (Mamba-2, Nemotron-3 Nano 4B) and 0.251 to 0.230 ms (GDN, Qwen3.5-4B) at batch 256.
     Value tiles (the whole key axis per tile) for per-channel decays: their decays are
     [BL, K] tiles whose scan per key chunk cost more than it saved (KDA 0.283 -> 0.355 ms,
-    GLA 0.273 -> 0.461 ms; bench/results/gpu-check-kchunk-2026-11-29.json). Value tiles
-    also for every precision configuration other than plain round-to-nearest: a flush
-    quantises whole [BV, K] tiles (row and tile scales need the row's or tile's maximum
-    before the first chunk is stored) and the state macros address whole rows."""
-    precise = ckpt.kind != "plain" or ckpt.stochastic or read is not None
-    return VALUE_TILES if channel_gate or precise else KEY_CHUNKS
-
+    GLA 0.273 -> 0.461 ms; bench/results/gpu-check-kchunk-2026-11-29.json).
+    Read copies and stochastic rounding take key chunks too (issue 4: the value-tile
+    read-copy step was latency-bound, 0.6-1.0x the fp32 key-chunk step): a read copy's
+    per-row scale (fp8 row or tile scales, NVFP4's tile scale) factors out of the key sum,
+    and a flush walks the chunks twice (fold and store the checkpoint while taking the
+    row maxima, then quantise the checkpoint chunks it just wrote). Value tiles stay for
+    a quantised (shared) checkpoint and fp8 column scales, which do not factor out."""
+    chunkable = ckpt.kind == "plain" and (read is None or read.kind == "nvfp4"
+                                          or read.scale in ("row", "tile"))
+    return KEY_CHUNKS if chunkable and not channel_gate else VALUE_TILES
 
 
 def decode_is_chunked(plan: "KernelPlan") -> bool:
@@ -354,6 +357,12 @@ def launch_constants(plan: "KernelPlan", kernel: str, BV: int, BKT: int | None =
         BKT = BKT or plan.BKT
         if BKT > plan.BK:
             raise ConfigError(f"the key chunk {BKT} exceeds the key block {plan.BK}")
+        if plan.read is not None and plan.read.scale == "tile" and BV % plan.BV:
+            raise ConfigError(f"the decode value tile {BV} must be a multiple of the read copy's "
+                              f"scale tile {plan.BV} rows")
+        if plan.uses_nvfp4 and BKT < min(NVFP4_BLOCK, plan.BK):
+            raise ConfigError(f"the key chunk {BKT} must hold whole NVFP4 blocks "
+                              f"({min(NVFP4_BLOCK, plan.BK)} keys)")
         out = {"DBV": BV, "DNV": -(-plan.V // BV), "BKT": BKT, "NK": plan.BK // BKT,
                "DECODE_FOLD_DOT": BV >= 16 and BKT >= 16}
         dot = out["DECODE_FOLD_DOT"] or plan.fold_dot
@@ -407,6 +416,10 @@ def make_plan(deriv: Derivation, config: KernelConfig) -> KernelPlan:
     DBV, BKT = _pick_decode_tiles(V, BK)
     if config.block_v is not None:
         DBV = config.block_v
+    channel_gate = t.decay == "channel"
+    decode_template = _pick_decode_template(channel_gate, ckpt, read)
+    if decode_template == KEY_CHUNKS and read is not None and read.scale == "tile":
+        DBV = max(DBV, BV)   # a decode value tile holds whole scale tiles (powers of two)
     decode_fold_dot = DBV >= 16 and BKT >= 16
     if fold_dot or decode_fold_dot:
         BL = max(BL, 16)   # tl.dot needs every tile dim >= 16; the extra rows are masked
@@ -459,8 +472,6 @@ def make_plan(deriv: Derivation, config: KernelConfig) -> KernelPlan:
     # recomputes the token's key-axis quantities per chunk (c_<name>, loads at the
     # chunk's offsets). A sumsq inside them reduces the whole axis: it is computed once
     # at head level (red_<i>, from the full-axis values) and enters the chunk as a scalar.
-    channel_gate = t.decay == "channel"
-    decode_template = _pick_decode_template(channel_gate, ckpt, read)
     chunk_roles = {"query": t.query, "key": t.key}
     if channel_gate:
         chunk_roles["gate"] = t.gate
@@ -589,7 +600,10 @@ def make_plan(deriv: Derivation, config: KernelConfig) -> KernelPlan:
         DBV=DBV, DNV=-(-V // DBV), BKT=BKT, NK=BK // BKT, decode_fold_dot=decode_fold_dot,
         decode_warps=config.num_warps or (
             _pick_num_warps(BV, BK) if decode_template == VALUE_TILES
-            else max(1, min(8, DBV * BKT // 2048))),
+            # key chunks: 64 chunk elements per thread; 32 with stochastic rounding,
+            # whose Philox bits in the flush pass spilled at 64 (ptxas, sm_90, GDN:
+            # 255 registers and ~800 bytes of spills with 1 warp, 167 and none with 2)
+            else max(1, min(8, DBV * BKT // (1024 if ckpt.stochastic else 2048)))),
         decode_template=decode_template,
         channel_gate=channel_gate, chunk_tensors=chunk_tensors, chunk_code=tuple(chunk_code),
         record_scalar_code=record_scalar_code, record_chunk_code=record_chunk_code,

@@ -21,7 +21,7 @@ import torch
 from .derive import derive
 from .emit import GENERATED_DIR
 from .errors import ConfigError, InputError
-from .plan import KernelPlan, launch_constants, make_config, make_plan
+from .plan import KernelPlan, decode_is_chunked, launch_constants, make_config, make_plan
 from .render import render_module
 from .spec import Spec, load_spec, load_variant
 from .tuning import Launch, TuningTable, table_for
@@ -484,8 +484,11 @@ class Kernels:
         hit = self._launches.get(key)
         if hit is not None:
             return hit
-        if launch is None and self.tuning is not None and self.plan.quantized is None:
-            # (a quantised copy's tile scales follow the plan's value tiles: no retiling)
+        if launch is None and self.tuning is not None and (
+                self.plan.quantized is None or (kernel == "replay_decode" and self.plan.ckpt.kind == "plain"
+                                                and decode_is_chunked(self.plan))):
+            # (a quantised copy's tile scales follow the plan's value tiles: no retiling,
+            # but for the key-chunk decode of a read copy, which reads scales per row)
             launch = self.tuning.lookup(self.plan.name, kernel, device_name(device), rows)
         if launch is None:
             warps = self.module.DECODE_WARPS if kernel == "replay_decode" else self.module.NUM_WARPS
