@@ -127,7 +127,8 @@ def load(variant: str | os.PathLike, *, config: str | None = None, L: int | None
     `replaygen tune`), looked up per kernel, batch and GPU at call time, with the plan's
     choice wherever it has no entry; a path or a `TuningTable` to use another; False
     for the plan's choice only. A quantised copy's scales are laid out per value tile of
-    the plan, so such configurations always launch with the plan's tiles.
+    the plan, so such configurations launch with the plan's tiles, but for the key-chunk
+    decode of a read copy (it indexes scales per row; launch_constants checks the tiles).
     `max_drafts` (T_MAX, default 1) is the most draft tokens one `verify` may append;
     it sizes the rings (L + T_MAX - 1 rows) and is part of the kernels' identity.
     """

@@ -2,7 +2,7 @@
 # the templates and run `replaygen build`.
 # kernel: gdn__H16_HV32_K128_V128__L16__state_bf16__rec_bf16
 # spec sha256: 269ae606d36dd56b152535499facfacd42680cd4fda27f9a1b04094384a173fb
-# templates sha256: 829235d21525156579429cb16bb3a21218ec3bcca5830b97c58ee051b625911d
+# templates sha256: 421366f626ded9510e997e987cacd9054b8f02847f0fab209899dd8aaffdeaf6
 # generator sha256: 582a0447fbd09af1a130ee6217f7b8e5eb14ce23819d944811c00dd2ba01e47d
 """ReplaySSM kernels for gdn: gdn__H16_HV32_K128_V128__L16__state_bf16__rec_bf16.
 

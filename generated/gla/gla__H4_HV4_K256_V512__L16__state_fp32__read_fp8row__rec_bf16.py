@@ -2,7 +2,7 @@
 # the templates and run `replaygen build`.
 # kernel: gla__H4_HV4_K256_V512__L16__state_fp32__read_fp8row__rec_bf16
 # spec sha256: 2a7fe42937c3f75572badc158aa6b5a3525d5a4bced8d5656b63326bdec79ab1
-# templates sha256: 829235d21525156579429cb16bb3a21218ec3bcca5830b97c58ee051b625911d
+# templates sha256: 421366f626ded9510e997e987cacd9054b8f02847f0fab209899dd8aaffdeaf6
 # generator sha256: 582a0447fbd09af1a130ee6217f7b8e5eb14ce23819d944811c00dd2ba01e47d
 """ReplaySSM kernels for gla: gla__H4_HV4_K256_V512__L16__state_fp32__read_fp8row__rec_bf16.
 

@@ -2,7 +2,7 @@
 # the templates and run `replaygen build`.
 # kernel: mamba2__ngroups8_nheads128_dstate128_headdim64__L16__state_bf16__rec_bf16
 # spec sha256: b9b9d1221036064279430b56c5d997514355cbb9c52adf3b69fc5581e1456b5e
-# templates sha256: 829235d21525156579429cb16bb3a21218ec3bcca5830b97c58ee051b625911d
+# templates sha256: 421366f626ded9510e997e987cacd9054b8f02847f0fab209899dd8aaffdeaf6
 # generator sha256: 582a0447fbd09af1a130ee6217f7b8e5eb14ce23819d944811c00dd2ba01e47d
 """ReplaySSM kernels for mamba2: mamba2__ngroups8_nheads128_dstate128_headdim64__L16__state_bf16__rec_bf16.
 

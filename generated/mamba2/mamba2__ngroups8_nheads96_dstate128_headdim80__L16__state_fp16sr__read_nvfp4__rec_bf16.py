@@ -2,7 +2,7 @@
 # the templates and run `replaygen build`.
 # kernel: mamba2__ngroups8_nheads96_dstate128_headdim80__L16__state_fp16sr__read_nvfp4__rec_bf16
 # spec sha256: b9b9d1221036064279430b56c5d997514355cbb9c52adf3b69fc5581e1456b5e
-# templates sha256: 829235d21525156579429cb16bb3a21218ec3bcca5830b97c58ee051b625911d
+# templates sha256: 421366f626ded9510e997e987cacd9054b8f02847f0fab209899dd8aaffdeaf6
 # generator sha256: 582a0447fbd09af1a130ee6217f7b8e5eb14ce23819d944811c00dd2ba01e47d
 """ReplaySSM kernels for mamba2: mamba2__ngroups8_nheads96_dstate128_headdim80__L16__state_fp16sr__read_nvfp4__rec_bf16.
 
@@ -62,8 +62,9 @@ def replay_decode_kernel(
     o_vb = tl.arange(0, DBV)
     o_kb = tl.arange(0, BKT)
     o_kpb = tl.arange(0, BKT // 2)  # packed NVFP4 bytes of a chunk row
-    BKB: tl.constexpr = min(8, BKT // 2)  # packed bytes per NVFP4 block (16 keys, or the whole chunk)
-    o_ksb = tl.arange(0, BKT // 2 // BKB)  # NVFP4 blocks of a chunk row
+    NBC: tl.constexpr = (BKT + 15) // 16  # NVFP4 blocks (16 keys, or the whole chunk) of a chunk row
+    BKB: tl.constexpr = BKT // 2 // NBC  # ... and packed bytes per block
+    o_ksb = tl.arange(0, NBC)
     if (i_slot >= 0) & (i_slot < num_slots):
         p_cursor = cursor_ptr + i_slot * HV + i_hv
         n = tl.load(p_cursor)
@@ -198,7 +199,7 @@ def replay_decode_kernel(
                     x_o = tl.load(p_rows[:, None] + 2 * o_kp[None, :] + 1, mask=m_v[:, None] & (2 * o_kp + 1 < K)[None, :], other=0.0).to(tl.float32)
                     q_p, q_b = formats.nvfp4_quantize_pairs(x_e, x_o, q_t, DBV, BKT // 2, BKB)
                     tl.store(p_read[:, None] + o_kp[None, :], q_p, mask=m_v[:, None] & (o_kp < KH)[None, :])
-                    o_ks = i_k * (BKT // 2 // BKB) + o_ksb
+                    o_ks = i_k * NBC + o_ksb
                     tl.store(p_bscale[:, None] + o_ks[None, :], q_b.to(read_bscale_ptr.dtype.element_ty), mask=m_v[:, None] & (o_ks < KS)[None, :])
                 tl.store(read_scale_ptr + (i_slot * HV + i_hv) * NV + o_v // BV, q_t, mask=m_v)
             else:
