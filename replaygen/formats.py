@@ -53,13 +53,20 @@ def e2m1_code(x):
 
 
 @triton.jit
-def e2m1_value(c):
-    """A 4-bit e2m1 code (uint8, high bits ignored) to fp32. Shifted into an fp16 bit
-    pattern (sign to bit 15, exponent and mantissa to bits 11..9) it reads 2^-14 times
-    the e2m1 value, subnormals included."""
+def e2m1_scaled(c):
+    """A 4-bit e2m1 code (uint8, high bits ignored) to 2^-14 times its value, in fp32.
+    Shifted into an fp16 bit pattern (sign to bit 15, exponent and mantissa to bits
+    11..9) the code reads 2^-14 times the e2m1 value, subnormals included; a caller
+    whose sum has a common factor applies the 2^14 once (the key-chunk decode)."""
     c = c.to(tl.uint16)
     h = ((c & 7) << 9) | ((c & 8) << 12)
-    return h.to(tl.float16, bitcast=True).to(tl.float32) * 16384.0
+    return h.to(tl.float16, bitcast=True).to(tl.float32)
+
+
+@triton.jit
+def e2m1_value(c):
+    """A 4-bit e2m1 code (uint8, high bits ignored) to fp32."""
+    return e2m1_scaled(c) * 16384.0
 
 
 @triton.jit
@@ -97,6 +104,31 @@ def nvfp4_dequantize(packed, b, t, BV: tl.constexpr, BK: tl.constexpr, NB: tl.co
     float type), tile scale t -> [BV, BK] fp32."""
     v = tl.reshape(tl.join(e2m1_value(packed), e2m1_value(packed >> 4)), [BV, NB, BK // NB])
     return tl.reshape(v * (b.to(tl.float32) * t)[:, :, None], [BV, BK])
+
+
+@triton.jit
+def group_max(a, R: tl.constexpr, G: tl.constexpr):
+    """Per element of the [R] vector a, the maximum of its group of G consecutive
+    elements (R a multiple of G): a value tile's maximum, per row."""
+    m = tl.max(tl.reshape(a, [R // G, G]), axis=1)
+    return tl.reshape(tl.broadcast_to(m[:, None], [R // G, G]), [R])
+
+
+@triton.jit
+def nvfp4_quantize_pairs(x_e, x_o, t, R: tl.constexpr, C: tl.constexpr, G: tl.constexpr):
+    """nvfp4_quantize for a key chunk given as its even (x_e) and odd (x_o) key elements,
+    [R, C] fp32 each (zero where masked), with the tile scale t per row ([R], computed
+    from the whole tile beforehand): packed codes [R, C] (uint8: even key in the low
+    nibble) and block scales [R, C // G] (G packed bytes, 16 keys, per block). The same
+    arithmetic as nvfp4_quantize, so the results are bit for bit the same."""
+    a = tl.maximum(tl.abs(x_e), tl.abs(x_o))
+    b_amax = tl.max(tl.reshape(a, [R, C // G, G]), axis=2)   # [R, C // G]
+    tb = t[:, None]
+    b = e4m3_round(tl.where(tb > 0, tl.math.div_rn(b_amax, 6.0 * tl.where(tb > 0, tb, 1.0)), 0.0))
+    bt = b * tb
+    inv = tl.where(bt > 0, tl.math.div_rn(tl.zeros_like(bt) + 1.0, tl.where(bt > 0, bt, 1.0)), 0.0)
+    inv = tl.reshape(tl.broadcast_to(inv[:, :, None], [R, C // G, G]), [R, C])
+    return e2m1_code(x_e * inv) | (e2m1_code(x_o * inv) << 4), b
 
 
 @triton.jit

@@ -371,18 +371,27 @@ def _pick_decode_template(channel_gate: bool, cumulative: bool, ckpt: StateForma
     the chunks saved (KDA 0.283 -> 0.355 ms, GLA 0.273 -> 0.461 ms;
     bench/results/gpu-check-kchunk-2026-11-29.json). With cumulative gate records
     (gate_records) a chunk's decays are one subtraction and exp, no scan, so they take
-    key chunks like the scalar decays. Value tiles also for every precision configuration
-    other than plain round-to-nearest: a flush quantises whole [BV, K] tiles (row and
-    tile scales need the row's or tile's maximum before the first chunk is stored) and
-    the state macros address whole rows. `forced` (KernelConfig.decode_structure)
-    overrides the choice, so that both can be timed."""
+    key chunks like the scalar decays (plain round-to-nearest checkpoints without a read
+    copy only). Read copies and stochastic rounding of scalar decays take key chunks too
+    (issue 4: the value-tile read-copy step was latency-bound, 0.6-1.0x the fp32
+    key-chunk step): a read copy's per-row scale (fp8 row or tile scales, NVFP4's tile
+    scale) factors out of the key sum, and a flush walks the chunks twice (fold and store
+    the checkpoint while taking the row maxima, then quantise the checkpoint chunks it
+    just wrote). Value tiles stay for a quantised (shared) checkpoint and fp8 column
+    scales, which do not factor out. `forced` (KernelConfig.decode_structure) overrides
+    the choice, so that both can be timed."""
     precise = ckpt.kind != "plain" or ckpt.stochastic or read is not None
+    chunkable = ckpt.kind == "plain" and (read is None or read.kind == "nvfp4"
+                                          or read.scale in ("row", "tile"))
+    if channel_gate:
+        chunkable = cumulative and not precise
     if forced is not None:
-        if forced == "kchunks" and precise:
-            raise ConfigError("decode_structure='kchunks' needs a plain round-to-nearest "
-                              "checkpoint without a read copy")
+        if forced == "kchunks" and not chunkable:
+            raise ConfigError("decode_structure='kchunks' needs a plain checkpoint (and, for "
+                              "per-channel decays, cumulative gate records and no read copy "
+                              "or stochastic rounding; for scalar decays no fp8 column scales)")
         return DECODE_STRUCTURES[forced]
-    return VALUE_TILES if (channel_gate and not cumulative) or precise else KEY_CHUNKS
+    return KEY_CHUNKS if chunkable else VALUE_TILES
 
 
 def _pick_verify_template(channel_gate: bool) -> str:
@@ -458,6 +467,12 @@ def launch_constants(plan: "KernelPlan", kernel: str, BV: int, BKT: int | None =
             raise ConfigError(f"the key chunk {BKT} exceeds the key block {plan.BK}")
         # the key-chunked verify's products also have BT (draft probe) rows
         dot_ok = BV >= 16 and BKT >= 16 and (kernel != "verify" or plan.BT >= 16)
+        if plan.read is not None and plan.read.scale == "tile" and BV % plan.BV:
+            raise ConfigError(f"the decode value tile {BV} must be a multiple of the read copy's "
+                              f"scale tile {plan.BV} rows")
+        if plan.uses_nvfp4 and BKT < min(NVFP4_BLOCK, plan.BK):
+            raise ConfigError(f"the key chunk {BKT} must hold whole NVFP4 blocks "
+                              f"({min(NVFP4_BLOCK, plan.BK)} keys)")
         out = {"DBV": BV, "DNV": -(-plan.V // BV), "BKT": BKT, "NK": plan.BK // BKT,
                "DECODE_FOLD_DOT": dot_ok, "NSPLIT": split}
         if split != 1 and kernel != "replay_decode":
@@ -517,6 +532,16 @@ def make_plan(deriv: Derivation, config: KernelConfig) -> KernelPlan:
     DBV, BKT = _pick_decode_tiles(V, BK)
     if config.block_v is not None:
         DBV = config.block_v
+    channel_gate = t.decay == "channel"
+    cumulative = config.gate_records == "cumulative"
+    if cumulative and not deriv.cumulative_gate:
+        raise ConfigError(f"{spec.name}: gate_records='cumulative' needs the gate {t.gate} "
+                          f"stored as a record field; the record holds "
+                          f"{sorted(f.name for f in deriv.fields)}")
+    decode_template = _pick_decode_template(channel_gate, cumulative, ckpt, read,
+                                            config.decode_structure)
+    if decode_template == KEY_CHUNKS and read is not None and read.scale == "tile":
+        DBV = max(DBV, BV)   # a decode value tile holds whole scale tiles (powers of two)
     decode_fold_dot = DBV >= 16 and BKT >= 16
     if fold_dot or decode_fold_dot:
         BL = max(BL, 16)   # tl.dot needs every tile dim >= 16; the extra rows are masked
@@ -569,13 +594,6 @@ def make_plan(deriv: Derivation, config: KernelConfig) -> KernelPlan:
     # recomputes the token's key-axis quantities per chunk (c_<name>, loads at the
     # chunk's offsets). A sumsq inside them reduces the whole axis: it is computed once
     # at head level (red_<i>, from the full-axis values) and enters the chunk as a scalar.
-    channel_gate = t.decay == "channel"
-    cumulative = config.gate_records == "cumulative"
-    if cumulative and not deriv.cumulative_gate:
-        raise ConfigError(f"{spec.name}: gate_records='cumulative' needs the gate {t.gate} "
-                          f"stored as a record field; the record holds {sorted(field_names)}")
-    decode_template = _pick_decode_template(channel_gate, cumulative, ckpt, read,
-                                            config.decode_structure)
     chunk_roles = {"query": t.query, "key": t.key}
     if channel_gate:
         chunk_roles["gate"] = t.gate
@@ -713,7 +731,10 @@ def make_plan(deriv: Derivation, config: KernelConfig) -> KernelPlan:
         DBV=DBV, DNV=-(-V // DBV), BKT=BKT, NK=BK // BKT, decode_fold_dot=decode_fold_dot,
         NSPLIT=1, decode_warps=config.num_warps or (
             _pick_num_warps(BV, BK) if decode_template == VALUE_TILES
-            else max(1, min(8, DBV * BKT // 2048))),
+            # key chunks: 64 chunk elements per thread; 32 with stochastic rounding,
+            # whose Philox bits in the flush pass spilled at 64 (ptxas, sm_90, GDN:
+            # 255 registers and ~800 bytes of spills with 1 warp, 167 and none with 2)
+            else max(1, min(8, DBV * BKT // (1024 if ckpt.stochastic else 2048)))),
         decode_template=decode_template,
         channel_gate=channel_gate, gate_field=deriv.cumulative_gate if cumulative else "",
         chunk_tensors=chunk_tensors, chunk_code=tuple(chunk_code),

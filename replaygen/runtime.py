@@ -21,7 +21,7 @@ import torch
 from .derive import derive
 from .emit import GENERATED_DIR
 from .errors import ConfigError, InputError
-from .plan import KernelPlan, launch_constants, make_config, make_plan, plan_tiles
+from .plan import KernelPlan, decode_is_chunked, launch_constants, make_config, make_plan, plan_tiles
 from .render import render_module
 from .spec import Spec, load_spec, load_variant
 from .tuning import Launch, TuningTable, table_for
@@ -128,7 +128,8 @@ def load(variant: str | os.PathLike, *, config: str | None = None, L: int | None
     `replaygen tune`), looked up per kernel, batch and GPU at call time, with the plan's
     choice wherever it has no entry; a path or a `TuningTable` to use another; False
     for the plan's choice only. A quantised copy's scales are laid out per value tile of
-    the plan, so such configurations always launch with the plan's tiles.
+    the plan, so such configurations launch with the plan's tiles, but for the key-chunk
+    decode of a read copy (it indexes scales per row; launch_constants checks the tiles).
     `max_drafts` (T_MAX, default 1) is the most draft tokens one `verify` may append;
     it sizes the rings (L + T_MAX - 1 rows) and is part of the kernels' identity.
     `gate_records` ("step" or "cumulative"; default: cumulative for per-channel decays)
@@ -491,8 +492,11 @@ class Kernels:
         hit = self._launches.get(key)
         if hit is not None:
             return hit
-        if launch is None and self.tuning is not None and self.plan.quantized is None:
-            # (a quantised copy's tile scales follow the plan's value tiles: no retiling)
+        if launch is None and self.tuning is not None and (
+                self.plan.quantized is None or (kernel == "replay_decode" and self.plan.ckpt.kind == "plain"
+                                                and decode_is_chunked(self.plan))):
+            # (a quantised copy's tile scales follow the plan's value tiles: no retiling,
+            # but for the key-chunk decode of a read copy, which reads scales per row)
             launch = self.tuning.lookup(self.plan.name, kernel, device_name(device), rows)
         if launch is None and kernel == "verify":
             # (no tuning table entries yet: the plan's tiles, which the module's CONSTEXPRS

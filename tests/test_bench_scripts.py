@@ -29,14 +29,31 @@ def test_precision_bench_imports_and_parses(tmp_path, capsys):
     assert set(pb.TIMED) <= set(pb.CONFIGS) and set(pb.CHECK_EVERY_VARIANT) <= set(pb.CONFIGS)
     # limits grow with the format: fp32 < fp8 read < nvfp4 read < shared nvfp4
     assert pb.limit("fp32") < pb.limit("fp32+fp8row") < pb.limit("fp32+nvfp4") < pb.limit("shared-nvfp4")
-    row = {"variant": "gdn", "conventional_fp32": 0.3}
+    row = {"variant": "gdn", "conventional_fp32": 0.3, "peak_tbs": 4.3, "batch": 256,
+           "skipped": ["launch/x"]}
     for n in pb.TIMED:
         row.update({f"nonflush/{n}": 0.1, f"ratio_nonflush/{n}": 2.0, f"cap_nonflush/{n}": 3.0,
-                    f"amortised/{n}": 0.1, f"ratio_amortised/{n}": 3.0, f"cap_amortised/{n}": 4.0})
+                    f"amortised/{n}": 0.1, f"ratio_amortised/{n}": 3.0, f"cap_amortised/{n}": 4.0,
+                    f"decode/{n}": "replay_decode_kchunks", f"bound_nonflush/{n}": 0.5,
+                    f"bound_amortised/{n}": 0.25, f"bytes/{n}": {"step_n8": 8.4e5}})   # 215 MB for 256 rows: 0.05 ms
+    # --compare rows: the value-tile twin and another launch of a key-chunk read copy
+    row.update({"vtiles_nonflush/fp32+nvfp4": 0.2, "ratio_vtiles_nonflush/fp32+nvfp4": 0.5,
+                "vtiles_amortised/fp32+nvfp4": 0.3, "launch_nonflush/fp32+nvfp4/128x32x2": 0.05,
+                "ratio_launch_nonflush/fp32+nvfp4/128x32x2": 4.0})
+    args = pb.parse(["--out", str(tmp_path), "--quick", "--compare", "--budget-s", "100",
+                     "--checks", "fp32+nvfp4,fp16sr"])
+    assert args.compare and args.budget_s == 100 and args.checks == "fp32+nvfp4,fp16sr"
+    with pytest.raises(SystemExit):
+        pb.parse(["--out", str(tmp_path), "--checks", "fp64"])
+    assert "unknown configuration" in capsys.readouterr().err
+    assert set(pb.QUICK_CHECKS) <= set(pb.CONFIGS)
     md = pb.markdown(dict(gpu="x", date="d", commit="c", command="cmd", timings=[row],
                           checks=[dict(variant="gdn", config="fp32", err_out=1e-3, err_state=1e-3,
                                        tol=2e-2, ok=True)]))
-    assert "| gdn | fp32+nvfp4 | 0.1000 | 2.00x (3.00x)" in md
+    assert "| gdn | fp32+nvfp4 | kchunks | 0.1000 | 2.00x (3.00x) | 50% | 0.1000" in md
+    assert "| gdn | fp32+nvfp4 | vtiles (before) | 0.2000 | 0.50x |" in md
+    assert "| gdn | fp32+nvfp4 | kchunks 128x32x2 (DBVxBKTxwarps) | 0.0500 | 4.00x | 100% |" in md
+    assert "skipped (budget): launch/x" in md
     if not CUDA:
         with pytest.raises(SystemExit, match="needs a CUDA GPU"):
             pb.main(["--out", str(tmp_path)])

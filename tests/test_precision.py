@@ -214,3 +214,36 @@ def test_cumulative_gate_record_precision(variant, device):
     assert cum32 <= fp32_tol and cum32_state <= fp32_tol, (cum32, cum32_state, fp32_tol)
     assert cum32 <= 2 * step32 + 1e-7, (cum32, step32)
     assert cum16 > 4 * step16, (cum16, step16)   # the reason for the fp32 default
+
+
+@pytest.mark.parametrize("precision,launch", [
+    ("fp32+nvfp4", (64, 16, 2)),      # 4 scale tiles per value tile, one NVFP4 block per chunk
+    ("fp32+fp8tile", (64, 16, 2)),
+    ("fp32+fp8row", (16, 32, 1)),     # value tile = scale tile: two passes over V
+    ("fp16sr+nvfp4", (16, 16, 1)),
+])
+def test_read_copy_key_chunks_with_other_launches(precision, launch, device):
+    """The key-chunk decode of a read copy reads and writes its scales per row (tile
+    scales indexed by row // BV), so any launch whose value tile holds whole scale tiles
+    keeps the layout the fold and quantize kernels use: checked bit for bit (fp32
+    checkpoint) after every flush, with chunks other than the plan's."""
+    from replaygen.plan import decode_is_chunked
+    from replaygen.tuning import Launch
+    h = Harness(_config("gdn", precision), num_slots=3, device=device, seed=3,
+                check_conventional=False)
+    assert decode_is_chunked(h.kern.plan)
+    bv, bkt, warps = launch
+    h.kern.forced["replay_decode"] = Launch(BV=bv, BKT=bkt, num_warps=warps, num_stages=1)
+    h.run([Step(r) for r in ROWS])
+    assert h.device_flushes >= 3
+
+
+def test_read_copy_launch_errors():
+    """A key chunk must hold whole NVFP4 blocks; a value tile whole scale tiles."""
+    from replaygen.errors import ConfigError
+    from replaygen.plan import launch_constants
+    nv = _config("gdn", "fp32+nvfp4").load().plan
+    with pytest.raises(ConfigError, match="whole NVFP4 blocks"):
+        launch_constants(nv, "replay_decode", 32, 8)
+    with pytest.raises(ConfigError, match="multiple of the read copy's scale tile"):
+        launch_constants(nv, "replay_decode", 8, 32)
