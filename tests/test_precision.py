@@ -131,7 +131,9 @@ def test_per_field_record_precision(device):
     (dict(gate_records="cumulative"), "needs a per-channel decay"),   # GDN: a scalar gate
     (dict(gate_records="running"), "gate_records must be None or one of"),
     (dict(decode_structure="tiles"), "decode_structure must be None or one of"),
-    (dict(read_dtype="fp8", decode_structure="kchunks"), "needs a plain round-to-nearest"),
+    # fp8 column scales do not factor out of a key chunk's sum: value tiles only
+    (dict(read_dtype="fp8", fp8_scale="col", decode_structure="kchunks"), "needs a plain checkpoint"),
+    (dict(state_dtype="fp8", decode_structure="kchunks"), "needs a plain checkpoint"),
 ])
 def test_precision_errors(kwargs, message):
     import replaygen
