@@ -83,7 +83,7 @@ def test_split_candidates_extend_the_fastest_small_batch_launches():
     got = split_candidates(plan, times, keep=2)
     # fastest at batch 1: BV 16 (2 tiles: split 2), then BV 32 (1 tile: no split)
     assert got == [Launch(16, 1, 3, 16, 2)]
-    vt = load("kda", H=1, HV=1, K=16, V=32, L=2, tuning=False).plan   # value tiles: no split
+    vt = load("kda", H=1, HV=1, K=16, V=32, L=2, gate_records="step", tuning=False).plan  # value tiles
     assert split_candidates(vt, times) == []
 
 
