@@ -328,15 +328,17 @@ def _pick_decode_template(channel_gate: bool, ckpt: StateFormat,
 
 
 
-def _pick_verify_template(channel_gate: bool) -> str:
+def _pick_verify_template(channel_gate: bool, key_fields_in_chunks: bool = True) -> str:
     """Structure of the verify kernel. Key chunks for scalar decays, as the decode: the
     value-tile verify measured 0.62 ms for GDN (Qwen3.5-4B, batch 256, T = 8) against
     0.30 ms for a conventional step (bench/results/spec-2026-11-29), latency-bound by the
     draft math before and between its [BV, K] tiles. Per-channel decays keep the value
     tiles: their [BT, BKT] cumulative gates per chunk are the scan that made the key-chunk
     decode lose for KDA and GLA. Verify reads the plain checkpoint only (never a read
-    copy, never writes it), so the precision configuration does not matter here."""
-    return VERIFY_VALUE_TILES if channel_gate else VERIFY_KEY_CHUNKS
+    copy, never writes it), so the precision configuration does not matter here. The key
+    chunks store the drafts' key-axis record fields from their chunk values, so every such
+    field must be computed per chunk (`key_fields_in_chunks`)."""
+    return VERIFY_VALUE_TILES if channel_gate or not key_fields_in_chunks else VERIFY_KEY_CHUNKS
 
 
 def _pick_verify_value_tile(V: int) -> int:
@@ -627,7 +629,10 @@ def make_plan(deriv: Derivation, config: KernelConfig) -> KernelPlan:
                             if s.name in quantities and quantities[s.name].token
                             and quantities[s.name].axis == "scalar"},
                            key=list(quantities).index)
-    verify_template = _pick_verify_template(channel_gate)
+    # the key-chunked verify stores the drafts' key-axis record fields from the chunk
+    # code's values (c_<field>), so each must be one of them
+    verify_template = _pick_verify_template(
+        channel_gate, all(f.name in chunk_deps for f in ring if f.axis == "K"))
     verify_dbv = config.block_v or _pick_verify_value_tile(V)
     return KernelPlan(
         config=config, spec_name=spec.name, spec_hash=spec.source_hash,

@@ -2,8 +2,8 @@
 # the templates and run `replaygen build`.
 # kernel: mamba2__ngroups8_nheads96_dstate128_headdim80__L16__state_bf16__rec_bf16
 # spec sha256: b9b9d1221036064279430b56c5d997514355cbb9c52adf3b69fc5581e1456b5e
-# templates sha256: 960758689dbbad3818d186e37b732afc9cffcf1980ecbd98e379aad861d9514e
-# generator sha256: 434cbbe8e75e4a7e37e82a23a847265703b06378b6a6b685726f98eab086cb8f
+# templates sha256: fe961a205af22dee4f2807407a0f2b1d3e2940c6d6e75602d51525dfad9dc972
+# generator sha256: 2e0f07486a3db292ac2c779384b20ddd7ad35b6608da24efa1e74474e67794f0
 """ReplaySSM kernels for mamba2: mamba2__ngroups8_nheads96_dstate128_headdim80__L16__state_bf16__rec_bf16.
 
 Replay form: S_t = C·exp(G_t) + Σ_j w_j (exp(G_t - G_j)·k_j)ᵀ,  G_j = Σ_(i<=j) g_i
@@ -359,7 +359,7 @@ def verify_kernel(
     scores S_d (i' <= i, query rows) and, for a delta rule, A[i, i'] / β_i (i' < i, key
     rows); (I + A) W_d = R with R_i = β_i (v_i - X[T_MAX + i]) is solved by forward
     substitution as W_d = M_v · V_d - M_x · X; out = X + S_d · W_d. The drafts' records go
-    to ring rows n + i (key-side ones at head level, value ones per tile) and
+    to ring rows n + i (scalar ones after the draft loop, key-axis ones per chunk, value ones per tile) and
     drafted[slot, head] = n_d, the most a commit may accept. The checkpoint and the cursor
     are never written. Outputs of drafts i >= n_d (up to T_IN) are zeros; padding rows
     (slot < 0) get zeros, slots outside the pool NaNs, and write nothing.
@@ -396,11 +396,13 @@ def verify_kernel(
         G_t = tl.sum(rec_gate, axis=0)
         rec_weight = tl.where(m_l, tl.exp(-G_rec + G_t), 0.0)  # decay from record j to n, <= 1
         G_n = G_t
-        # -- drafts' head-level quantities, as [BT] vectors over the probe rows; their
-        # key-side records. Unrolled and branch-free (absent drafts reload the last present
-        # one, always in bounds, and change nothing), so all loads issue up front.
+        # -- drafts' head-level quantities, as [BT] vectors over the probe rows. Unrolled,
+        # branch-free and store-free (absent drafts reload the last present one, always in
+        # bounds, and change nothing; the records are stored after the loop, key-axis fields
+        # per chunk), so all drafts' loads issue up front instead of one round trip each.
         G_d = tl.zeros([BT], tl.float32) + G_n  # absent: decay 1 from n
         d_delta = tl.zeros([BT], tl.float32)
+        d_rec_delta = tl.zeros([BT], tl.float32)
         G_i = G_n
         for i_d in tl.static_range(T_MAX):
             live = i_d < n_d
@@ -420,11 +422,9 @@ def verify_kernel(
             sel = (o_dr == i_d) & live  # this draft's probe rows
             G_d = tl.where(sel, G_i, G_d)
             d_delta = tl.where(sel, b_delta, d_delta)
-            if live:
-                if i_hv % GROUP == 0:
-                    tl.store(ring_B_ptr + ((i_slot * H + i_kh) * RING + n + i_d) * K + o_k, b_B.to(ring_B_ptr.dtype.element_ty), mask=m_k)
-                tl.store(ring_delta_ptr + ((i_slot * HV + i_hv) * RING + n + i_d), b_delta.to(ring_delta_ptr.dtype.element_ty))
-                pass
+            d_rec_delta = tl.where(sel, b_delta, d_rec_delta)
+        m_dk = (o_t < T_MAX) & m_p  # rows i of present drafts: their records' rows n + i
+        tl.store(ring_delta_ptr + ((i_slot * HV + i_hv) * RING + n + o_t), d_rec_delta.to(ring_delta_ptr.dtype.element_ty), mask=m_dk)
         ck_weight = tl.exp(G_d)  # [BT] decay from the checkpoint to each probe
         draft_weight = tl.exp(-G_n + G_d)  # [BT] decay from n to each probe
         # window decays exp(G_i - G_i'), i' <= i (query rows) or i' < i (key rows)
@@ -447,7 +447,9 @@ def verify_kernel(
                 ct_query = c_C
                 ct_key = c_B
                 probe = tl.where(m_p[:, None], ct_query, 0.0)  # [BT, BKT]
-                k_d = tl.where(((o_t < T_MAX) & m_p)[:, None], ct_key, 0.0)  # rows i: draft i's key
+                k_d = tl.where(m_dk[:, None], ct_key, 0.0)  # rows i: draft i's key
+                if i_hv % GROUP == 0:
+                    tl.store(ring_B_ptr + ((i_slot * H + i_kh) * RING + n + o_t[:, None]) * K + o_kc[None, :], c_B.to(ring_B_ptr.dtype.element_ty), mask=tl.where(i_v == 0, m_dk[:, None] & m_kc[None, :], False))
                 r_B = tl.load(ring_B_ptr + ((i_slot * H + i_kh) * RING + o_l[:, None]) * K + o_kc[None, :], mask=m_l[:, None] & m_kc[None, :], other=0.0).to(tl.float32)  # [BL, BKT]
                 rec_key = r_B
                 kw = rec_weight[:, None] * rec_key  # [BL, BKT] record keys decayed to n (zero past n)
