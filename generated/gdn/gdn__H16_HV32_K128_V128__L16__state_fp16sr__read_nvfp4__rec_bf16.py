@@ -2,8 +2,8 @@
 # the templates and run `replaygen build`.
 # kernel: gdn__H16_HV32_K128_V128__L16__state_fp16sr__read_nvfp4__rec_bf16
 # spec sha256: 269ae606d36dd56b152535499facfacd42680cd4fda27f9a1b04094384a173fb
-# templates sha256: fe961a205af22dee4f2807407a0f2b1d3e2940c6d6e75602d51525dfad9dc972
-# generator sha256: 2e0f07486a3db292ac2c779384b20ddd7ad35b6608da24efa1e74474e67794f0
+# templates sha256: bc803d675d343313e2ca56660f3d592111006f8dc37a1ad8ecd3706c97d77560
+# generator sha256: 0a663dfac0aea139184aa55c1d607e4febd8377517be563557be2bb7c21a3e77
 """ReplaySSM kernels for gdn: gdn__H16_HV32_K128_V128__L16__state_fp16sr__read_nvfp4__rec_bf16.
 
 Replay form: S_t = C·exp(G_t) + Σ_j u_j (exp(G_t - G_j)·k_j)ᵀ,  G_j = Σ_(i<=j) g_i
@@ -421,44 +421,29 @@ def verify_kernel(
         G_t = tl.sum(rec_gate, axis=0)
         rec_weight = tl.where(m_l, tl.exp(-G_rec + G_t), 0.0)  # decay from record j to n, <= 1
         G_n = G_t
-        # -- drafts' head-level quantities, as [BT] vectors over the probe rows. Unrolled,
-        # branch-free and store-free (absent drafts reload the last present one, always in
-        # bounds, and change nothing; the records are stored after the loop, key-axis fields
-        # per chunk), so all drafts' loads issue up front instead of one round trip each.
-        G_d = tl.zeros([BT], tl.float32) + G_n  # absent: decay 1 from n
-        d_red_0 = tl.zeros([BT], tl.float32)
-        d_red_1 = tl.zeros([BT], tl.float32)
-        d_beta = tl.zeros([BT], tl.float32)
-        d_rec_g = tl.zeros([BT], tl.float32)
-        G_i = G_n
-        for i_d in tl.static_range(T_MAX):
-            live = i_d < n_d
-            i_ld = tl.maximum(tl.minimum(i_d, n_d - 1), 0)
-            b_q = tl.load(q_ptr + (i_b * T_IN + i_ld) * stride_q + i_kh * K + o_k, mask=m_k, other=0.0).to(tl.float32)
-            b_k = tl.load(k_ptr + (i_b * T_IN + i_ld) * stride_k + i_kh * K + o_k, mask=m_k, other=0.0).to(tl.float32)
-            b_a = tl.load(a_ptr + (i_b * T_IN + i_ld) * stride_a + i_hv).to(tl.float32)
-            b_b = tl.load(b_ptr + (i_b * T_IN + i_ld) * stride_b + i_hv).to(tl.float32)
-            b_A_log = tl.load(A_log_ptr + i_hv).to(tl.float32)
-            b_dt_bias = tl.load(dt_bias_ptr + i_hv).to(tl.float32)
-            b_q_hat = 0.08838834764831845 * b_q / tl.sqrt(tl.sum((b_q) * (b_q), axis=0) + 1e-06)
-            b_k_hat = b_k / tl.sqrt(tl.sum((b_k) * (b_k), axis=0) + 1e-06)
-            b_g = -tl.exp(b_A_log) * tl.where((b_a + b_dt_bias) > 20.0, (b_a + b_dt_bias), tl.log(1.0 + tl.exp(tl.minimum((b_a + b_dt_bias), 20.0))))
-            b_beta = (1.0 / (1.0 + tl.exp(-(b_b))))
-            t_query = b_q_hat
-            t_key = b_k_hat
-            t_gate = b_g
-            t_beta = b_beta
-            red_0 = tl.sum((b_q) * (b_q), axis=0)
-            red_1 = tl.sum((b_k) * (b_k), axis=0)
-            G_i = G_i + tl.where(live, t_gate, 0.0)
-            sel = (o_dr == i_d) & live  # this draft's probe rows
-            G_d = tl.where(sel, G_i, G_d)
-            d_red_0 = tl.where(sel, red_0, d_red_0)
-            d_red_1 = tl.where(sel, red_1, d_red_1)
-            d_beta = tl.where(sel, t_beta, d_beta)
-            d_rec_g = tl.where(sel, b_g, d_rec_g)
+        # -- drafts' head-level quantities, all drafts at once as [BT] vectors over the probe
+        # rows (o_dr: the draft of each row; absent drafts load zeros and are masked), so
+        # their loads issue together: scalars from [BT] loads, the whole-axis reductions
+        # from [BT, BK] tiles of the key-axis tensors (the chunk loads over the whole axis)
         m_dk = (o_t < T_MAX) & m_p  # rows i of present drafts: their records' rows n + i
-        tl.store(ring_g_ptr + ((i_slot * HV + i_hv) * RING + n + o_t), d_rec_g.to(ring_g_ptr.dtype.element_ty), mask=m_dk)
+        m_dr = o_dr < n_d  # every probe row of a present draft
+        b_a = tl.load(a_ptr + (i_b * T_IN + o_dr) * stride_a + i_hv, mask=m_dr, other=0.0).to(tl.float32)  # [BT]
+        b_b = tl.load(b_ptr + (i_b * T_IN + o_dr) * stride_b + i_hv, mask=m_dr, other=0.0).to(tl.float32)  # [BT]
+        b_g = -tl.exp(b_A_log) * tl.where((b_a + b_dt_bias) > 20.0, (b_a + b_dt_bias), tl.log(1.0 + tl.exp(tl.minimum((b_a + b_dt_bias), 20.0))))
+        b_beta = (1.0 / (1.0 + tl.exp(-(b_b))))
+        t_gate = b_g
+        t_beta = b_beta
+        h_q = tl.load(q_ptr + (i_b * T_IN + o_dr[:, None]) * stride_q + i_kh * K + o_k[None, :], mask=m_p[:, None] & m_k[None, :], other=0.0).to(tl.float32)  # [BT, BKT]
+        h_k = tl.load(k_ptr + (i_b * T_IN + o_dr[:, None]) * stride_k + i_kh * K + o_k[None, :], mask=m_p[:, None] & m_k[None, :], other=0.0).to(tl.float32)  # [BT, BKT]
+        red_0 = tl.sum((h_q) * (h_q), axis=1)
+        red_1 = tl.sum((h_k) * (h_k), axis=1)
+        # G_d[r]: the log decay from the checkpoint to draft o_dr[r] (absent: to n)
+        g_d = tl.where(m_dk, t_gate, 0.0)  # rows i: draft i's gate
+        G_d = tl.where(m_dr, G_n + tl.sum(tl.where(o_t[None, :] <= o_dr[:, None], g_d[None, :], 0.0), axis=1), G_n)
+        d_red_0 = tl.where(m_dr, red_0, 0.0)
+        d_red_1 = tl.where(m_dr, red_1, 0.0)
+        d_beta = tl.where(m_dr, t_beta, 0.0)
+        tl.store(ring_g_ptr + ((i_slot * HV + i_hv) * RING + n + o_t), b_g.to(ring_g_ptr.dtype.element_ty), mask=m_dk)
         ck_weight = tl.exp(G_d)  # [BT] decay from the checkpoint to each probe
         draft_weight = tl.exp(-G_n + G_d)  # [BT] decay from n to each probe
         # window decays exp(G_i - G_i'), i' <= i (query rows) or i' < i (key rows)

@@ -2,8 +2,8 @@
 # the templates and run `replaygen build`.
 # kernel: kda__H32_HV32_K128_V128__L16__state_fp32__read_fp8row__rec_bf16
 # spec sha256: 900e043a38a9f7023de2cc4bf78d14388be9de5c6732cf3e1db42c3737507d77
-# templates sha256: fe961a205af22dee4f2807407a0f2b1d3e2940c6d6e75602d51525dfad9dc972
-# generator sha256: 2e0f07486a3db292ac2c779384b20ddd7ad35b6608da24efa1e74474e67794f0
+# templates sha256: bc803d675d343313e2ca56660f3d592111006f8dc37a1ad8ecd3706c97d77560
+# generator sha256: 0a663dfac0aea139184aa55c1d607e4febd8377517be563557be2bb7c21a3e77
 """ReplaySSM kernels for kda: kda__H32_HV32_K128_V128__L16__state_fp32__read_fp8row__rec_bf16.
 
 Replay form: S_t = C·Diag(exp(G_t)) + Σ_j u_j (Diag(exp(G_t - G_j))·k_j)ᵀ,  G_j = Σ_(i<=j) g_i

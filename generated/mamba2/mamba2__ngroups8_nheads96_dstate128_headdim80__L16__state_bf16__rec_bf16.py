@@ -2,8 +2,8 @@
 # the templates and run `replaygen build`.
 # kernel: mamba2__ngroups8_nheads96_dstate128_headdim80__L16__state_bf16__rec_bf16
 # spec sha256: b9b9d1221036064279430b56c5d997514355cbb9c52adf3b69fc5581e1456b5e
-# templates sha256: fe961a205af22dee4f2807407a0f2b1d3e2940c6d6e75602d51525dfad9dc972
-# generator sha256: 2e0f07486a3db292ac2c779384b20ddd7ad35b6608da24efa1e74474e67794f0
+# templates sha256: bc803d675d343313e2ca56660f3d592111006f8dc37a1ad8ecd3706c97d77560
+# generator sha256: 0a663dfac0aea139184aa55c1d607e4febd8377517be563557be2bb7c21a3e77
 """ReplaySSM kernels for mamba2: mamba2__ngroups8_nheads96_dstate128_headdim80__L16__state_bf16__rec_bf16.
 
 Replay form: S_t = C·exp(G_t) + Σ_j w_j (exp(G_t - G_j)·k_j)ᵀ,  G_j = Σ_(i<=j) g_i
@@ -396,35 +396,21 @@ def verify_kernel(
         G_t = tl.sum(rec_gate, axis=0)
         rec_weight = tl.where(m_l, tl.exp(-G_rec + G_t), 0.0)  # decay from record j to n, <= 1
         G_n = G_t
-        # -- drafts' head-level quantities, as [BT] vectors over the probe rows. Unrolled,
-        # branch-free and store-free (absent drafts reload the last present one, always in
-        # bounds, and change nothing; the records are stored after the loop, key-axis fields
-        # per chunk), so all drafts' loads issue up front instead of one round trip each.
-        G_d = tl.zeros([BT], tl.float32) + G_n  # absent: decay 1 from n
-        d_delta = tl.zeros([BT], tl.float32)
-        d_rec_delta = tl.zeros([BT], tl.float32)
-        G_i = G_n
-        for i_d in tl.static_range(T_MAX):
-            live = i_d < n_d
-            i_ld = tl.maximum(tl.minimum(i_d, n_d - 1), 0)
-            b_dt = tl.load(dt_ptr + (i_b * T_IN + i_ld) * stride_dt + i_hv).to(tl.float32)
-            b_B = tl.load(B_ptr + (i_b * T_IN + i_ld) * stride_B + i_kh * K + o_k, mask=m_k, other=0.0).to(tl.float32)
-            b_C = tl.load(C_ptr + (i_b * T_IN + i_ld) * stride_C + i_kh * K + o_k, mask=m_k, other=0.0).to(tl.float32)
-            b_A_log = tl.load(A_log_ptr + i_hv).to(tl.float32)
-            b_dt_bias = tl.load(dt_bias_ptr + i_hv).to(tl.float32)
-            b_D = tl.load(D_ptr + i_hv).to(tl.float32)
-            b_delta = tl.where((b_dt + b_dt_bias) > 20.0, (b_dt + b_dt_bias), tl.log(1.0 + tl.exp(tl.minimum((b_dt + b_dt_bias), 20.0))))
-            b_g = -b_delta * tl.exp(b_A_log)
-            t_query = b_C
-            t_key = b_B
-            t_gate = b_g
-            G_i = G_i + tl.where(live, t_gate, 0.0)
-            sel = (o_dr == i_d) & live  # this draft's probe rows
-            G_d = tl.where(sel, G_i, G_d)
-            d_delta = tl.where(sel, b_delta, d_delta)
-            d_rec_delta = tl.where(sel, b_delta, d_rec_delta)
+        # -- drafts' head-level quantities, all drafts at once as [BT] vectors over the probe
+        # rows (o_dr: the draft of each row; absent drafts load zeros and are masked), so
+        # their loads issue together: scalars from [BT] loads, the whole-axis reductions
+        # from [BT, BK] tiles of the key-axis tensors (the chunk loads over the whole axis)
         m_dk = (o_t < T_MAX) & m_p  # rows i of present drafts: their records' rows n + i
-        tl.store(ring_delta_ptr + ((i_slot * HV + i_hv) * RING + n + o_t), d_rec_delta.to(ring_delta_ptr.dtype.element_ty), mask=m_dk)
+        m_dr = o_dr < n_d  # every probe row of a present draft
+        b_dt = tl.load(dt_ptr + (i_b * T_IN + o_dr) * stride_dt + i_hv, mask=m_dr, other=0.0).to(tl.float32)  # [BT]
+        b_delta = tl.where((b_dt + b_dt_bias) > 20.0, (b_dt + b_dt_bias), tl.log(1.0 + tl.exp(tl.minimum((b_dt + b_dt_bias), 20.0))))
+        b_g = -b_delta * tl.exp(b_A_log)
+        t_gate = b_g
+        # G_d[r]: the log decay from the checkpoint to draft o_dr[r] (absent: to n)
+        g_d = tl.where(m_dk, t_gate, 0.0)  # rows i: draft i's gate
+        G_d = tl.where(m_dr, G_n + tl.sum(tl.where(o_t[None, :] <= o_dr[:, None], g_d[None, :], 0.0), axis=1), G_n)
+        d_delta = tl.where(m_dr, b_delta, 0.0)
+        tl.store(ring_delta_ptr + ((i_slot * HV + i_hv) * RING + n + o_t), b_delta.to(ring_delta_ptr.dtype.element_ty), mask=m_dk)
         ck_weight = tl.exp(G_d)  # [BT] decay from the checkpoint to each probe
         draft_weight = tl.exp(-G_n + G_d)  # [BT] decay from n to each probe
         # window decays exp(G_i - G_i'), i' <= i (query rows) or i' < i (key rows)
