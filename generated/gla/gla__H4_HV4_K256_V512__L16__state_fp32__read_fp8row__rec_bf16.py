@@ -2,7 +2,7 @@
 # the templates and run `replaygen build`.
 # kernel: gla__H4_HV4_K256_V512__L16__state_fp32__read_fp8row__rec_bf16
 # spec sha256: 2a7fe42937c3f75572badc158aa6b5a3525d5a4bced8d5656b63326bdec79ab1
-# templates sha256: bc803d675d343313e2ca56660f3d592111006f8dc37a1ad8ecd3706c97d77560
+# templates sha256: 20748d06683718ad5c3131097c9d8b355e345d32e6cf5d06738a29c3ad74a8ee
 # generator sha256: 0a663dfac0aea139184aa55c1d607e4febd8377517be563557be2bb7c21a3e77
 """ReplaySSM kernels for gla: gla__H4_HV4_K256_V512__L16__state_fp32__read_fp8row__rec_bf16.
 

@@ -2,7 +2,7 @@
 # the templates and run `replaygen build`.
 # kernel: kda__H32_HV32_K128_V128__L16__state_fp32__read_nvfp4__rec_bf16
 # spec sha256: 900e043a38a9f7023de2cc4bf78d14388be9de5c6732cf3e1db42c3737507d77
-# templates sha256: bc803d675d343313e2ca56660f3d592111006f8dc37a1ad8ecd3706c97d77560
+# templates sha256: 20748d06683718ad5c3131097c9d8b355e345d32e6cf5d06738a29c3ad74a8ee
 # generator sha256: 0a663dfac0aea139184aa55c1d607e4febd8377517be563557be2bb7c21a3e77
 """ReplaySSM kernels for kda: kda__H32_HV32_K128_V128__L16__state_fp32__read_nvfp4__rec_bf16.
 

@@ -2,7 +2,7 @@
 # the templates and run `replaygen build`.
 # kernel: mamba2__ngroups8_nheads96_dstate128_headdim80__L16__state_fp16sr__read_nvfp4__rec_bf16
 # spec sha256: b9b9d1221036064279430b56c5d997514355cbb9c52adf3b69fc5581e1456b5e
-# templates sha256: bc803d675d343313e2ca56660f3d592111006f8dc37a1ad8ecd3706c97d77560
+# templates sha256: 20748d06683718ad5c3131097c9d8b355e345d32e6cf5d06738a29c3ad74a8ee
 # generator sha256: 0a663dfac0aea139184aa55c1d607e4febd8377517be563557be2bb7c21a3e77
 """ReplaySSM kernels for mamba2: mamba2__ngroups8_nheads96_dstate128_headdim80__L16__state_fp16sr__read_nvfp4__rec_bf16.
 
@@ -369,20 +369,22 @@ def verify_kernel(
     committed records, by output-only evaluation. Probe rows r of one [BT, BKT] tile
     hold the drafts' queries (rows i) and, for a delta rule, their keys (rows T_MAX + i);
     o_dr[r] is the draft of row r and G_d[r] its cumulative log decay from the checkpoint.
-    The checkpoint is streamed once in [DBV, BKT] chunks; per chunk
+    The drafts' head-level work is done once for all of them, over the whole key axis
+    ([BT] vectors and [BT, BK] tiles): gates, reductions, and the scores that need no
+    checkpoint, S_c = P_w · kwᵀ (P_w[r] = exp(G_d - G_n) p_r against the committed
+    records' keys kw decayed to n) and S_w = P · K_dᵀ (K_d[i] the drafts' keys). Then the
+    checkpoint is streamed once in [DBV, BKT] chunks with one product per chunk,
 
-        Xᵀ += C · P_ckᵀ,   S_c += P_w · kwᵀ,   S_w += P · K_dᵀ
+        Xᵀ += C · P_ckᵀ    (P_ck[r] = exp(G_d) p_r, the probes' chunk recomputed),
 
-    (P_ck[r] = exp(G_d) p_r; P_w[r] = exp(G_d - G_n) p_r against the committed records'
-    keys kw decayed to n; K_d[i] the drafts' raw keys), so no draft quantity outlives a
-    chunk but these accumulators. The value-side products are transposed ([DBV, BT], value
-    rows as the mma's M): with M = BT = 16 every warp would hold the whole accumulator
+    so the stream carries no other work. The value-side product is transposed ([DBV, BT],
+    value rows as the mma's M): with M = BT = 16 every warp would hold the whole accumulator
     and chunk (an mma row is 16). Per value tile: X += S_c · W_c (the committed state
     read by every probe); the window decays exp(G_i - G_i') turn S_w into the draft-draft
     scores S_d (i' <= i, query rows) and, for a delta rule, A[i, i'] / β_i (i' < i, key
     rows); (I + A) W_d = R with R_i = β_i (v_i - X[T_MAX + i]) is solved by forward
     substitution as W_d = M_v · V_d - M_x · X; out = X + S_d · W_d. The drafts' records go
-    to ring rows n + i (scalar ones after the draft loop, key-axis ones per chunk, value ones per tile) and
+    to ring rows n + i (scalar and key-axis ones at head level, value ones per tile) and
     drafted[slot, head] = n_d, the most a commit may accept. The checkpoint and the cursor
     are never written. Outputs of drafts i >= n_d (up to T_IN) are zeros; padding rows
     (slot < 0) get zeros, slots outside the pool NaNs, and write nothing.
@@ -429,6 +431,8 @@ def verify_kernel(
         b_delta = tl.where((b_dt + b_dt_bias) > 20.0, (b_dt + b_dt_bias), tl.log(1.0 + tl.exp(tl.minimum((b_dt + b_dt_bias), 20.0))))
         b_g = -b_delta * tl.exp(b_A_log)
         t_gate = b_g
+        h_B = tl.load(B_ptr + (i_b * T_IN + o_dr[:, None]) * stride_B + i_kh * K + o_k[None, :], mask=m_p[:, None] & m_k[None, :], other=0.0).to(tl.float32)  # [BT, BKT]
+        h_C = tl.load(C_ptr + (i_b * T_IN + o_dr[:, None]) * stride_C + i_kh * K + o_k[None, :], mask=m_p[:, None] & m_k[None, :], other=0.0).to(tl.float32)  # [BT, BKT]
         # G_d[r]: the log decay from the checkpoint to draft o_dr[r] (absent: to n)
         g_d = tl.where(m_dk, t_gate, 0.0)  # rows i: draft i's gate
         G_d = tl.where(m_dr, G_n + tl.sum(tl.where(o_t[None, :] <= o_dr[:, None], g_d[None, :], 0.0), axis=1), G_n)
@@ -440,13 +444,32 @@ def verify_kernel(
         pair = tl.where(causal & m_t[None, :], tl.exp(tl.minimum(G_d[:, None] - G_d[None, :], 0.0)), 0.0)  # [BT, BT]
         # per-draft scalars and whole-axis reductions, broadcast over the chunk and tile axes
         b_delta = d_delta[:, None]
+        # -- the scores that need no checkpoint, once over the whole key axis: probes
+        # against the committed records' keys (decayed to n) and against the drafts' keys
+        ht_query = h_C
+        ht_key = h_B
+        h_probe = tl.where(m_p[:, None], ht_query, 0.0)  # [BT, BK]
+        h_kd = tl.where(m_dk[:, None], ht_key, 0.0)  # rows i: draft i's key
+        if i_hv % GROUP == 0:
+            tl.store(ring_B_ptr + ((i_slot * H + i_kh) * RING + n + o_t[:, None]) * K + o_k[None, :], h_B.to(ring_B_ptr.dtype.element_ty), mask=m_dk[:, None] & m_k[None, :])
+        r_B = tl.load(ring_B_ptr + ((i_slot * H + i_kh) * RING + o_l[:, None]) * K + o_k[None, :], mask=m_l[:, None] & m_k[None, :], other=0.0).to(tl.float32)  # [BL, BK]
+        r_delta = tl.load(ring_delta_ptr + (i_slot * HV + i_hv) * RING + o_l, mask=m_l, other=0.0).to(tl.float32)  # [BL]
+        rec_key = r_B
+        kw = rec_weight[:, None] * rec_key  # [BL, BK] record keys decayed to n (zero past n)
+        p_w = draft_weight[:, None] * h_probe
+        if DECODE_FOLD_DOT:
+            S_c = tl.dot(p_w, tl.trans(kw), input_precision="tf32")
+        else:
+            S_c = tl.sum(p_w[:, None, :] * kw[None, :, :], axis=2)
+        if DECODE_FOLD_DOT:
+            S_w = tl.dot(h_probe, tl.trans(h_kd), input_precision="tf32")
+        else:
+            S_w = tl.sum(h_probe[:, None, :] * h_kd[None, :, :], axis=2)
         for i_v in range(DNV):
             o_v = i_v * DBV + o_vb
             m_v = o_v < V
             p_rows = ckpt_ptr + ((i_slot * HV + i_hv) * V + o_v) * K  # [DBV] checkpoint rows
             XT = tl.zeros([DBV, BT], tl.float32)  # C·(decayed probe), every probe at once
-            S_c = tl.zeros([BT, BL], tl.float32)  # probes against the committed records
-            S_w = tl.zeros([BT, BT], tl.float32)  # probes against the drafts' keys
             for i_k in range(NK):
                 o_kc = i_k * BKT + o_kb
                 m_kc = o_kc < K
@@ -456,29 +479,12 @@ def verify_kernel(
                 ct_query = c_C
                 ct_key = c_B
                 probe = tl.where(m_p[:, None], ct_query, 0.0)  # [BT, BKT]
-                k_d = tl.where(m_dk[:, None], ct_key, 0.0)  # rows i: draft i's key
-                if i_hv % GROUP == 0:
-                    tl.store(ring_B_ptr + ((i_slot * H + i_kh) * RING + n + o_t[:, None]) * K + o_kc[None, :], c_B.to(ring_B_ptr.dtype.element_ty), mask=tl.where(i_v == 0, m_dk[:, None] & m_kc[None, :], False))
-                r_B = tl.load(ring_B_ptr + ((i_slot * H + i_kh) * RING + o_l[:, None]) * K + o_kc[None, :], mask=m_l[:, None] & m_kc[None, :], other=0.0).to(tl.float32)  # [BL, BKT]
-                rec_key = r_B
-                kw = rec_weight[:, None] * rec_key  # [BL, BKT] record keys decayed to n (zero past n)
                 p_ck = ck_weight[:, None] * probe
-                p_w = draft_weight[:, None] * probe
                 if DECODE_FOLD_DOT:
                     x_ck = tl.dot(c_chunk, tl.trans(p_ck), input_precision="tf32")
                 else:
                     x_ck = tl.sum(c_chunk[:, None, :] * p_ck[None, :, :], axis=2)
-                if DECODE_FOLD_DOT:
-                    s_c = tl.dot(p_w, tl.trans(kw), input_precision="tf32")
-                else:
-                    s_c = tl.sum(p_w[:, None, :] * kw[None, :, :], axis=2)
-                if DECODE_FOLD_DOT:
-                    s_w = tl.dot(probe, tl.trans(k_d), input_precision="tf32")
-                else:
-                    s_w = tl.sum(probe[:, None, :] * k_d[None, :, :], axis=2)
                 XT += x_ck
-                S_c += s_c
-                S_w += s_w
             # -- this value tile: the committed records' values, the window, the outputs
             b_x = tl.load(x_ptr + (i_b * T_IN + o_t[:, None]) * stride_x + i_hv * V + o_v[None, :], mask=m_t[:, None] & m_v[None, :], other=0.0).to(tl.float32)  # [BT, BV]
             if HAS_z:
