@@ -18,9 +18,9 @@ checkpoint, bf16 records and inputs, L = 16, kernels built for max_drafts = --ma
 2. timings at batch --batch, T in --drafts (CUDA-graph medians, ms per step of T drafts):
    verify alone (new, value-tile), verify + commit amortised over a flush cycle (new,
    value-tile), the snapshot baseline (conventional_verify + select), one conventional
-   decode step; and, unless --no-alternatives, verify alone with other key-chunk launches
-   (value tile DBV, key chunk BKT, warps, stages) forced through Kernels.forced, so the
-   plan's choice can be checked. Ratios: verify+commit / conventional decode (target
+   decode step; and, unless --no-alternatives, at the largest T, verify alone with other
+   key-chunk launches (value tile DBV, key chunk BKT, warps, stages, a ptxas register cap)
+   forced through Kernels.forced, so the plan's choice can be checked. Ratios: verify+commit / conventional decode (target
    <= 1.1 at T = 8) and snapshots / verify+commit (target >= 5); the sympy bytes model's
    ratios (replaygen/traffic.py speculative) next to them.
 
@@ -51,14 +51,21 @@ from replaygen.tuning import Launch  # noqa: E402
 from spec_bench import L, check_paths, counts, draft_inputs, rel  # noqa: E402
 
 CHECK_TOL = 2e-2
-# (DBV, BKT, num_warps, num_stages) launches of the key-chunked verify timed besides the
-# plan's own (DBV = the value dim padded to <= 128, BKT = 32, 4 warps, Triton's 3 stages:
-# 140-146 registers and 62 KiB shared memory on sm_90, 3 programs per SM). ptxas for
-# GDN / Mamba-2: [128, 16] 125 / 146 registers and 31 KiB (3 stages) or 41 KiB (4), so
-# 4 programs per SM for GDN; 8 warps 144 / 134; 2 stages 44 KiB; [64, 32] 230 / 150
-# registers (GDN's key-side work twice). [128, 64] (127 KiB) is left out: 1 program/SM.
-ALTERNATIVES = ((128, 16, 4, 3), (128, 16, 4, 4), (128, 32, 8, 3), (128, 32, 4, 2),
-                (64, 32, 4, 3))
+# (DBV, BKT, num_warps, num_stages, maxnreg or 0) launches of the key-chunked verify timed
+# besides the plan's own (DBV = the value dim padded to <= 128, BKT = 32, 4 warps, Triton's
+# 3 stages), at the largest T only. Session 3 (H200, the previous verify, GDN T = 8):
+# [128, 16]/w4/s4 0.427 ms, /s3 0.435, [128, 32]/s2 0.482, plan 0.461; 8 warps 2.5x
+# slower. ptxas (sm_90, T_MAX = 8) for this version, GDN / Mamba-2 registers and shared
+# memory: [128, 32]/s3 142 / 102, 55 KiB; [128, 16]/s4 133 / 110, 37 KiB; [128, 16]/s3
+# 131 / 114, 28 KiB; [128, 32]/s2 142 / 110, 37 KiB; [64, 32]/s3 127 / 96, 34 KiB. So
+# Mamba-2 runs 4 programs (16 warps) per SM, GDN 3. maxnreg = 128 (a ptxas register cap,
+# bench-only: put into the launch options) gives GDN 4 programs per SM with no spills
+# (124-128 registers); Mamba-2 would spill 4-12 bytes under it and needs no cap.
+ALTERNATIVES = ((128, 16, 4, 4, 0), (128, 16, 4, 3, 0), (128, 32, 4, 2, 0), (64, 32, 4, 3, 0),
+                (128, 32, 4, 3, 128), (128, 16, 4, 4, 128), (128, 16, 4, 3, 128))
+
+# (BV, num_warps, num_stages) launches of the commit's fold kernel, timed in verify+commit
+FOLD_ALTERNATIVES = ((64, 4, 3), (32, 4, 3), (32, 2, 3))
 
 
 def parse_args(argv=None):
@@ -201,17 +208,35 @@ def time_variant(kern, old, params, batch, T, device, alternatives):
         res["bytes_x_decode"] = model["vs_decode"]
         res["bytes_x_snapshots"] = model["vs_snapshots"]
     alt = {}
-    for bv, bkt, w, st in alternatives:
+    for bv, bkt, w, st, regs in alternatives:
         if bv > 128 or bkt > kern.plan.BK:
             continue
+        name = f"{bv}x{bkt}/w{w}/s{st}" + (f"/r{regs}" if regs else "")
         kern.forced["verify"] = Launch(BV=bv, num_warps=w, num_stages=st, BKT=bkt)
         try:
-            alt[f"{bv}x{bkt}/w{w}/s{st}"] = bench(verify(kern))
+            if regs:   # the memoised launch options of this launch get the register cap
+                kern.launch_args("verify", batch, state.device)[1]["maxnreg"] = regs
+            alt[name] = bench(verify(kern))
         except Exception as exc:   # report and go on
-            alt[f"{bv}x{bkt}/w{w}/s{st}"] = repr(exc)[:200]
+            alt[name] = repr(exc)[:200]
         finally:
             kern.forced.pop("verify", None)
+            kern._launches.clear()
     res["verify_new_alternatives"] = alt
+    # the commit's fold: the speculative configuration's name (..._T<max>_...) has no
+    # tuning entries, so it runs at the plan's fold launch; the T_MAX = 1 tables chose
+    # [64, K]/w4/s3 at batch 256 for a flush of L - 1 records (0.297 vs 0.311 ms, GDN)
+    folds = {}
+    for bv, w, st in (FOLD_ALTERNATIVES if alternatives else ()):
+        kern.forced["fold"] = Launch(BV=bv, num_warps=w, num_stages=st)
+        try:
+            folds[f"fold {bv}/w{w}/s{st}"] = bench(cycle(kern), steps=period)
+        except Exception as exc:   # report and go on
+            folds[f"fold {bv}/w{w}/s{st}"] = repr(exc)[:200]
+        finally:
+            kern.forced.pop("fold", None)
+            kern._launches.clear()
+    res["verify_commit_new_fold_alternatives"] = folds
     return res
 
 
@@ -245,6 +270,10 @@ def table(report) -> str:
             f"{b['conventional_decode']:.4f} | {b['x_decode_new']:.2f} / {b['x_decode_old']:.2f} "
             f"({b.get('bytes_x_decode', float('nan')):.2f}) | {b['x_snapshots_new']:.2f} / "
             f"{b['x_snapshots_old']:.2f} ({b.get('bytes_x_snapshots', float('nan')):.2f})")
+        if b.get("verify_commit_new_fold_alternatives"):
+            lines.append("    verify+commit new, commit's fold launches: " + ", ".join(
+                f"{k} {v:.4f}" if isinstance(v, float) else f"{k} {v}"
+                for k, v in b["verify_commit_new_fold_alternatives"].items()))
         if b["verify_new_alternatives"]:
             lines.append("    verify new, other launches: " + ", ".join(
                 f"{k} {v:.4f}" if isinstance(v, float) else f"{k} {v}"
@@ -277,7 +306,8 @@ def main(argv=None):
         alternatives = () if args.no_alternatives else ALTERNATIVES
         for T in args.drafts:
             report["bench"].append(guarded("bench", variant, lambda: time_variant(
-                kern, old, params, args.batch, T, device, alternatives)))
+                kern, old, params, args.batch, T, device,
+                alternatives if T == max(args.drafts) else ())))
     report["seconds"] = round(time.time() - t_start, 1)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)

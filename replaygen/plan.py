@@ -295,6 +295,9 @@ class KernelPlan:
     verify_dbv: int       # key-chunked verify: value tile (its key chunk is BKT)
     reductions: tuple[str, ...]           # head-level whole-axis reductions the chunk code reads
     verify_scalars: tuple[str, ...]       # per-token scalars a key-chunked verify carries per draft
+    draft_code: tuple[Statement, ...]     # key-chunked verify: the drafts' scalars as [BT] vectors
+    reduction_code: tuple[Statement, ...]  # ... and their reductions from [BT, BK] tiles
+    draft_key_code: tuple[Statement, ...]  # ... and their key-axis values as [BT, BK] tiles
     draft_scalars: tuple[str, ...]        # per-token scalars the value-tile code reads
     gate_tile: str                        # shape of the drafts' cumulative gates
     draft_weight: str                     # exp(G_d - G_n): decay from the committed end n to draft i
@@ -394,15 +397,18 @@ def _pick_decode_template(channel_gate: bool, cumulative: bool, ckpt: StateForma
     return KEY_CHUNKS if chunkable else VALUE_TILES
 
 
-def _pick_verify_template(channel_gate: bool) -> str:
+def _pick_verify_template(channel_gate: bool, drafts_in_chunks: bool = True) -> str:
     """Structure of the verify kernel. Key chunks for scalar decays, as the decode: the
     value-tile verify measured 0.62 ms for GDN (Qwen3.5-4B, batch 256, T = 8) against
     0.30 ms for a conventional step (bench/results/spec-2026-11-29), latency-bound by the
     draft math before and between its [BV, K] tiles. Per-channel decays keep the value
     tiles: their [BT, BKT] cumulative gates per chunk are the scan that made the key-chunk
     decode lose for KDA and GLA. Verify reads the plain checkpoint only (never a read
-    copy, never writes it), so the precision configuration does not matter here."""
-    return VERIFY_VALUE_TILES if channel_gate else VERIFY_KEY_CHUNKS
+    copy, never writes it), so the precision configuration does not matter here. The key
+    chunks compute the drafts' head-level quantities as vectors over the drafts and store
+    their key-axis record fields from the chunk values (`drafts_in_chunks`: the variant's
+    quantities allow both)."""
+    return VERIFY_VALUE_TILES if channel_gate or not drafts_in_chunks else VERIFY_KEY_CHUNKS
 
 
 def _pick_verify_value_tile(V: int) -> int:
@@ -635,6 +641,35 @@ def make_plan(deriv: Derivation, config: KernelConfig) -> KernelPlan:
                           for q in spec.inputs() + spec.params()
                           if q.name in chunk_deps and q.axis == "K")
 
+    # The key-chunked verify computes every draft's head-level quantities at once, as [BT]
+    # vectors over its probe rows: the scalar ones from [BT] loads of the scalar inputs
+    # (draft_code), the whole-axis reductions from [BT, BK] tiles of the key-axis tensors
+    # (reduction_code: h_<name> tiles, reducing axis 1). Possible when
+    # the scalars read scalars only and the reductions read loaded tensors only.
+    scalar_names = {n for n, q in quantities.items() if q.axis == "scalar"}
+    draft_code = [Statement(f"b_{n}", print_triton(subs(quantities[n].expr), names))
+                  for n in needed if quantities[n].axis == "scalar"]
+    draft_code += [Statement(f"t_{role}", print_triton(subs(wanted[role]), names))
+                   for role in ("gate", "beta") if role in wanted]
+    draft_names = {**names, **{sympy.Symbol(n): f"h_{n}" for n in chunk_deps}}
+    reduction_code = [Statement(r.name, print_triton(subs(node), draft_names, reduce_axis=1))
+                      for node, r in reductions.items()]
+    # ... and their key-axis values over the whole axis ([BT, BK] tiles, the chunk code's
+    # statements with h_ names, ht_<role>), for the scores that need no checkpoint
+    draft_names.update({r: r.name for r in reductions.values()})
+    draft_key_code = [Statement(f"h_{n}", print_triton(subs(hoist(quantities[n].expr)), draft_names))
+                      for n in sorted(chunk_deps, key=list(quantities).index)
+                      if quantities[n].kind == "derived"]
+    draft_key_code += [Statement(f"ht_{role}", print_triton(subs(hoist(e)), draft_names))
+                       for role, e in chunk_roles.items()]
+    drafts_vectorised = (
+        all(sym.name in scalar_names for n in needed if quantities[n].axis == "scalar"
+            for sym in subs(quantities[n].expr).free_symbols)
+        and all(sym.name in scalar_names for role in ("gate", "beta") if role in wanted
+                for sym in subs(wanted[role]).free_symbols)
+        and all(sym.name in chunk_deps and quantities[sym.name].kind != "derived"
+                for node in reductions for sym in subs(node).free_symbols))
+
     # -- records as tiles ---------------------------------------------------------
     derived_not_stored = {sympy.Symbol(n): q.expr for n, q in quantities.items()
                           if q.kind == "derived" and n not in field_names}
@@ -682,6 +717,7 @@ def make_plan(deriv: Derivation, config: KernelConfig) -> KernelPlan:
                           "the chunked decode kernel cannot evaluate it per chunk")
     if t.gate is None:
         head_code.append(Statement("t_gate", "0.0"))
+        draft_code.append(Statement("t_gate", "0.0"))
     scalar_gate = t.decay != "channel"
 
     unknown = sorted(set(dict(config.record_dtypes)) - field_names)
@@ -707,7 +743,10 @@ def make_plan(deriv: Derivation, config: KernelConfig) -> KernelPlan:
                             if s.name in quantities and quantities[s.name].token
                             and quantities[s.name].axis == "scalar"},
                            key=list(quantities).index)
-    verify_template = _pick_verify_template(channel_gate)
+    # the key-chunked verify stores the drafts' key-axis record fields from the chunk
+    # code's values (c_<field>), so each must be one of them
+    verify_template = _pick_verify_template(
+        channel_gate, drafts_vectorised and all(f.name in chunk_deps for f in ring if f.axis == "K"))
     verify_dbv = config.block_v or _pick_verify_value_tile(V)
     return KernelPlan(
         config=config, spec_name=spec.name, spec_hash=spec.source_hash,
@@ -752,6 +791,8 @@ def make_plan(deriv: Derivation, config: KernelConfig) -> KernelPlan:
             else _pick_verify_warps(BV, BK, not scalar_gate)),
         verify_template=verify_template, verify_dbv=verify_dbv,
         reductions=tuple(r.name for r in reductions.values()),
+        draft_code=tuple(draft_code), reduction_code=tuple(reduction_code),
+        draft_key_code=tuple(draft_key_code),
         verify_scalars=tuple(sorted(chunk_scalars | set(draft_scalars), key=list(quantities).index)),
         draft_scalars=tuple(draft_scalars),
         gate_tile="[BT]" if scalar_gate else "[BT, BK]",

@@ -2,8 +2,8 @@
 # the templates and run `replaygen build`.
 # kernel: gdn__H16_HV32_K128_V128__L16__state_fp32__rec_bf16
 # spec sha256: 269ae606d36dd56b152535499facfacd42680cd4fda27f9a1b04094384a173fb
-# templates sha256: 860f94f95f0e75780b9ace3be4dfcc7b449b0f11a164e8761f9b47b06406e6b7
-# generator sha256: d4acd757c0250e78e67b9e512d3252f89a84cacd4aee25473ae376759fd3679e
+# templates sha256: 009c14dc2c324549ed1bbb1b48a81a765a1e14fce66300c3a8f467cbe05993f2
+# generator sha256: 32c022bbf55164c5e527b3a6895fc77537332d4d94ac39cd81dc9939f4961017
 """ReplaySSM kernels for gdn: gdn__H16_HV32_K128_V128__L16__state_fp32__rec_bf16.
 
 Replay form: S_t = C·exp(G_t) + Σ_j u_j (exp(G_t - G_j)·k_j)ᵀ,  G_j = Σ_(i<=j) g_i
@@ -355,20 +355,22 @@ def verify_kernel(
     committed records, by output-only evaluation. Probe rows r of one [BT, BKT] tile
     hold the drafts' queries (rows i) and, for a delta rule, their keys (rows T_MAX + i);
     o_dr[r] is the draft of row r and G_d[r] its cumulative log decay from the checkpoint.
-    The checkpoint is streamed once in [DBV, BKT] chunks; per chunk
+    The drafts' head-level work is done once for all of them, over the whole key axis
+    ([BT] vectors and [BT, BK] tiles): gates, reductions, and the scores that need no
+    checkpoint, S_c = P_w · kwᵀ (P_w[r] = exp(G_d - G_n) p_r against the committed
+    records' keys kw decayed to n) and S_w = P · K_dᵀ (K_d[i] the drafts' keys). Then the
+    checkpoint is streamed once in [DBV, BKT] chunks with one product per chunk,
 
-        Xᵀ += C · P_ckᵀ,   S_c += P_w · kwᵀ,   S_w += P · K_dᵀ
+        Xᵀ += C · P_ckᵀ    (P_ck[r] = exp(G_d) p_r, the probes' chunk recomputed),
 
-    (P_ck[r] = exp(G_d) p_r; P_w[r] = exp(G_d - G_n) p_r against the committed records'
-    keys kw decayed to n; K_d[i] the drafts' raw keys), so no draft quantity outlives a
-    chunk but these accumulators. The value-side products are transposed ([DBV, BT], value
-    rows as the mma's M): with M = BT = 16 every warp would hold the whole accumulator
+    so the stream carries no other work. The value-side product is transposed ([DBV, BT],
+    value rows as the mma's M): with M = BT = 16 every warp would hold the whole accumulator
     and chunk (an mma row is 16). Per value tile: X += S_c · W_c (the committed state
     read by every probe); the window decays exp(G_i - G_i') turn S_w into the draft-draft
     scores S_d (i' <= i, query rows) and, for a delta rule, A[i, i'] / β_i (i' < i, key
     rows); (I + A) W_d = R with R_i = β_i (v_i - X[T_MAX + i]) is solved by forward
     substitution as W_d = M_v · V_d - M_x · X; out = X + S_d · W_d. The drafts' records go
-    to ring rows n + i (key-side ones at head level, value ones per tile) and
+    to ring rows n + i (scalar and key-axis ones at head level, value ones per tile) and
     drafted[slot, head] = n_d, the most a commit may accept. The checkpoint and the cursor
     are never written. Outputs of drafts i >= n_d (up to T_IN) are zeros; padding rows
     (slot < 0) get zeros, slots outside the pool NaNs, and write nothing.
@@ -404,44 +406,29 @@ def verify_kernel(
         G_t = tl.sum(rec_gate, axis=0)
         rec_weight = tl.where(m_l, tl.exp(-G_rec + G_t), 0.0)  # decay from record j to n, <= 1
         G_n = G_t
-        # -- drafts' head-level quantities, as [BT] vectors over the probe rows; their
-        # key-side records. Unrolled and branch-free (absent drafts reload the last present
-        # one, always in bounds, and change nothing), so all loads issue up front.
-        G_d = tl.zeros([BT], tl.float32) + G_n  # absent: decay 1 from n
-        d_red_0 = tl.zeros([BT], tl.float32)
-        d_red_1 = tl.zeros([BT], tl.float32)
-        d_beta = tl.zeros([BT], tl.float32)
-        G_i = G_n
-        for i_d in tl.static_range(T_MAX):
-            live = i_d < n_d
-            i_ld = tl.maximum(tl.minimum(i_d, n_d - 1), 0)
-            b_q = tl.load(q_ptr + (i_b * T_IN + i_ld) * stride_q + i_kh * K + o_k, mask=m_k, other=0.0).to(tl.float32)
-            b_k = tl.load(k_ptr + (i_b * T_IN + i_ld) * stride_k + i_kh * K + o_k, mask=m_k, other=0.0).to(tl.float32)
-            b_a = tl.load(a_ptr + (i_b * T_IN + i_ld) * stride_a + i_hv).to(tl.float32)
-            b_b = tl.load(b_ptr + (i_b * T_IN + i_ld) * stride_b + i_hv).to(tl.float32)
-            b_A_log = tl.load(A_log_ptr + i_hv).to(tl.float32)
-            b_dt_bias = tl.load(dt_bias_ptr + i_hv).to(tl.float32)
-            b_q_hat = 0.08838834764831845 * b_q / tl.sqrt(tl.sum((b_q) * (b_q), axis=0) + 1e-06)
-            b_k_hat = b_k / tl.sqrt(tl.sum((b_k) * (b_k), axis=0) + 1e-06)
-            b_g = -tl.exp(b_A_log) * tl.where((b_a + b_dt_bias) > 20.0, (b_a + b_dt_bias), tl.log(1.0 + tl.exp(tl.minimum((b_a + b_dt_bias), 20.0))))
-            b_beta = (1.0 / (1.0 + tl.exp(-(b_b))))
-            t_query = b_q_hat
-            t_key = b_k_hat
-            t_gate = b_g
-            t_beta = b_beta
-            red_0 = tl.sum((b_q) * (b_q), axis=0)
-            red_1 = tl.sum((b_k) * (b_k), axis=0)
-            G_i = G_i + tl.where(live, t_gate, 0.0)
-            sel = (o_dr == i_d) & live  # this draft's probe rows
-            G_d = tl.where(sel, G_i, G_d)
-            d_red_0 = tl.where(sel, red_0, d_red_0)
-            d_red_1 = tl.where(sel, red_1, d_red_1)
-            d_beta = tl.where(sel, t_beta, d_beta)
-            if live:
-                if i_hv % GROUP == 0:
-                    tl.store(ring_k_hat_ptr + ((i_slot * H + i_kh) * RING + n + i_d) * K + o_k, b_k_hat.to(ring_k_hat_ptr.dtype.element_ty), mask=m_k)
-                tl.store(ring_g_ptr + ((i_slot * HV + i_hv) * RING + n + i_d), b_g.to(ring_g_ptr.dtype.element_ty))
-                pass
+        # -- drafts' head-level quantities, all drafts at once as [BT] vectors over the probe
+        # rows (o_dr: the draft of each row; absent drafts load zeros and are masked), so
+        # their loads issue together: scalars from [BT] loads, the whole-axis reductions
+        # from [BT, BK] tiles of the key-axis tensors (the chunk loads over the whole axis)
+        m_dk = (o_t < T_MAX) & m_p  # rows i of present drafts: their records' rows n + i
+        m_dr = o_dr < n_d  # every probe row of a present draft
+        b_a = tl.load(a_ptr + (i_b * T_IN + o_dr) * stride_a + i_hv, mask=m_dr, other=0.0).to(tl.float32)  # [BT]
+        b_b = tl.load(b_ptr + (i_b * T_IN + o_dr) * stride_b + i_hv, mask=m_dr, other=0.0).to(tl.float32)  # [BT]
+        b_g = -tl.exp(b_A_log) * tl.where((b_a + b_dt_bias) > 20.0, (b_a + b_dt_bias), tl.log(1.0 + tl.exp(tl.minimum((b_a + b_dt_bias), 20.0))))
+        b_beta = (1.0 / (1.0 + tl.exp(-(b_b))))
+        t_gate = b_g
+        t_beta = b_beta
+        h_q = tl.load(q_ptr + (i_b * T_IN + o_dr[:, None]) * stride_q + i_kh * K + o_k[None, :], mask=m_p[:, None] & m_k[None, :], other=0.0).to(tl.float32)  # [BT, BKT]
+        h_k = tl.load(k_ptr + (i_b * T_IN + o_dr[:, None]) * stride_k + i_kh * K + o_k[None, :], mask=m_p[:, None] & m_k[None, :], other=0.0).to(tl.float32)  # [BT, BKT]
+        red_0 = tl.sum((h_q) * (h_q), axis=1)
+        red_1 = tl.sum((h_k) * (h_k), axis=1)
+        # G_d[r]: the log decay from the checkpoint to draft o_dr[r] (absent: to n)
+        g_d = tl.where(m_dk, t_gate, 0.0)  # rows i: draft i's gate
+        G_d = tl.where(m_dr, G_n + tl.sum(tl.where(o_t[None, :] <= o_dr[:, None], g_d[None, :], 0.0), axis=1), G_n)
+        d_red_0 = tl.where(m_dr, red_0, 0.0)
+        d_red_1 = tl.where(m_dr, red_1, 0.0)
+        d_beta = tl.where(m_dr, t_beta, 0.0)
+        tl.store(ring_g_ptr + ((i_slot * HV + i_hv) * RING + n + o_t), b_g.to(ring_g_ptr.dtype.element_ty), mask=m_dk)
         ck_weight = tl.exp(G_d)  # [BT] decay from the checkpoint to each probe
         draft_weight = tl.exp(-G_n + G_d)  # [BT] decay from n to each probe
         # window decays exp(G_i - G_i'), i' <= i (query rows) or i' < i (key rows)
@@ -449,13 +436,34 @@ def verify_kernel(
         # per-draft scalars and whole-axis reductions, broadcast over the chunk and tile axes
         red_0 = d_red_0[:, None]
         red_1 = d_red_1[:, None]
+        # -- the scores that need no checkpoint, once over the whole key axis: probes
+        # against the committed records' keys (decayed to n) and against the drafts' keys
+        h_q_hat = 0.08838834764831845 * h_q / tl.sqrt(red_0 + 1e-06)
+        h_k_hat = h_k / tl.sqrt(red_1 + 1e-06)
+        ht_query = h_q_hat
+        ht_key = h_k_hat
+        h_probe = tl.where(m_p[:, None], tl.where((o_t < T_MAX)[:, None], ht_query, ht_key), 0.0)  # [BT, BK]
+        h_kd = tl.where(m_dk[:, None], ht_key, 0.0)  # rows i: draft i's key
+        if i_hv % GROUP == 0:
+            tl.store(ring_k_hat_ptr + ((i_slot * H + i_kh) * RING + n + o_t[:, None]) * K + o_k[None, :], h_k_hat.to(ring_k_hat_ptr.dtype.element_ty), mask=m_dk[:, None] & m_k[None, :])
+        r_k_hat = tl.load(ring_k_hat_ptr + ((i_slot * H + i_kh) * RING + o_l[:, None]) * K + o_k[None, :], mask=m_l[:, None] & m_k[None, :], other=0.0).to(tl.float32)  # [BL, BK]
+        r_g = tl.load(ring_g_ptr + (i_slot * HV + i_hv) * RING + o_l, mask=m_l, other=0.0).to(tl.float32)  # [BL]
+        rec_key = r_k_hat
+        kw = rec_weight[:, None] * rec_key  # [BL, BK] record keys decayed to n (zero past n)
+        p_w = draft_weight[:, None] * h_probe
+        if DECODE_FOLD_DOT:
+            S_c = tl.dot(p_w, tl.trans(kw), input_precision="tf32")
+        else:
+            S_c = tl.sum(p_w[:, None, :] * kw[None, :, :], axis=2)
+        if DECODE_FOLD_DOT:
+            S_w = tl.dot(h_probe, tl.trans(h_kd), input_precision="tf32")
+        else:
+            S_w = tl.sum(h_probe[:, None, :] * h_kd[None, :, :], axis=2)
         for i_v in range(DNV):
             o_v = i_v * DBV + o_vb
             m_v = o_v < V
             p_rows = ckpt_ptr + ((i_slot * HV + i_hv) * V + o_v) * K  # [DBV] checkpoint rows
             XT = tl.zeros([DBV, BT], tl.float32)  # C·(decayed probe), every probe at once
-            S_c = tl.zeros([BT, BL], tl.float32)  # probes against the committed records
-            S_w = tl.zeros([BT, BT], tl.float32)  # probes against the drafts' keys
             for i_k in range(NK):
                 o_kc = i_k * BKT + o_kb
                 m_kc = o_kc < K
@@ -467,27 +475,12 @@ def verify_kernel(
                 ct_query = c_q_hat
                 ct_key = c_k_hat
                 probe = tl.where(m_p[:, None], tl.where((o_t < T_MAX)[:, None], ct_query, ct_key), 0.0)  # [BT, BKT]
-                k_d = tl.where(((o_t < T_MAX) & m_p)[:, None], ct_key, 0.0)  # rows i: draft i's key
-                r_k_hat = tl.load(ring_k_hat_ptr + ((i_slot * H + i_kh) * RING + o_l[:, None]) * K + o_kc[None, :], mask=m_l[:, None] & m_kc[None, :], other=0.0).to(tl.float32)  # [BL, BKT]
-                rec_key = r_k_hat
-                kw = rec_weight[:, None] * rec_key  # [BL, BKT] record keys decayed to n (zero past n)
                 p_ck = ck_weight[:, None] * probe
-                p_w = draft_weight[:, None] * probe
                 if DECODE_FOLD_DOT:
                     x_ck = tl.dot(c_chunk, tl.trans(p_ck), input_precision="tf32")
                 else:
                     x_ck = tl.sum(c_chunk[:, None, :] * p_ck[None, :, :], axis=2)
-                if DECODE_FOLD_DOT:
-                    s_c = tl.dot(p_w, tl.trans(kw), input_precision="tf32")
-                else:
-                    s_c = tl.sum(p_w[:, None, :] * kw[None, :, :], axis=2)
-                if DECODE_FOLD_DOT:
-                    s_w = tl.dot(probe, tl.trans(k_d), input_precision="tf32")
-                else:
-                    s_w = tl.sum(probe[:, None, :] * k_d[None, :, :], axis=2)
                 XT += x_ck
-                S_c += s_c
-                S_w += s_w
             # -- this value tile: the committed records' values, the window, the outputs
             b_v = tl.load(v_ptr + (i_b * T_IN + o_t[:, None]) * stride_v + i_hv * V + o_v[None, :], mask=m_t[:, None] & m_v[None, :], other=0.0).to(tl.float32)  # [BT, BV]
             t_value = b_v

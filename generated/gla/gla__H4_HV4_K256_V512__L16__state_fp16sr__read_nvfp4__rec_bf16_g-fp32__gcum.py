@@ -2,8 +2,8 @@
 # the templates and run `replaygen build`.
 # kernel: gla__H4_HV4_K256_V512__L16__state_fp16sr__read_nvfp4__rec_bf16_g-fp32__gcum
 # spec sha256: 2a7fe42937c3f75572badc158aa6b5a3525d5a4bced8d5656b63326bdec79ab1
-# templates sha256: 860f94f95f0e75780b9ace3be4dfcc7b449b0f11a164e8761f9b47b06406e6b7
-# generator sha256: d4acd757c0250e78e67b9e512d3252f89a84cacd4aee25473ae376759fd3679e
+# templates sha256: 009c14dc2c324549ed1bbb1b48a81a765a1e14fce66300c3a8f467cbe05993f2
+# generator sha256: 32c022bbf55164c5e527b3a6895fc77537332d4d94ac39cd81dc9939f4961017
 """ReplaySSM kernels for gla: gla__H4_HV4_K256_V512__L16__state_fp16sr__read_nvfp4__rec_bf16_g-fp32__gcum.
 
 Replay form: S_t = C·Diag(exp(G_t)) + Σ_j w_j (Diag(exp(G_t - G_j))·k_j)ᵀ,  G_j = Σ_(i<=j) g_i
