@@ -366,35 +366,39 @@ DECODE_STRUCTURES = {"kchunks": KEY_CHUNKS, "vtiles": VALUE_TILES}
 
 def _pick_decode_template(channel_gate: bool, cumulative: bool, ckpt: StateFormat,
                           read: StateFormat | None, forced: str | None) -> str:
-    """Structure of the decode kernel. Key chunks ([BV] accumulators, one layout) for
-    scalar decays: amortised per-token time on the H200 went from 0.432 to 0.312 ms
-    (Mamba-2, Nemotron-3 Nano 4B) and 0.251 to 0.230 ms (GDN, Qwen3.5-4B) at batch 256.
-    Per-channel decays with per-step gate records keep value tiles (the whole key axis
-    per tile): their decays need a [BL, BKT] scan per key chunk, which cost more than
-    the chunks saved (KDA 0.283 -> 0.355 ms, GLA 0.273 -> 0.461 ms;
-    bench/results/gpu-check-kchunk-2026-11-29.json). With cumulative gate records
-    (gate_records) a chunk's decays are one subtraction and exp, no scan, so they take
-    key chunks like the scalar decays (plain round-to-nearest checkpoints without a read
-    copy only). Read copies and stochastic rounding of scalar decays take key chunks too
-    (issue 4: the value-tile read-copy step was latency-bound, 0.6-1.0x the fp32
-    key-chunk step): a read copy's per-row scale (fp8 row or tile scales, NVFP4's tile
-    scale) factors out of the key sum, and a flush walks the chunks twice (fold and store
-    the checkpoint while taking the row maxima, then quantise the checkpoint chunks it
-    just wrote). Value tiles stay for a quantised (shared) checkpoint and fp8 column
-    scales, which do not factor out. `forced` (KernelConfig.decode_structure) overrides
-    the choice, so that both can be timed."""
+    """Structure of the decode kernel, chosen from H200 measurements (batch 256, L = 16,
+    amortised; bench/results/session3-2026-11-29/).
+
+    * Key chunks ([DBV] accumulators, one layout) for scalar decays with a plain
+      round-to-nearest checkpoint and no read copy or an FP8 row/tile-scale read copy
+      (the scale factors out of the key sum): GDN fp32 0.194 ms vs 0.251 in value tiles
+      (version 6), GDN FP8 read 0.212 vs 0.253, Mamba-2 FP8 read 0.418 vs 0.428.
+    * Value tiles otherwise. NVFP4 read copies and stochastic rounding: their key-chunk
+      flush (fold, store, re-read and quantise, Philox per chunk) costs more than the
+      non-flush step saves (GDN NVFP4 amortised 0.506 ms vs 0.365, fp16-SR + NVFP4 0.538
+      vs 0.469). Per-channel decays: even with cumulative gate records (no scan per
+      chunk) key chunks lost (KDA 0.261 ms vs 0.212 for cumulative records in value
+      tiles, 0.230 for per-step records). Shared quantised checkpoints and FP8 column
+      scales do not factor out of a chunk's key sum.
+    `forced` (KernelConfig.decode_structure) overrides the choice so that both can be
+    timed; key chunks need a plain checkpoint (and, for per-channel decays, cumulative
+    gate records and no read copy or rounding)."""
     precise = ckpt.kind != "plain" or ckpt.stochastic or read is not None
-    chunkable = ckpt.kind == "plain" and (read is None or read.kind == "nvfp4"
-                                          or read.scale in ("row", "tile"))
     if channel_gate:
         chunkable = cumulative and not precise
+        preferred = False
+    else:
+        chunkable = ckpt.kind == "plain" and (read is None or read.kind == "nvfp4"
+                                              or read.scale in ("row", "tile"))
+        preferred = (ckpt.kind == "plain" and not ckpt.stochastic
+                     and (read is None or (read.kind == "fp8" and read.scale in ("row", "tile"))))
     if forced is not None:
         if forced == "kchunks" and not chunkable:
             raise ConfigError("decode_structure='kchunks' needs a plain checkpoint (and, for "
                               "per-channel decays, cumulative gate records and no read copy "
                               "or stochastic rounding; for scalar decays no fp8 column scales)")
         return DECODE_STRUCTURES[forced]
-    return KEY_CHUNKS if chunkable else VALUE_TILES
+    return KEY_CHUNKS if preferred else VALUE_TILES
 
 
 def _pick_verify_template(channel_gate: bool, drafts_in_chunks: bool = True) -> str:

@@ -182,16 +182,16 @@ def test_overrides_pin_the_launch():
 
 
 # -- tuned launches are correct ---------------------------------------------------------------
-@pytest.mark.parametrize("variant,gates,chunked", [
-    ("gdn", None, True), ("kda", None, True), ("kda", "step", False)])
-def test_tuned_launches_match_the_reference(variant, gates, chunked, device):
+@pytest.mark.parametrize("variant,structure,chunked", [
+    ("gdn", None, True), ("kda", "kchunks", True), ("kda", None, False)])
+def test_tuned_launches_match_the_reference(variant, structure, chunked, device):
     """V = 20 with tuned value tiles 8, 16 and 32 (2-3 tiles, or one masked tile; the dot
-    fold off for 8) and, for the key-chunked decode kernel (gdn; kda with its default
-    cumulative gate records), key chunks 8 and 16, different per kernel and per batch
+    fold off for 8) and, for the key-chunked decode kernel (gdn; kda's cumulative gate
+    records forced into key chunks; its default is value tiles), key chunks 8 and 16, different per kernel and per batch
     bucket (launches of 2 and 3 rows), and a value-axis split of the key-chunked decode."""
     cfg = Config(variant, H=1, ratio=2, K=16, V=20, L=3, state_dtype="fp32",
                  record_dtype="bf16", input_dtype="bf16",
-                 optional=ALL_CASES[variant].optional_inputs, gate_records=gates)
+                 optional=ALL_CASES[variant].optional_inputs, decode_structure=structure)
     h = Harness(cfg, num_slots=3, device=device, seed=17)
     gpu = device_name(torch.device(device))
     table = TuningTable()

@@ -2,8 +2,8 @@
 # the templates and run `replaygen build`.
 # kernel: gla__H4_HV4_K256_V512__L16__state_fp16__rec_bf16_g-fp32__gcum
 # spec sha256: 2a7fe42937c3f75572badc158aa6b5a3525d5a4bced8d5656b63326bdec79ab1
-# templates sha256: 009c14dc2c324549ed1bbb1b48a81a765a1e14fce66300c3a8f467cbe05993f2
-# generator sha256: 32c022bbf55164c5e527b3a6895fc77537332d4d94ac39cd81dc9939f4961017
+# templates sha256: b4bf217e961af44830e7592a35d63f4558e68a5407fac01b57f635ed1abe47e1
+# generator sha256: e9314ff33e2ef4dfe336e5c8f837da0db49045c3fc4c5eac27a20ead61e6b7a2
 """ReplaySSM kernels for gla: gla__H4_HV4_K256_V512__L16__state_fp16__rec_bf16_g-fp32__gcum.
 
 Replay form: S_t = C·Diag(exp(G_t)) + Σ_j w_j (Diag(exp(G_t - G_j))·k_j)ᵀ,  G_j = Σ_(i<=j) g_i
@@ -20,7 +20,7 @@ CONSTEXPRS = dict(H=4, HV=4, K=256, V=512, L=16, GROUP=1,
                   KH=128, KS=16, NB=16,
                   RING=16, T_MAX=1, BT=16, BLF=16)
 NUM_WARPS = 4
-DECODE_WARPS = 1
+DECODE_WARPS = 4
 VERIFY_WARPS = 4
 
 
@@ -36,41 +36,37 @@ def replay_decode_kernel(
     RING: tl.constexpr, T_MAX: tl.constexpr, BT: tl.constexpr, BLF: tl.constexpr,
     FOLD_EVERY_STEP: tl.constexpr,
 ):
-    """One ReplaySSM decode step for row i_b, value head i_hv.
+    """One ReplaySSM decode step for row i_b, value head i_hv (value-tile streaming).
 
     Output-only evaluation: o_t = C·(exp(G_t)·q) + Σ_j w_j ((exp(G_t - G_j)·k_j)·q), with
     C the checkpoint and j over the n committed records plus the current token. No state
     is built unless the ring becomes full (n + 1 == L): then this program folds the
     records into its checkpoint and empties its ring (flush on the device, per row).
-    The checkpoint is streamed in [DBV, BKT] chunks of the key axis: each chunk's
-    products with the decayed q (and k) accumulate into [DBV] vectors, and the records'
-    scores into [BL] vectors, all in one layout; the record terms are applied once per
-    value tile. A flush walks the chunks again (the checkpoint re-read, from L2) and
-    folds. The program owns its cursor (slot, value head): no other program of the
-    launch reads or writes it. A negative slot is a padding row (zero output); a slot
+    The key-side work (record scores and decays) is done once per head; the checkpoint
+    is then streamed in [BV, BK] tiles, the next tile's load issued before the current
+    tile's math. The program owns its cursor (slot, value head): no other program of
+    the launch reads or writes it. A negative slot is a padding row (zero output); a slot
     past the pool writes nothing and gets a NaN output, so the mistake cannot go unseen.
-    With NSPLIT > 1 (small batches: more programs in flight), NSPLIT programs share the
-    (row, value head), each taking every NSPLIT-th value tile; all of them read the cursor,
-    and the last one to finish publishes it (an arrival count in `drafted`'s high bits).
     """
     i_b = tl.program_id(0)
     i_hv = tl.program_id(1)
-    i_split = tl.program_id(2)
     i_kh = i_hv // GROUP
     i_slot = tl.load(slots_ptr + i_b).to(tl.int64)
     o_k = tl.arange(0, BK)
     m_k = o_k < K
     o_l = tl.arange(0, BL)
-    o_vb = tl.arange(0, DBV)
-    o_kb = tl.arange(0, BKT)
+    o_vb = tl.arange(0, BV)
     if (i_slot >= 0) & (i_slot < num_slots):
+        # The state (the read copy, if any) is the one large read: its first tile is issued
+        # before anything else so that the cursor, records and token math overlap with it.
+        c_next = tl.load(ckpt_ptr + ((i_slot * HV + i_hv) * V + o_vb[:, None]) * K + o_k[None, :], mask=(o_vb < V)[:, None] & m_k[None, :], other=0.0)
         p_cursor = cursor_ptr + i_slot * HV + i_hv
         n = tl.load(p_cursor)
         m_l = o_l < n
         # A full ring folds; with FOLD_EVERY_STEP (decode(fold_every_step=True)) every
         # step folds, so the state stays a plain checkpoint (cursor 0).
         FLUSH = (n + 1 >= L) | FOLD_EVERY_STEP
-        # -- the current token: scalars, whole-axis reductions, key-axis values ------
+        # -- the current token: key-axis and scalar quantities ---------------------
         b_q = tl.load(q_ptr + i_b * stride_q + i_kh * K + o_k, mask=m_k, other=0.0).to(tl.float32)
         b_k = tl.load(k_ptr + i_b * stride_k + i_kh * K + o_k, mask=m_k, other=0.0).to(tl.float32)
         b_gk = tl.load(gk_ptr + i_b * stride_gk + i_hv * K + o_k, mask=m_k, other=0.0).to(tl.float32)
@@ -78,108 +74,60 @@ def replay_decode_kernel(
         t_query = 0.0625 * b_q
         t_key = b_k
         t_gate = b_g
-        G_new = tl.load(ring_g_ptr + ((i_slot * HV + i_hv) * RING + tl.maximum(n - 1, 0)) * K + o_k, mask=tl.where(n > 0, m_k, False), other=0.0).to(tl.float32) + t_gate  # the token's cumulative log decay: its record
-        # -- committed records: scalar log decays -------------------------------------
-        for i_vs in range((DNV + NSPLIT - 1) // NSPLIT):  # this program's value tiles
-            i_v = i_split + i_vs * NSPLIT  # (past DNV: a fully masked tile, when NSPLIT does not divide it)
-            o_v = i_v * DBV + o_vb
+        # -- committed records: keys and log decays --------------------------------
+        r_k = tl.load(ring_k_ptr + ((i_slot * H + i_kh) * RING + o_l[:, None]) * K + o_k[None, :], mask=m_l[:, None] & m_k[None, :], other=0.0).to(tl.float32)  # [BL, BK]
+        r_g = tl.load(ring_g_ptr + ((i_slot * HV + i_hv) * RING + o_l[:, None]) * K + o_k[None, :], mask=m_l[:, None] & m_k[None, :], other=0.0).to(tl.float32)  # [BL, BK]
+        rec_key = r_k
+        rec_gate = r_g
+        rec_key = tl.where(m_l[:, None], rec_key, 0.0)  # [BL, BK]
+        G_rec = rec_gate  # cumulative log decays since the checkpoint, as stored
+        G_t = tl.load(ring_g_ptr + ((i_slot * HV + i_hv) * RING + tl.maximum(n - 1, 0)) * K + o_k, mask=tl.where(n > 0, m_k, False), other=0.0).to(tl.float32) + t_gate  # row n - 1's, continued
+        rec_weight = tl.exp(-G_rec + G_t)  # decay from record j to t, <= 1
+        ck_weight = tl.exp(G_t)  # decay from the checkpoint to t
+        kw = tl.where(m_l[:, None], rec_weight * rec_key, 0.0)  # [BL, BK] decayed keys
+        s_q = tl.sum(kw * t_query[None, :], axis=1)  # [BL] record scores for q
+        q_ck = ck_weight * t_query  # [BK]
+        s_kq = tl.sum(t_key * t_query, axis=0)  # the current token's own score
+        for i_v in range(NV):
+            o_v = i_v * BV + o_vb
             m_v = o_v < V
-            p_rows = ckpt_ptr + ((i_slot * HV + i_hv) * V + o_v) * K  # [DBV] checkpoint rows
-            acc_q = tl.zeros([DBV], tl.float32)  # C·(decayed q)
-            s_q = tl.zeros([BL], tl.float32)  # record scores for q
-            kq = tl.zeros([BKT], tl.float32)  # the token's own score, per lane
-            for i_k in range(NK):
-                o_kc = i_k * BKT + o_kb
-                m_kc = o_kc < K
-                c_q = tl.load(q_ptr + i_b * stride_q + i_kh * K + o_kc, mask=m_kc, other=0.0).to(tl.float32)
-                c_k = tl.load(k_ptr + i_b * stride_k + i_kh * K + o_kc, mask=m_kc, other=0.0).to(tl.float32)
-                c_gk = tl.load(gk_ptr + i_b * stride_gk + i_hv * K + o_kc, mask=m_kc, other=0.0).to(tl.float32)
-                c_g = 0.0625 * -tl.where((-c_gk) > 20.0, (-c_gk), tl.log(1.0 + tl.exp(tl.minimum((-c_gk), 20.0))))
-                ct_query = 0.0625 * c_q
-                ct_key = c_k
-                ct_gate = c_g
-                r_k = tl.load(ring_k_ptr + ((i_slot * H + i_kh) * RING + o_l[:, None]) * K + o_kc[None, :], mask=m_l[:, None] & m_kc[None, :], other=0.0).to(tl.float32)  # [BL, BKT]
-                r_g = tl.load(ring_g_ptr + ((i_slot * HV + i_hv) * RING + o_l[:, None]) * K + o_kc[None, :], mask=m_l[:, None] & m_kc[None, :], other=0.0).to(tl.float32)  # [BL, BKT]
-                rec_key = r_k
-                rec_gate = r_g
-                G_rec = rec_gate  # cumulative log decays since the checkpoint, as stored
-                G_t = tl.load(ring_g_ptr + ((i_slot * HV + i_hv) * RING + tl.maximum(n - 1, 0)) * K + o_kc, mask=tl.where(n > 0, m_kc, False), other=0.0).to(tl.float32) + ct_gate  # row n - 1's, continued
-                rec_weight = tl.where(m_l[:, None], tl.exp(-G_rec + G_t), 0.0)  # decay from record j to t, <= 1
-                ck_weight = tl.exp(G_t)  # decay from the checkpoint to t
-                kw = rec_weight * rec_key  # [BL, BKT] decayed record keys (zero past n)
-                c_chunk = tl.load(p_rows[:, None] + o_kc[None, :], mask=m_v[:, None] & m_kc[None, :], other=0.0).to(tl.float32)
-                acc_q += tl.sum(c_chunk * (ck_weight * ct_query)[None, :], axis=1)
-                s_q += tl.sum(kw * ct_query[None, :], axis=1)
-                kq += ct_key * ct_query
-            # -- this value tile: value-axis inputs and records -----------------------
+            c_tile = c_next.to(tl.float32)  # [BV, BK]
+            o_vn = o_v + BV  # prefetch the next tile (masked off past the last one)
+            c_next = tl.load(ckpt_ptr + ((i_slot * HV + i_hv) * V + o_vn[:, None]) * K + o_k[None, :], mask=(o_vn < V)[:, None] & m_k[None, :], other=0.0)
+            # -- this value tile: value-axis inputs and records ---------------------
             b_v = tl.load(v_ptr + i_b * stride_v + i_hv * V + o_v, mask=m_v, other=0.0).to(tl.float32)
             t_value = b_v
             r_v = tl.load(ring_v_ptr + ((i_slot * HV + i_hv) * RING + o_l[:, None]) * V + o_v[None, :], mask=m_l[:, None] & m_v[None, :], other=0.0).to(tl.float32)  # [BL, BV]
             rec_value = r_v
-            rec_value = tl.where(m_l[:, None], rec_value, 0.0)  # [BL, DBV]
-            s_kq = tl.sum(kq, axis=0)
-            w_t = t_value  # [DBV]
-            out = acc_q + tl.sum(rec_value * s_q[:, None], axis=0) + w_t * s_kq
+            rec_value = tl.where(m_l[:, None], rec_value, 0.0)  # [BL, BV]
+            w_t = t_value  # [BV]
+            out = tl.sum(c_tile * q_ck[None, :], axis=1) + tl.sum(rec_value * s_q[:, None], axis=0) + w_t * s_kq
             tl.store(out_ptr + i_b * stride_out + i_hv * V + o_v, out.to(out_ptr.dtype.element_ty), mask=m_v)
             if FLUSH:
-                # S_t = C·exp(G_t) + Σ_j w_j (exp(G_t - G_j)·k_j)ᵀ + w_t k_tᵀ, chunk by chunk
-                for i_k in range(NK):
-                    o_kc = i_k * BKT + o_kb
-                    m_kc = o_kc < K
-                    c_q = tl.load(q_ptr + i_b * stride_q + i_kh * K + o_kc, mask=m_kc, other=0.0).to(tl.float32)
-                    c_k = tl.load(k_ptr + i_b * stride_k + i_kh * K + o_kc, mask=m_kc, other=0.0).to(tl.float32)
-                    c_gk = tl.load(gk_ptr + i_b * stride_gk + i_hv * K + o_kc, mask=m_kc, other=0.0).to(tl.float32)
-                    c_g = 0.0625 * -tl.where((-c_gk) > 20.0, (-c_gk), tl.log(1.0 + tl.exp(tl.minimum((-c_gk), 20.0))))
-                    ct_query = 0.0625 * c_q
-                    ct_key = c_k
-                    ct_gate = c_g
-                    r_k = tl.load(ring_k_ptr + ((i_slot * H + i_kh) * RING + o_l[:, None]) * K + o_kc[None, :], mask=m_l[:, None] & m_kc[None, :], other=0.0).to(tl.float32)  # [BL, BKT]
-                    r_g = tl.load(ring_g_ptr + ((i_slot * HV + i_hv) * RING + o_l[:, None]) * K + o_kc[None, :], mask=m_l[:, None] & m_kc[None, :], other=0.0).to(tl.float32)  # [BL, BKT]
-                    rec_key = r_k
-                    rec_gate = r_g
-                    G_rec = rec_gate  # cumulative log decays since the checkpoint, as stored
-                    G_t = tl.load(ring_g_ptr + ((i_slot * HV + i_hv) * RING + tl.maximum(n - 1, 0)) * K + o_kc, mask=tl.where(n > 0, m_kc, False), other=0.0).to(tl.float32) + ct_gate  # row n - 1's, continued
-                    rec_weight = tl.where(m_l[:, None], tl.exp(-G_rec + G_t), 0.0)  # decay from record j to t, <= 1
-                    ck_weight = tl.exp(G_t)  # decay from the checkpoint to t
-                    kw = rec_weight * rec_key  # [BL, BKT] decayed record keys (zero past n)
-                    p_chunk = p_rows[:, None] + o_kc[None, :]
-                    s_tile = tl.load(p_chunk, mask=m_v[:, None] & m_kc[None, :], other=0.0).to(tl.float32)
-                    s_tile = s_tile * ck_weight[None, :] + w_t[:, None] * ct_key[None, :]
-                    if DECODE_FOLD_DOT:  # one [BV, BL] x [BL, BK] product
-                        s_tile += tl.dot(tl.trans(rec_value), kw, input_precision="tf32")
-                    else:  # tiles too small for tl.dot (a dim < 16): broadcast and reduce
-                        s_tile += tl.sum(rec_value[:, :, None] * kw[:, None, :], axis=0)
-                    tl.store(p_chunk, s_tile.to(ckpt_ptr.dtype.element_ty), mask=m_v[:, None] & m_kc[None, :])
+                # S_t = C·exp(G_t) + Σ_j w_j (exp(G_t - G_j)·k_j)ᵀ + w_t k_tᵀ
+                s_tile = c_tile * ck_weight[None, :] + w_t[:, None] * t_key[None, :]
+                if FOLD_DOT:  # one [BV, BL] x [BL, BK] product
+                    s_tile += tl.dot(tl.trans(rec_value), kw, input_precision="tf32")
+                else:  # tiles too small for tl.dot (a dim < 16): broadcast and reduce
+                    s_tile += tl.sum(rec_value[:, :, None] * kw[:, None, :], axis=0)
+                tl.store(ckpt_ptr + ((i_slot * HV + i_hv) * V + o_v[:, None]) * K + o_k[None, :], s_tile.to(ckpt_ptr.dtype.element_ty), mask=(o_v < V)[:, None] & m_k[None, :])
             else:
                 tl.store(ring_v_ptr + ((i_slot * HV + i_hv) * RING + n) * V + o_v, b_v.to(ring_v_ptr.dtype.element_ty), mask=m_v)
                 pass
-        if i_split == 0:
-            if FLUSH:
-                pass
-            else:
-                if i_hv % GROUP == 0:
-                    tl.store(ring_k_ptr + ((i_slot * H + i_kh) * RING + n) * K + o_k, b_k.to(ring_k_ptr.dtype.element_ty), mask=m_k)
-                tl.store(ring_g_ptr + ((i_slot * HV + i_hv) * RING + n) * K + o_k, G_new.to(ring_g_ptr.dtype.element_ty), mask=m_k)
-                pass
-        new_n = tl.where(FLUSH, 0, n + 1)
-        p_drafted = drafted_ptr + i_slot * HV + i_hv
-        if NSPLIT == 1:
-            tl.store(p_cursor, new_n)
-            tl.store(p_drafted, 0)  # a decode discards pending drafts
+        if FLUSH:
+            tl.store(p_cursor, 0)
         else:
-            # every program of this (row, value head) has read n before it arrives (acq_rel
-            # orders that load before the count); the last to arrive publishes the cursor
-            # and clears drafted (pending drafts and the count)
-            arrived = tl.atomic_add(p_drafted, 1 << 16, sem="acq_rel")
-            if (arrived >> 16) == NSPLIT - 1:
-                tl.store(p_cursor, new_n)
-                tl.store(p_drafted, 0)
+            if i_hv % GROUP == 0:
+                tl.store(ring_k_ptr + ((i_slot * H + i_kh) * RING + n) * K + o_k, b_k.to(ring_k_ptr.dtype.element_ty), mask=m_k)
+            tl.store(ring_g_ptr + ((i_slot * HV + i_hv) * RING + n) * K + o_k, G_t.to(ring_g_ptr.dtype.element_ty), mask=m_k)
+            tl.store(p_cursor, n + 1)
+        tl.store(drafted_ptr + i_slot * HV + i_hv, 0)  # a decode discards pending drafts
     else:
         # padding row (zero output) or a slot outside the pool (NaN output); no state write
         fill = tl.where(i_slot < 0, 0.0, float("nan"))
-        for i_vs in range((DNV + NSPLIT - 1) // NSPLIT):
-            o_v = (i_split + i_vs * NSPLIT) * DBV + o_vb
-            tl.store(out_ptr + i_b * stride_out + i_hv * V + o_v, (tl.zeros([DBV], tl.float32) + fill).to(out_ptr.dtype.element_ty), mask=o_v < V)
+        for i_v in range(NV):
+            o_v = i_v * BV + o_vb
+            tl.store(out_ptr + i_b * stride_out + i_hv * V + o_v, (tl.zeros([BV], tl.float32) + fill).to(out_ptr.dtype.element_ty), mask=o_v < V)
 
 
 

@@ -2,8 +2,8 @@
 # the templates and run `replaygen build`.
 # kernel: mamba2__ngroups8_nheads128_dstate128_headdim64__L16__state_bf16__rec_bf16
 # spec sha256: b9b9d1221036064279430b56c5d997514355cbb9c52adf3b69fc5581e1456b5e
-# templates sha256: 009c14dc2c324549ed1bbb1b48a81a765a1e14fce66300c3a8f467cbe05993f2
-# generator sha256: 32c022bbf55164c5e527b3a6895fc77537332d4d94ac39cd81dc9939f4961017
+# templates sha256: b4bf217e961af44830e7592a35d63f4558e68a5407fac01b57f635ed1abe47e1
+# generator sha256: e9314ff33e2ef4dfe336e5c8f837da0db49045c3fc4c5eac27a20ead61e6b7a2
 """ReplaySSM kernels for mamba2: mamba2__ngroups8_nheads128_dstate128_headdim64__L16__state_bf16__rec_bf16.
 
 Replay form: S_t = C·exp(G_t) + Σ_j w_j (exp(G_t - G_j)·k_j)ᵀ,  G_j = Σ_(i<=j) g_i
@@ -55,7 +55,10 @@ def replay_decode_kernel(
     """
     i_b = tl.program_id(0)
     i_hv = tl.program_id(1)
-    i_split = tl.program_id(2)
+    if NSPLIT == 1:
+        i_split = 0  # a compile-time 0: unsplit launches keep static value-tile offsets
+    else:
+        i_split = tl.program_id(2)
     i_kh = i_hv // GROUP
     i_slot = tl.load(slots_ptr + i_b).to(tl.int64)
     o_k = tl.arange(0, BK)
