@@ -86,8 +86,10 @@ SPLITS = (2, 4, 8)
 
 def split_candidates(plan, times: dict[Launch, dict[int, float]], keep: int = 3) -> list[Launch]:
     """Phase 3 (key-chunked decode only): the `keep` fastest launches at the smallest batch,
-    with their (row, value head) split over 2, 4 or 8 programs (at most one value tile
-    each): more programs in flight where a small batch leaves the GPU idle."""
+    with their (row, value head) split over 2, 4 or 8 programs, each program keeping the
+    launch's value tile or taking 1/split of it (at least 8 rows; at most one tile per
+    program), at the launch's warps or 1/split of them: more programs in flight where a
+    small batch leaves most SMs idle."""
     if not times or not decode_is_chunked(plan):
         return []
     small = min(b for t in times.values() for b in t)
@@ -95,9 +97,11 @@ def split_candidates(plan, times: dict[Launch, dict[int, float]], keep: int = 3)
     out = []
     for c in ranked[:keep]:
         for split in SPLITS:
-            cand = Launch(c.BV, c.num_warps, c.num_stages, c.BKT, split)
-            if split <= -(-plan.V // c.BV) and cand not in times and cand not in out:
-                out.append(cand)
+            for bv in dict.fromkeys((c.BV, c.BV // split)):
+                for w in dict.fromkeys((c.num_warps, max(1, c.num_warps // split))):
+                    cand = Launch(bv, w, c.num_stages, c.BKT, split)
+                    if bv >= 8 and split <= -(-plan.V // bv) and cand not in times and cand not in out:
+                        out.append(cand)
     return out
 
 

@@ -81,8 +81,9 @@ def test_split_candidates_extend_the_fastest_small_batch_launches():
     times = {Launch(8, 1, 3, 16): {1: 3.0, 256: 1.0}, Launch(16, 1, 3, 16): {1: 1.0, 256: 2.0},
              Launch(32, 1, 3, 16): {1: 2.0, 256: 3.0}}
     got = split_candidates(plan, times, keep=2)
-    # fastest at batch 1: BV 16 (2 tiles: split 2), then BV 32 (1 tile: no split)
-    assert got == [Launch(16, 1, 3, 16, 2)]
+    # fastest at batch 1: BV 16 (2 tiles: split 2; or 8-row tiles, 4 of them: split 2),
+    # then BV 32 (1 tile: split only with 16- or 8-row tiles); never below 8 rows
+    assert got == [Launch(16, 1, 3, 16, 2), Launch(8, 1, 3, 16, 2), Launch(8, 1, 3, 16, 4)]
     vt = load("kda", H=1, HV=1, K=16, V=32, L=2, gate_records="step", tuning=False).plan  # value tiles
     assert split_candidates(vt, times) == []
 
