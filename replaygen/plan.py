@@ -381,11 +381,11 @@ def _pick_decode_template(channel_gate: bool, cumulative: bool, ckpt: StateForma
       tiles, 0.230 for per-step records). Shared quantised checkpoints and FP8 column
       scales do not factor out of a chunk's key sum.
     `forced` (KernelConfig.decode_structure) overrides the choice so that both can be
-    timed; key chunks need a plain checkpoint (and, for per-channel decays, cumulative
-    gate records and no read copy or rounding)."""
+    timed; key chunks need a plain checkpoint (and, for per-channel decays, no read copy
+    or stochastic rounding)."""
     precise = ckpt.kind != "plain" or ckpt.stochastic or read is not None
-    if channel_gate:
-        chunkable = cumulative and not precise
+    if channel_gate:   # (per-step gates in key chunks: a [BL, BKT] scan per chunk)
+        chunkable = not precise
         preferred = False
     else:
         chunkable = ckpt.kind == "plain" and (read is None or read.kind == "nvfp4"
@@ -395,8 +395,8 @@ def _pick_decode_template(channel_gate: bool, cumulative: bool, ckpt: StateForma
     if forced is not None:
         if forced == "kchunks" and not chunkable:
             raise ConfigError("decode_structure='kchunks' needs a plain checkpoint (and, for "
-                              "per-channel decays, cumulative gate records and no read copy "
-                              "or stochastic rounding; for scalar decays no fp8 column scales)")
+                              "per-channel decays, no read copy or stochastic rounding; for "
+                              "scalar decays no fp8 column scales)")
         return DECODE_STRUCTURES[forced]
     return KEY_CHUNKS if preferred else VALUE_TILES
 

@@ -146,8 +146,8 @@ def test_dot_path(variant, device, K, V):
 
 @pytest.mark.parametrize("variant", ["gla", "kda"])
 @pytest.mark.parametrize("gates,structure,template", [
-    (None, None, "kchunks"),             # the default: cumulative G_j on key chunks
-    ("cumulative", "vtiles", "vtiles"),
+    (None, None, "vtiles"),              # the default: cumulative G_j on value tiles
+    ("cumulative", "kchunks", "kchunks"),
     ("step", None, "vtiles"),            # per-step gates: value tiles, as before
     ("step", "kchunks", "kchunks"),      # per-step gates scanned per key chunk
 ])
