@@ -627,11 +627,18 @@ def make_plan(deriv: Derivation, config: KernelConfig) -> KernelPlan:
         need_chunk(e)
     chunk_names = {**names, **{sympy.Symbol(n): f"c_{n}" for n in chunk_deps}}
     chunk_names.update({r: r.name for r in reductions.values()})
-    chunk_code = [Statement(f"c_{n}", print_triton(subs(hoist(quantities[n].expr)), chunk_names))
-                  for n in sorted(chunk_deps, key=list(quantities).index)
-                  if quantities[n].kind == "derived"]
-    chunk_code += [Statement(f"ct_{role}", print_triton(subs(hoist(e)), chunk_names))
-                   for role, e in chunk_roles.items()]
+
+    def key_axis_code(names, value_prefix, role_prefix):
+        """The token's key-axis values the chunk needs (derived ones, then the roles),
+        printed with `names`: per key chunk (c_, ct_) or over the whole axis for a
+        verify's drafts (h_, ht_)."""
+        code = [Statement(f"{value_prefix}{n}", print_triton(subs(hoist(quantities[n].expr)), names))
+                for n in sorted(chunk_deps, key=list(quantities).index)
+                if quantities[n].kind == "derived"]
+        return code + [Statement(f"{role_prefix}{role}", print_triton(subs(hoist(e)), names))
+                       for role, e in chunk_roles.items()]
+
+    chunk_code = key_axis_code(chunk_names, "c_", "ct_")
     head_code += [Statement(r.name, print_triton(subs(node), names))
                   for node, r in reductions.items()]
     # per-token scalars the chunk code reads besides the reductions: a key-chunked verify
@@ -661,11 +668,7 @@ def make_plan(deriv: Derivation, config: KernelConfig) -> KernelPlan:
     # ... and their key-axis values over the whole axis ([BT, BK] tiles, the chunk code's
     # statements with h_ names, ht_<role>), for the scores that need no checkpoint
     draft_names.update({r: r.name for r in reductions.values()})
-    draft_key_code = [Statement(f"h_{n}", print_triton(subs(hoist(quantities[n].expr)), draft_names))
-                      for n in sorted(chunk_deps, key=list(quantities).index)
-                      if quantities[n].kind == "derived"]
-    draft_key_code += [Statement(f"ht_{role}", print_triton(subs(hoist(e)), draft_names))
-                       for role, e in chunk_roles.items()]
+    draft_key_code = key_axis_code(draft_names, "h_", "ht_")
     drafts_vectorised = (
         all(sym.name in scalar_names for n in needed if quantities[n].axis == "scalar"
             for sym in subs(quantities[n].expr).free_symbols)

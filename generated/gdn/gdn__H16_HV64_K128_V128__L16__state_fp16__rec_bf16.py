@@ -3,7 +3,7 @@
 # kernel: gdn__H16_HV64_K128_V128__L16__state_fp16__rec_bf16
 # spec sha256: 269ae606d36dd56b152535499facfacd42680cd4fda27f9a1b04094384a173fb
 # templates sha256: b4bf217e961af44830e7592a35d63f4558e68a5407fac01b57f635ed1abe47e1
-# generator sha256: 064c6c4db4e12b5d845459deda3c4a18b48a5b7835cfab4eec5972b4b854e6e9
+# generator sha256: da6e5e52bdfec02931098a1aa59e54022157fe1f83e78d4d098825196e820238
 """ReplaySSM kernels for gdn: gdn__H16_HV64_K128_V128__L16__state_fp16__rec_bf16.
 
 Replay form: S_t = C·exp(G_t) + Σ_j u_j (exp(G_t - G_j)·k_j)ᵀ,  G_j = Σ_(i<=j) g_i

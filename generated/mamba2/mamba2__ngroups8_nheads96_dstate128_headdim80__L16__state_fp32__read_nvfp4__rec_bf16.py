@@ -3,7 +3,7 @@
 # kernel: mamba2__ngroups8_nheads96_dstate128_headdim80__L16__state_fp32__read_nvfp4__rec_bf16
 # spec sha256: b9b9d1221036064279430b56c5d997514355cbb9c52adf3b69fc5581e1456b5e
 # templates sha256: b4bf217e961af44830e7592a35d63f4558e68a5407fac01b57f635ed1abe47e1
-# generator sha256: 064c6c4db4e12b5d845459deda3c4a18b48a5b7835cfab4eec5972b4b854e6e9
+# generator sha256: da6e5e52bdfec02931098a1aa59e54022157fe1f83e78d4d098825196e820238
 """ReplaySSM kernels for mamba2: mamba2__ngroups8_nheads96_dstate128_headdim80__L16__state_fp32__read_nvfp4__rec_bf16.
 
 Replay form: S_t = C·exp(G_t) + Σ_j w_j (exp(G_t - G_j)·k_j)ᵀ,  G_j = Σ_(i<=j) g_i
