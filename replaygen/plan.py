@@ -434,6 +434,15 @@ def verify_is_chunked(plan: "KernelPlan") -> bool:
     return plan.verify_template == VERIFY_KEY_CHUNKS
 
 
+def decode_splits(plan: "KernelPlan") -> bool:
+    """Whether the decode kernel can split a (row, value head) over NSPLIT programs: the
+    key-chunk decode always; the value-tile decode for a plain round-to-nearest state
+    without a read copy (its format macros address the tile index and scale tiles of an
+    unsplit walk)."""
+    return decode_is_chunked(plan) or (plan.ckpt.kind == "plain" and not plan.ckpt.stochastic
+                                       and plan.read is None)
+
+
 def decode_is_chunked(plan: "KernelPlan") -> bool:
     """Whether the decode kernel streams [DBV, BKT] key chunks (its launch tiles are DBV and
     BKT) rather than [BV, BK] value tiles."""
@@ -464,8 +473,8 @@ def launch_constants(plan: "KernelPlan", kernel: str, BV: int, BKT: int | None =
     ring tile BL then holds at least 16 rows (the extra rows are masked). These are the
     rules make_plan applies to its own choice (a test checks every committed module);
     tuned launches (replaygen/tuning.py) go through here. `split` programs share one (row,
-    value head) of the key-chunked decode, each taking every split-th value tile
-    (NSPLIT; at most DNV); other kernels take 1."""
+    value head) of the decode, each taking every split-th value tile (NSPLIT; at most
+    the tile count; see decode_splits); other kernels take 1."""
     for what, v in (("value tile", BV), ("key chunk", BKT), ("split", split)):
         if v is not None and (isinstance(v, bool) or not isinstance(v, int) or v < 1 or v & (v - 1)):
             raise ConfigError(f"the {what} must be a power of two, got {v!r}")
@@ -484,17 +493,21 @@ def launch_constants(plan: "KernelPlan", kernel: str, BV: int, BKT: int | None =
             raise ConfigError(f"the key chunk {BKT} must hold whole NVFP4 blocks "
                               f"({min(NVFP4_BLOCK, plan.BK)} keys)")
         out = {"DBV": BV, "DNV": -(-plan.V // BV), "BKT": BKT, "NK": plan.BK // BKT,
-               "DECODE_FOLD_DOT": dot_ok, "NSPLIT": split}
-        if split != 1 and kernel != "replay_decode":
-            raise ConfigError(f"only the key-chunked decode kernel splits rows, not {kernel}")
-        if split > out["DNV"]:
-            raise ConfigError(f"a split of {split} programs exceeds the {out['DNV']} value tiles")
+               "DECODE_FOLD_DOT": dot_ok}
         dot = out["DECODE_FOLD_DOT"] or plan.fold_dot
     else:
-        if split != 1:
-            raise ConfigError(f"only the key-chunked decode kernel splits rows, not {kernel}")
         out = {"BV": BV, "NV": -(-plan.V // BV), "FOLD_DOT": plan.BK >= 16 and BV >= 16}
         dot = out["FOLD_DOT"] or plan.decode_fold_dot
+    if kernel == "replay_decode":
+        tiles = out["DNV"] if chunked else out["NV"]
+        if split > 1 and not decode_splits(plan):
+            raise ConfigError("the value-tile decode of a quantised, stochastically rounded or "
+                              "read-copy state does not split rows")
+        if split > tiles:
+            raise ConfigError(f"a split of {split} programs exceeds the {tiles} value tiles")
+        out["NSPLIT"] = split
+    elif split != 1:
+        raise ConfigError(f"only the decode kernel splits rows, not {kernel}")
     out["BL"] = max(_next_pow2(plan.L), 16) if dot else _next_pow2(plan.L)
     return out
 

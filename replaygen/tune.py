@@ -27,7 +27,7 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from .plan import _next_pow2, decode_is_chunked, plan_tiles
+from .plan import _next_pow2, decode_is_chunked, decode_splits, plan_tiles
 from .tuning import KERNELS, TUNING_FILE, Launch, TuningTable
 
 BLOCK_VS = (8, 16, 32, 64)
@@ -85,12 +85,12 @@ SPLITS = (2, 4, 8)
 
 
 def split_candidates(plan, times: dict[Launch, dict[int, float]], keep: int = 3) -> list[Launch]:
-    """Phase 3 (key-chunked decode only): the `keep` fastest launches at the smallest batch,
+    """Phase 3 (decodes that split, plan.decode_splits): the `keep` fastest launches at the smallest batch,
     with their (row, value head) split over 2, 4 or 8 programs, each program keeping the
     launch's value tile or taking 1/split of it (at least 8 rows; at most one tile per
     program), at the launch's warps or 1/split of them: more programs in flight where a
     small batch leaves most SMs idle."""
-    if not times or not decode_is_chunked(plan):
+    if not times or not decode_splits(plan):
         return []
     small = min(b for t in times.values() for b in t)
     ranked = sorted((c for c, t in times.items() if small in t), key=lambda c: times[c][small])
@@ -185,7 +185,7 @@ def tune(jobs: list[Job], batches, timer, device, workers: int, log=print, save=
         return
     todo = {(id(j), "replay_decode"): split_candidates(j.kern.plan, j.times["replay_decode"])
             for j in jobs}
-    log(f"phase 3 (value-axis split of the key-chunked decode): {sum(map(len, todo.values()))} more")
+    log(f"phase 3 (value-axis split of the decode): {sum(map(len, todo.values()))} more")
     _measure(jobs, todo, batches, timer, device, workers, log, save, deadline)
 
 

@@ -72,8 +72,12 @@ def test_split_round_trips_and_is_checked(tmp_path):
     assert launch_constants(plan, "replay_decode", 8, 16, 4)["NSPLIT"] == 4
     with pytest.raises(ConfigError, match="split of 8 programs exceeds the 4 value tiles"):
         launch_constants(plan, "replay_decode", 8, 16, 8)
-    with pytest.raises(ConfigError, match="only the key-chunked decode kernel splits"):
+    with pytest.raises(ConfigError, match="only the decode kernel splits"):
         launch_constants(plan, "fold", 8, None, 2)
+    sr = load("gdn", H=1, HV=1, K=16, V=32, L=2, state_dtype="fp16", stochastic=True,
+              tuning=False).plan
+    with pytest.raises(ConfigError, match="does not split rows"):
+        launch_constants(sr, "replay_decode", 8, None, 2)
 
 
 def test_split_candidates_extend_the_fastest_small_batch_launches():
@@ -84,8 +88,13 @@ def test_split_candidates_extend_the_fastest_small_batch_launches():
     # fastest at batch 1: BV 16 (2 tiles: split 2; or 8-row tiles, 4 of them: split 2),
     # then BV 32 (1 tile: split only with 16- or 8-row tiles); never below 8 rows
     assert got == [Launch(16, 1, 3, 16, 2), Launch(8, 1, 3, 16, 2), Launch(8, 1, 3, 16, 4)]
-    vt = load("kda", H=1, HV=1, K=16, V=32, L=2, gate_records="step", tuning=False).plan  # value tiles
-    assert split_candidates(vt, times) == []
+    # a value-tile decode splits too, unless its state has a format the split cannot walk
+    vt = load("kda", H=1, HV=1, K=16, V=32, L=2, tuning=False).plan
+    assert split_candidates(vt, {Launch(16, 1, 3): {1: 1.0}}) == [Launch(16, 1, 3, None, 2),
+                                                                  Launch(8, 1, 3, None, 2)]
+    sr = load("kda", H=1, HV=1, K=16, V=32, L=2, state_dtype="fp16", stochastic=True,
+              tuning=False).plan
+    assert split_candidates(sr, times) == []
 
 
 def test_merge_replaces_same_keys():
@@ -197,9 +206,9 @@ def test_tuned_launches_match_the_reference(variant, structure, chunked, device)
     gpu = device_name(torch.device(device))
     table = TuningTable()
     name = h.kern.name
-    # key chunks: 2-row launches split each (row, value head) over 2 programs (3 tiles:
-    # tiles 0 and 2 in one, 1 in the other), so rows flush and publish cursors shared
-    table.add(gpu, name, "replay_decode", 2, Launch(8, 1, 1, split=2 if chunked else 1))
+    # 2-row launches split each (row, value head) over 2 programs (3 tiles: tiles 0 and 2
+    # in one, 1 in the other), so rows flush and publish cursors shared (both structures)
+    table.add(gpu, name, "replay_decode", 2, Launch(8, 1, 1, split=2))
     table.add(gpu, name, "replay_decode", 3, Launch(32, 2, 2, BKT=8))
     table.add(gpu, name, "fold", 1, Launch(8, 2, 1))
     table.add(gpu, name, "conventional_decode", 1, Launch(16, 1, 1))
@@ -209,9 +218,9 @@ def test_tuned_launches_match_the_reference(variant, structure, chunked, device)
     dot, passes = ("DECODE_FOLD_DOT", "DNV") if chunked else ("FOLD_DOT", "NV")
     assert h.kern.launch_args("replay_decode", 2, device)[0][dot] is False
     assert h.kern.launch_args("replay_decode", 3, device)[0][passes] == 1
+    assert h.kern.launch_args("replay_decode", 2, device)[0]["NSPLIT"] == 2
     if chunked:
         assert h.kern.launch_args("replay_decode", 3, device)[0]["NK"] == 2
-        assert h.kern.launch_args("replay_decode", 2, device)[0]["NSPLIT"] == 2
     assert h.kern.launch_args("conventional_decode", 3, device)[0]["NV"] == 2
     rows = [(0, 1), (0, 1, 2), (2, -1), (0, 1, 2), (1, 0), (2, 0, 1)]
     h.run([Step(r, flush=(1, -1) if i == 3 else None) for i, r in enumerate(rows)])

@@ -2,8 +2,8 @@
 # the templates and run `replaygen build`.
 # kernel: gdn__H16_HV32_K128_V128__L16__state_fp32__read_fp8row__rec_bf16
 # spec sha256: 269ae606d36dd56b152535499facfacd42680cd4fda27f9a1b04094384a173fb
-# templates sha256: b4bf217e961af44830e7592a35d63f4558e68a5407fac01b57f635ed1abe47e1
-# generator sha256: da6e5e52bdfec02931098a1aa59e54022157fe1f83e78d4d098825196e820238
+# templates sha256: c18d310ff280a971e16274b2421de3cb59c04c0d2ccd15bbcd8a2044124e1aaa
+# generator sha256: 29d389324924f69c41b2de82926f0a56a9a63c68d8be354e4b2cc7aaabcfe92f
 """ReplaySSM kernels for gdn: gdn__H16_HV32_K128_V128__L16__state_fp32__read_fp8row__rec_bf16.
 
 Replay form: S_t = C·exp(G_t) + Σ_j u_j (exp(G_t - G_j)·k_j)ᵀ,  G_j = Σ_(i<=j) g_i

@@ -2,8 +2,8 @@
 # the templates and run `replaygen build`.
 # kernel: gla__H4_HV4_K256_V512__L16__state_fp32__rec_bf16_g-fp32__gcum
 # spec sha256: 2a7fe42937c3f75572badc158aa6b5a3525d5a4bced8d5656b63326bdec79ab1
-# templates sha256: b4bf217e961af44830e7592a35d63f4558e68a5407fac01b57f635ed1abe47e1
-# generator sha256: da6e5e52bdfec02931098a1aa59e54022157fe1f83e78d4d098825196e820238
+# templates sha256: c18d310ff280a971e16274b2421de3cb59c04c0d2ccd15bbcd8a2044124e1aaa
+# generator sha256: 29d389324924f69c41b2de82926f0a56a9a63c68d8be354e4b2cc7aaabcfe92f
 """ReplaySSM kernels for gla: gla__H4_HV4_K256_V512__L16__state_fp32__rec_bf16_g-fp32__gcum.
 
 Replay form: S_t = C·Diag(exp(G_t)) + Σ_j w_j (Diag(exp(G_t - G_j))·k_j)ᵀ,  G_j = Σ_(i<=j) g_i
@@ -47,9 +47,16 @@ def replay_decode_kernel(
     tile's math. The program owns its cursor (slot, value head): no other program of
     the launch reads or writes it. A negative slot is a padding row (zero output); a slot
     past the pool writes nothing and gets a NaN output, so the mistake cannot go unseen.
+    With NSPLIT > 1 (small batches; plain round-to-nearest states only, plan.decode_splits)
+    NSPLIT programs share the (row, value head), each taking every NSPLIT-th value tile;
+    the last one to finish publishes the cursor (`publish_cursor` in _macros.j2).
     """
     i_b = tl.program_id(0)
     i_hv = tl.program_id(1)
+    if NSPLIT == 1:
+        i_split = 0  # a compile-time 0: unsplit launches keep static value-tile offsets
+    else:
+        i_split = tl.program_id(2)
     i_kh = i_hv // GROUP
     i_slot = tl.load(slots_ptr + i_b).to(tl.int64)
     o_k = tl.arange(0, BK)
@@ -59,7 +66,7 @@ def replay_decode_kernel(
     if (i_slot >= 0) & (i_slot < num_slots):
         # The state (the read copy, if any) is the one large read: its first tile is issued
         # before anything else so that the cursor, records and token math overlap with it.
-        c_next = tl.load(ckpt_ptr + ((i_slot * HV + i_hv) * V + o_vb[:, None]) * K + o_k[None, :], mask=(o_vb < V)[:, None] & m_k[None, :], other=0.0)
+        c_next = tl.load(ckpt_ptr + ((i_slot * HV + i_hv) * V + (o_vb + i_split * BV)[:, None]) * K + o_k[None, :], mask=((o_vb + i_split * BV) < V)[:, None] & m_k[None, :], other=0.0)
         p_cursor = cursor_ptr + i_slot * HV + i_hv
         n = tl.load(p_cursor)
         m_l = o_l < n
@@ -88,11 +95,12 @@ def replay_decode_kernel(
         s_q = tl.sum(kw * t_query[None, :], axis=1)  # [BL] record scores for q
         q_ck = ck_weight * t_query  # [BK]
         s_kq = tl.sum(t_key * t_query, axis=0)  # the current token's own score
-        for i_v in range(NV):
+        for i_vs in range((NV + NSPLIT - 1) // NSPLIT):  # this program's value tiles
+            i_v = i_split + i_vs * NSPLIT  # (past NV: a fully masked tile, when NSPLIT does not divide it)
             o_v = i_v * BV + o_vb
             m_v = o_v < V
             c_tile = c_next.to(tl.float32)  # [BV, BK]
-            o_vn = o_v + BV  # prefetch the next tile (masked off past the last one)
+            o_vn = o_v + NSPLIT * BV  # prefetch the program's next tile (masked off past the last one)
             c_next = tl.load(ckpt_ptr + ((i_slot * HV + i_hv) * V + o_vn[:, None]) * K + o_k[None, :], mask=(o_vn < V)[:, None] & m_k[None, :], other=0.0)
             # -- this value tile: value-axis inputs and records ---------------------
             b_v = tl.load(v_ptr + i_b * stride_v + i_hv * V + o_v, mask=m_v, other=0.0).to(tl.float32)
@@ -114,19 +122,32 @@ def replay_decode_kernel(
             else:
                 tl.store(ring_v_ptr + ((i_slot * HV + i_hv) * RING + n) * V + o_v, b_v.to(ring_v_ptr.dtype.element_ty), mask=m_v)
                 pass
-        if FLUSH:
-            tl.store(p_cursor, 0)
+        if i_split == 0:
+            if FLUSH:
+                pass
+            else:
+                if i_hv % GROUP == 0:
+                    tl.store(ring_k_ptr + ((i_slot * H + i_kh) * RING + n) * K + o_k, b_k.to(ring_k_ptr.dtype.element_ty), mask=m_k)
+                tl.store(ring_g_ptr + ((i_slot * HV + i_hv) * RING + n) * K + o_k, G_t.to(ring_g_ptr.dtype.element_ty), mask=m_k)
+                pass
+        new_n = tl.where(FLUSH, 0, n + 1)
+        p_drafted = drafted_ptr + i_slot * HV + i_hv
+        if NSPLIT == 1:
+            tl.store(p_cursor, new_n)
+            tl.store(p_drafted, 0)  # a decode discards pending drafts
         else:
-            if i_hv % GROUP == 0:
-                tl.store(ring_k_ptr + ((i_slot * H + i_kh) * RING + n) * K + o_k, b_k.to(ring_k_ptr.dtype.element_ty), mask=m_k)
-            tl.store(ring_g_ptr + ((i_slot * HV + i_hv) * RING + n) * K + o_k, G_t.to(ring_g_ptr.dtype.element_ty), mask=m_k)
-            tl.store(p_cursor, n + 1)
-        tl.store(drafted_ptr + i_slot * HV + i_hv, 0)  # a decode discards pending drafts
+            # every program of this (row, value head) has read n before it arrives (acq_rel
+            # orders that load before the count); the last to arrive publishes the cursor
+            # and clears drafted (pending drafts and the count)
+            arrived = tl.atomic_add(p_drafted, 1 << 16, sem="acq_rel")
+            if (arrived >> 16) == NSPLIT - 1:
+                tl.store(p_cursor, new_n)
+                tl.store(p_drafted, 0)
     else:
         # padding row (zero output) or a slot outside the pool (NaN output); no state write
         fill = tl.where(i_slot < 0, 0.0, float("nan"))
-        for i_v in range(NV):
-            o_v = i_v * BV + o_vb
+        for i_vs in range((NV + NSPLIT - 1) // NSPLIT):
+            o_v = (i_split + i_vs * NSPLIT) * BV + o_vb
             tl.store(out_ptr + i_b * stride_out + i_hv * V + o_v, (tl.zeros([BV], tl.float32) + fill).to(out_ptr.dtype.element_ty), mask=o_v < V)
 
 
