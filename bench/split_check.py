@@ -1,6 +1,7 @@
 """Check and time the value-axis split of the key-chunked decode (issue 5, small batches).
 
-For the first real geometry of each key-chunked variant: (1) correctness on the GPU, where the
+For the first real geometry of each variant whose decode splits (key chunks, or value
+tiles of a plain state): (1) correctness on the GPU, where the
 programs sharing a (row, value head) really run concurrently: 3 flush cycles of decode
 steps with staggered cursors, split 2/4/8 against split 1 on the same inputs; outputs,
 checkpoints, rings, cursors and drafted must be bit-identical (each value tile runs the
@@ -21,7 +22,7 @@ import torch  # noqa: E402
 
 import replaygen  # noqa: E402
 from replaygen.perf import Timer, Workload, environment  # noqa: E402
-from replaygen.plan import decode_is_chunked  # noqa: E402
+from replaygen.plan import decode_is_chunked, decode_splits  # noqa: E402
 from replaygen.spec import load_variant  # noqa: E402
 from replaygen.tuning import Launch  # noqa: E402
 
@@ -54,7 +55,7 @@ def check(kern, launch: Launch, base: Launch, rows: int, device="cuda") -> bool:
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", required=True)
-    ap.add_argument("--variants", default="gdn,mamba2")
+    ap.add_argument("--variants", default="gdn,mamba2,kda")
     args = ap.parse_args()
     dev = torch.device("cuda")
     timer = Timer(dev, reps=20)
@@ -62,10 +63,12 @@ def main():
     for variant in args.variants.split(","):
         for cfg in load_variant(variant).configs[:1]:
             kern = replaygen.load(variant, config=cfg.name, L=16)
-            if not decode_is_chunked(kern.plan):
+            if not decode_splits(kern.plan):
                 continue
             p = kern.plan
-            for dbv, bkt, w in ((64, 32, 1), (32, 32, 1), (16, 32, 1)):
+            shapes = (((64, 32, 1), (32, 32, 1), (16, 32, 1)) if decode_is_chunked(p)
+                      else ((32, None, 4), (16, None, 2), (16, None, 1)))   # value tiles
+            for dbv, bkt, w in shapes:
                 dnv = -(-p.V // dbv)
                 base = Launch(dbv, w, 3, bkt)
                 for split in (1, 2, 4, 8):
@@ -82,12 +85,12 @@ def main():
                     kern.forced = {}
                     kern._launches.clear()
                     conv = {rows: work.time_kernel(timer, "conventional_decode", rows) for rows in (1, 8, 64)} \
-                        if (dbv, split) == (64, 1) else None
+                        if split == 1 and dbv == shapes[0][0] else None
                     del work
                     r = dict(variant=variant, config=cfg.name, DBV=dbv, BKT=bkt, warps=w, split=split,
                              correct=ok, amortised_ms=times, conventional_ms=conv)
                     results.append(r)
-                    print(f"{variant:7s} {cfg.name:22s} [{dbv:3d},{bkt:3d}] w{w} split {split}: "
+                    print(f"{variant:7s} {cfg.name:22s} [{dbv:3d},{bkt or '-':>3}] w{w} split {split}: "
                           f"{'PASS' if ok else 'FAIL'}  " + "  ".join(f"b{b}: {t:.4f}" for b, t in times.items())
                           + (("   conventional " + "  ".join(f"b{b}: {t:.4f}" for b, t in conv.items())) if conv else ""),
                           flush=True)
