@@ -792,8 +792,12 @@ def make_plan(deriv: Derivation, config: KernelConfig) -> KernelPlan:
             _pick_num_warps(BV, BK) if decode_template == VALUE_TILES
             # key chunks: 64 chunk elements per thread; 32 with stochastic rounding,
             # whose Philox bits in the flush pass spilled at 64 (ptxas, sm_90, GDN:
-            # 255 registers and ~800 bytes of spills with 1 warp, 167 and none with 2)
-            else max(1, min(8, DBV * BKT // (1024 if ckpt.stochastic else 2048)))),
+            # 255 registers and ~800 bytes of spills with 1 warp, 167 and none with 2);
+            # and twice the warps per 16 ring rows past 16: the [BL, BKT] record tiles of
+            # each chunk (GDN at L = 32 spilled 100 bytes at one warp with Triton 3.9's
+            # ptxas, none at two)
+            else max(1, min(8, DBV * BKT * max(1, BL // 16)
+                            // (1024 if ckpt.stochastic else 2048)))),
         decode_template=decode_template,
         channel_gate=channel_gate, gate_field=deriv.cumulative_gate if cumulative else "",
         chunk_tensors=chunk_tensors, chunk_code=tuple(chunk_code),

@@ -3,7 +3,7 @@
 # kernel: gla__H4_HV4_K256_V512__L16__state_fp32__read_fp8row__rec_bf16_g-fp32__gcum
 # spec sha256: 2a7fe42937c3f75572badc158aa6b5a3525d5a4bced8d5656b63326bdec79ab1
 # templates sha256: c18d310ff280a971e16274b2421de3cb59c04c0d2ccd15bbcd8a2044124e1aaa
-# generator sha256: 29d389324924f69c41b2de82926f0a56a9a63c68d8be354e4b2cc7aaabcfe92f
+# generator sha256: 5c09e6e0efe5e38938db228d58779bb3a42ed72da09d798cf37cdd0deccc77e9
 """ReplaySSM kernels for gla: gla__H4_HV4_K256_V512__L16__state_fp32__read_fp8row__rec_bf16_g-fp32__gcum.
 
 Replay form: S_t = C·Diag(exp(G_t)) + Σ_j w_j (Diag(exp(G_t - G_j))·k_j)ᵀ,  G_j = Σ_(i<=j) g_i

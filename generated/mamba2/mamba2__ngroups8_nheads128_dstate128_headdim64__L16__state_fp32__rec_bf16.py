@@ -3,7 +3,7 @@
 # kernel: mamba2__ngroups8_nheads128_dstate128_headdim64__L16__state_fp32__rec_bf16
 # spec sha256: b9b9d1221036064279430b56c5d997514355cbb9c52adf3b69fc5581e1456b5e
 # templates sha256: c18d310ff280a971e16274b2421de3cb59c04c0d2ccd15bbcd8a2044124e1aaa
-# generator sha256: 29d389324924f69c41b2de82926f0a56a9a63c68d8be354e4b2cc7aaabcfe92f
+# generator sha256: 5c09e6e0efe5e38938db228d58779bb3a42ed72da09d798cf37cdd0deccc77e9
 """ReplaySSM kernels for mamba2: mamba2__ngroups8_nheads128_dstate128_headdim64__L16__state_fp32__rec_bf16.
 
 Replay form: S_t = C·exp(G_t) + Σ_j w_j (exp(G_t - G_j)·k_j)ᵀ,  G_j = Σ_(i<=j) g_i
