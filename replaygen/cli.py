@@ -463,6 +463,9 @@ def make_parser() -> argparse.ArgumentParser:
     t.add_argument("--state-dtype", type=dtype_list, default=["fp32"], metavar="DT[,DT]",
                    help="checkpoint precisions (default fp32)")
     t.add_argument("--record-dtype", choices=RECORD_DTYPES, default="bf16", help="record precision")
+    t.add_argument("--max-drafts", type=positive_int, metavar="T",
+                   help="tune the verify kernel of configurations built for T drafts "
+                        "(default: the decode kernels of non-speculative configurations)")
     t.add_argument("--out", type=Path, default=GENERATED_DIR, metavar="DIR",
                    help="tree of tuning files (default: the repository's generated/)")
     add_timing_options(t, "configuration (or phase)")

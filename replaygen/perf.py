@@ -172,6 +172,9 @@ class Workload:
         self.inputs = {q.name: draw((max_rows,) + kern.shape_of(q), 1.0, input_dtype)
                        for q in kern.spec.inputs()}
         self.out = torch.empty((max_rows, p.HV, p.V), dtype=input_dtype, device=self.device)
+        # speculative configurations: T_MAX drafts per row ([rows, T, ...] inputs)
+        self.drafts = ({q.name: draw((max_rows, p.T_MAX) + kern.shape_of(q), 1.0, input_dtype)
+                        for q in kern.spec.inputs()} if p.T_MAX > 1 else {})
         self.all_slots = torch.arange(num_slots, dtype=torch.int32, device=self.device)
         self.padding = torch.full((max_rows,), -1, dtype=torch.int32, device=self.device)
         self.state = kern.new_state(num_slots, self.device, **self.params)
@@ -196,6 +199,11 @@ class Workload:
         return self.kern.conventional_decode(self.pool, self._rows(rows, padding),
                                              out=self.out[:rows], **self.params,
                                              **{n: t[:rows] for n, t in self.inputs.items()})
+
+    def verify(self, rows: int, padding: bool = False):
+        """T_MAX drafts past every row's cursor (nothing committed: repeatable)."""
+        return self.kern.verify(self.state, self._rows(rows, padding),
+                                **{n: t[:rows] for n, t in self.drafts.items()})
 
     def flush(self, rows: int, padding: bool = False):
         self.kern.flush(self.state, self._rows(rows, padding))
@@ -227,7 +235,8 @@ class Workload:
 
     def time_kernel(self, timer: Timer, kernel: str, rows: int, graph: bool = True) -> float:
         """The quantity `replaygen tune` minimises for each kernel: replay_decode amortised
-        over a staggered cycle, fold as a flush of L - 1 records, the conventional step."""
+        over a staggered cycle, fold as a flush of L - 1 records, the conventional step,
+        verify of T_MAX drafts past L/2 committed records."""
         L = self.kern.plan.L
         if kernel == "replay_decode":
             return timer(lambda: self.cycle(rows), self.staggered(), graph, steps=L)
@@ -235,13 +244,15 @@ class Workload:
             return timer(lambda: self.flush(rows), self.cursors(L - 1), graph)
         if kernel == "conventional_decode":
             return timer(lambda: self.conventional(rows), None, graph)
+        if kernel == "verify":   # T_MAX drafts past L/2 committed records
+            return timer(lambda: self.verify(rows), self.cursors(L // 2), graph)
         raise ValueError(f"unknown kernel {kernel!r}")
 
     def compile_only(self, kernel: str, rows: int = 1):
         """Launch `kernel` on `rows` padding rows (nothing is read or written): compiles it
         with the same argument specialisation, and the same size-dependent choices, as the
         timed launches of `rows` rows."""
-        {"replay_decode": self.decode, "fold": self.flush,
+        {"replay_decode": self.decode, "fold": self.flush, "verify": self.verify,
          "conventional_decode": self.conventional}[kernel](rows, padding=True)
 
 

@@ -499,8 +499,8 @@ class Kernels:
             # but for the key-chunk decode of a read copy, which reads scales per row)
             launch = self.tuning.lookup(self.plan.name, kernel, device_name(device), rows)
         if launch is None and kernel == "verify":
-            # (no tuning table entries yet: the plan's tiles, which the module's CONSTEXPRS
-            # hold only where verify shares them with the decode)
+            # (no tuning entry: the plan's tiles, which the module's CONSTEXPRS hold only
+            # where verify shares them with the decode)
             bv, bkt, _ = plan_tiles(self.plan, kernel)
             hit = ({**self._consts, **launch_constants(self.plan, kernel, bv, bkt)},
                    {"num_warps": self.module.VERIFY_WARPS})

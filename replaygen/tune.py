@@ -27,8 +27,8 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from .plan import _next_pow2, decode_is_chunked, decode_splits, plan_tiles
-from .tuning import KERNELS, TUNING_FILE, Launch, TuningTable
+from .plan import _next_pow2, decode_is_chunked, decode_splits, plan_tiles, verify_is_chunked
+from .tuning import DECODE_KERNELS, SPECULATIVE_KERNELS, TUNING_FILE, Launch, TuningTable
 
 BLOCK_VS = (8, 16, 32, 64)
 # the key-chunked decode kernel's [DBV, BKT] chunks (main's sweeps: [64, 32] and [128, 32]
@@ -38,7 +38,7 @@ BKT_CHOICES = (16, 32, 64, 128)   # 128: whole 512-byte checkpoint rows per chun
 WARPS = (1, 2, 4, 8)
 DEFAULT_STAGES = 3          # Triton's default for CUDA: what the plan's launches get
 EXTRA_STAGES = (1, 2)
-STREAMING = ("replay_decode", "fold")   # kernels whose tiles go through a loop
+STREAMING = ("replay_decode", "fold", "verify")   # kernels whose tiles go through a loop
 ELEMENTS_PER_THREAD = (8, 64)
 CHUNK_ELEMENTS_PER_THREAD = (16, 64)     # narrower: the chunk grid is two-dimensional
 # A launch replaces the plan's choice only when it is this much faster: medians of 5-20
@@ -50,13 +50,17 @@ MARGIN = 0.02
 def candidates(plan, kernel: str) -> list[Launch]:
     """Phase 1: the plan's own launch of `kernel`, and every tile and warp count of the
     pruned grid at the default stage count: value tiles BV (tiles span the whole key
-    block), or for the key-chunked decode kernel [DBV, BKT] chunks."""
+    block), or for the key-chunked decode and verify kernels [DBV, BKT] chunks (verify:
+    128 elements per thread at most, its chunk feeding a tensor-core product)."""
     bv0, bkt0, w0 = plan_tiles(plan, kernel)
     out = [Launch(bv0, w0, DEFAULT_STAGES, bkt0)]
-    chunked = kernel == "replay_decode" and decode_is_chunked(plan)
+    chunked = ((kernel == "replay_decode" and decode_is_chunked(plan))
+               or (kernel == "verify" and verify_is_chunked(plan)))
     if chunked:
         tiles = [(bv, bkt) for bv in DECODE_BLOCK_VS for bkt in BKT_CHOICES if bkt <= plan.BK]
         lo, hi = CHUNK_ELEMENTS_PER_THREAD
+        if kernel == "verify":
+            hi = 2 * hi
     else:
         tiles = [(bv, None) for bv in BLOCK_VS]
         lo, hi = ELEMENTS_PER_THREAD
@@ -110,14 +114,17 @@ class Job:
 
     def __init__(self, variant, config_name, kern):
         self.variant, self.config_name, self.kern = variant, config_name, kern
-        self.times: dict[str, dict[Launch, dict[int, float]]] = {k: {} for k in KERNELS}
+        # a speculative configuration (built for T_MAX > 1 drafts) is tuned for its verify
+        # kernel; the others for the decode kernels
+        self.kernels = SPECULATIVE_KERNELS if kern.plan.T_MAX > 1 else DECODE_KERNELS
+        self.times: dict[str, dict[Launch, dict[int, float]]] = {k: {} for k in self.kernels}
         self.plan_launch = {k: Launch(bv, w, DEFAULT_STAGES, bkt)
-                            for k in KERNELS for bv, bkt, w in [plan_tiles(kern.plan, k)]}
+                            for k in self.kernels for bv, bkt, w in [plan_tiles(kern.plan, k)]}
 
     def load_kwargs(self):
         p = self.kern.plan
         return dict(L=p.L, state_dtype=p.state_dtype, record_dtype=p.record_dtype,
-                    **p.config.dim_map)
+                    max_drafts=p.T_MAX, **p.config.dim_map)
 
 
 def _measure(jobs: list[Job], todo: dict, batches, timer, device, workers, log, save=None,
@@ -130,7 +137,7 @@ def _measure(jobs: list[Job], todo: dict, batches, timer, device, workers, log, 
     slots = pool_size(batches)
     tasks = []
     for j in jobs:
-        launches = [(k, c) for k in KERNELS for c in todo.get((id(j), k), [])]
+        launches = [(k, c) for k in j.kernels for c in todo.get((id(j), k), [])]
         for i in range(0, len(launches), 4):     # chunks of 4 balance the workers
             tasks.append((j.variant, j.load_kwargs(), launches[i:i + 4], tuple(batches), str(device)))
     t0 = time.perf_counter()
@@ -147,7 +154,7 @@ def _measure(jobs: list[Job], todo: dict, batches, timer, device, workers, log, 
         except Exception as exc:  # noqa: BLE001 - reported; the other configurations go on
             log(f"  {j.kern.name}: buffers failed ({type(exc).__name__}: {str(exc)[:200]}); skipped")
             continue
-        for kernel in KERNELS:
+        for kernel in j.kernels:
             for cand in todo.get((id(j), kernel), []):
                 j.kern.forced = {kernel: cand}
                 row = j.times[kernel].setdefault(cand, {})
@@ -170,21 +177,22 @@ def tune(jobs: list[Job], batches, timer, device, workers: int, log=print, save=
          deadline=float("inf")) -> None:
     """The three phases; `save()` after each configuration, so a run cut short keeps what it
     measured."""
-    todo = {(id(j), k): candidates(j.kern.plan, k) for j in jobs for k in KERNELS}
+    todo = {(id(j), k): candidates(j.kern.plan, k) for j in jobs for k in j.kernels}
     log(f"phase 1: {sum(map(len, todo.values()))} (configuration, kernel, launch) at "
         f"{len(batches)} batch sizes")
     _measure(jobs, todo, batches, timer, device, workers, log, save, deadline)
     if time.perf_counter() > deadline:
         log("time budget reached: phase 2 skipped")
         return
-    todo = {(id(j), k): stage_candidates(j.times[k]) for j in jobs for k in STREAMING}
+    todo = {(id(j), k): stage_candidates(j.times[k]) for j in jobs for k in STREAMING
+            if k in j.kernels}
     log(f"phase 2 (num_stages): {sum(map(len, todo.values()))} more")
     _measure(jobs, todo, batches, timer, device, workers, log, save, deadline)
     if time.perf_counter() > deadline:
         log("time budget reached: phase 3 skipped")
         return
     todo = {(id(j), "replay_decode"): split_candidates(j.kern.plan, j.times["replay_decode"])
-            for j in jobs}
+            for j in jobs if "replay_decode" in j.kernels}
     log(f"phase 3 (value-axis split of the decode): {sum(map(len, todo.values()))} more")
     _measure(jobs, todo, batches, timer, device, workers, log, save, deadline)
 
@@ -242,7 +250,8 @@ def run(args, log=print) -> int:
             for L in args.L or [spec.defaults.buffer_length]:
                 for sdt in args.state_dtype:
                     kern = load(variant, config=name, L=L, state_dtype=sdt,
-                                record_dtype=args.record_dtype, tuning=False)
+                                record_dtype=args.record_dtype, tuning=False,
+                                max_drafts=args.max_drafts)
                     jobs.append(Job(variant, name, kern))
     log(f"{len(jobs)} configurations, batches {args.batches}")
     timer = Timer(device, reps=args.reps)

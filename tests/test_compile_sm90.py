@@ -127,7 +127,8 @@ def ptxas_usage(compiled) -> str:
                     if "registers" in line or "spill" in line)
 
 
-TABLE_KERNELS = {"replay_decode": ("replay_decode_kernel", {}), "fold": ("fold_kernel", {"FLUSH": True, "COMMIT": False}),
+TABLE_KERNELS = {"replay_decode": ("replay_decode_kernel", {}), "verify": ("verify_kernel", {}),
+                 "fold": ("fold_kernel", {"FLUSH": True, "COMMIT": False}),
                  "conventional_decode": ("conventional_decode_kernel", {})}
 
 

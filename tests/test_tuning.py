@@ -97,6 +97,27 @@ def test_split_candidates_extend_the_fastest_small_batch_launches():
     assert split_candidates(sr, times) == []
 
 
+def test_verify_is_tuned_for_speculative_configurations():
+    """A configuration built for drafts is tuned for its verify kernel only (key chunks
+    for GDN: the plan's launch first, then [DBV, BKT] chunks); the others for the three
+    decode kernels; a verify entry is a valid table entry and drives verify's launch."""
+    from replaygen.tune import Job, candidates
+    spec_kern = load("gdn", H=1, HV=2, K=32, V=32, L=4, max_drafts=4, tuning=False)
+    job = Job("gdn", "x", spec_kern)
+    assert job.kernels == ("verify",) and set(job.plan_launch) == {"verify"}
+    assert job.load_kwargs()["max_drafts"] == 4
+    cands = candidates(spec_kern.plan, "verify")
+    assert cands[0] == job.plan_launch["verify"] and len(cands) > 1
+    assert all(c.BKT is not None for c in cands[1:])
+    assert Job("gdn", "y", load("gdn", H=1, HV=2, K=32, V=32, L=4, tuning=False)).kernels == (
+        "replay_decode", "fold", "conventional_decode")
+    t = TuningTable()
+    t.add("G", spec_kern.name, "verify", 1, Launch(16, 2, 3, BKT=16))
+    spec_kern.tuning = t
+    got = spec_kern.launch_args("verify", 1, "cpu", launch=t.lookup(spec_kern.name, "verify", "G", 1))
+    assert got[0]["DBV"] == 16 and got[0]["BKT"] == 16 and got[1]["num_warps"] == 2
+
+
 def test_merge_replaces_same_keys():
     a, b = TuningTable(), TuningTable()
     a.add("G", "cfg", "fold", 8, Launch(16, 2, 1))
