@@ -450,8 +450,9 @@ def decode_is_chunked(plan: "KernelPlan") -> bool:
 
 
 def plan_tiles(plan: "KernelPlan", kernel: str) -> tuple[int, int | None, int]:
-    """The plan's own launch of `kernel` (replay_decode, fold, conventional_decode) as
-    (value tile, key chunk or None, num_warps): the fallback of every tuned launch."""
+    """The plan's own launch of `kernel` (replay_decode, fold, conventional_decode,
+    verify) as (value tile, key chunk or None, num_warps): the fallback of every tuned
+    launch."""
     if kernel == "replay_decode":
         if decode_is_chunked(plan):
             return plan.DBV, plan.BKT, plan.decode_warps

@@ -498,15 +498,12 @@ class Kernels:
             # (a quantised copy's tile scales follow the plan's value tiles: no retiling,
             # but for the key-chunk decode of a read copy, which reads scales per row)
             launch = self.tuning.lookup(self.plan.name, kernel, device_name(device), rows)
-        if launch is None and kernel == "verify":
-            # (no tuning entry: the plan's tiles, which the module's CONSTEXPRS hold only
-            # where verify shares them with the decode)
-            bv, bkt, _ = plan_tiles(self.plan, kernel)
+        if launch is None:
+            # the plan's own launch, through the same rules as a tuned one (for the kernels
+            # whose tiles the module's CONSTEXPRS hold, this reproduces them: a test checks)
+            bv, bkt, warps = plan_tiles(self.plan, kernel)
             hit = ({**self._consts, **launch_constants(self.plan, kernel, bv, bkt)},
-                   {"num_warps": self.module.VERIFY_WARPS})
-        elif launch is None:
-            warps = self.module.DECODE_WARPS if kernel == "replay_decode" else self.module.NUM_WARPS
-            hit = (self._consts, {"num_warps": warps})
+                   {"num_warps": warps})
         else:
             hit = ({**self._consts, **launch_constants(self.plan, kernel, launch.BV, launch.BKT,
                                                         launch.split)},

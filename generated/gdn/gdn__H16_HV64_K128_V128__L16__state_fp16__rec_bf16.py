@@ -2,8 +2,8 @@
 # the templates and run `replaygen build`.
 # kernel: gdn__H16_HV64_K128_V128__L16__state_fp16__rec_bf16
 # spec sha256: 269ae606d36dd56b152535499facfacd42680cd4fda27f9a1b04094384a173fb
-# templates sha256: c18d310ff280a971e16274b2421de3cb59c04c0d2ccd15bbcd8a2044124e1aaa
-# generator sha256: 5c09e6e0efe5e38938db228d58779bb3a42ed72da09d798cf37cdd0deccc77e9
+# templates sha256: d1377a3e9e3a4433a112bd23b5f237419f617b4d44b72d9c83d44a0c66033fc4
+# generator sha256: 381fe3bd02114bf8dc84b02f35d37cc16b869208f5c03a6239c74538796cf6b5
 """ReplaySSM kernels for gdn: gdn__H16_HV64_K128_V128__L16__state_fp16__rec_bf16.
 
 Replay form: S_t = C·exp(G_t) + Σ_j u_j (exp(G_t - G_j)·k_j)ᵀ,  G_j = Σ_(i<=j) g_i
