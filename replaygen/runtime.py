@@ -506,7 +506,8 @@ class Kernels:
                    {"num_warps": warps})
         else:
             hit = ({**self._consts, **launch_constants(self.plan, kernel, launch.BV, launch.BKT,
-                                                        launch.split)},
+                                                        launch.split),
+                    "STREAM_STAGES": launch.num_stages},
                    {"num_warps": launch.num_warps, "num_stages": launch.num_stages})
         self._launches[key] = hit
         return hit

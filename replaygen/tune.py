@@ -37,7 +37,7 @@ DECODE_BLOCK_VS = (16, 32, 64, 128)
 BKT_CHOICES = (16, 32, 64, 128)   # 128: whole 512-byte checkpoint rows per chunk (K = 128)
 WARPS = (1, 2, 4, 8)
 DEFAULT_STAGES = 3          # Triton's default for CUDA: what the plan's launches get
-EXTRA_STAGES = (1, 2)
+EXTRA_STAGES = (1, 2, 4)   # 4: the key-chunk streams with three chunks in flight
 STREAMING = ("replay_decode", "fold", "verify")   # kernels whose tiles go through a loop
 ELEMENTS_PER_THREAD = (8, 64)
 CHUNK_ELEMENTS_PER_THREAD = (16, 64)     # narrower: the chunk grid is two-dimensional

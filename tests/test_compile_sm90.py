@@ -80,6 +80,7 @@ def compile_kernel(kern, name, launch=None, **flags):
     if launch is not None:
         kernel = {v[0]: k for k, v in TABLE_KERNELS.items()}[name]
         consts.update(launch_constants(kern.plan, kernel, launch.BV, launch.BKT, launch.split))
+        consts["STREAM_STAGES"] = launch.num_stages   # as runtime.launch_args
         options = {"num_warps": launch.num_warps, "num_stages": launch.num_stages}
     for p in fn.params:   # optional inputs: compile the variant with them present
         if p.is_constexpr and p.name not in consts:
