@@ -2,8 +2,8 @@
 # the templates and run `replaygen build`.
 # kernel: gdn__H16_HV32_K128_V128__L16__state_bf16__rec_bf16
 # spec sha256: 269ae606d36dd56b152535499facfacd42680cd4fda27f9a1b04094384a173fb
-# templates sha256: 1e7add8b2c7ca81c1ebb40d6257386d99c66d32cdf55aa55407ac3110230fd3c
-# generator sha256: 0acad4db66d7aa52fd1f724d7d6c8a2a278bd9620666bd76be4b095a46fddce6
+# templates sha256: b6261ea53ac1ad2156dbf09a1b43e5a016c74d27f0202111707b7f4a5b56f10b
+# generator sha256: 00432f1f28f974253e0efbfc465c846f01c1dd05aa054dab2f179abbfcde4ed6
 """ReplaySSM kernels for gdn: gdn__H16_HV32_K128_V128__L16__state_bf16__rec_bf16.
 
 Replay form: S_t = C·exp(G_t) + Σ_j u_j (exp(G_t - G_j)·k_j)ᵀ,  G_j = Σ_(i<=j) g_i

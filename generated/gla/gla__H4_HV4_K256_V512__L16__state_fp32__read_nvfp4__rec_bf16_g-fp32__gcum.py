@@ -2,8 +2,8 @@
 # the templates and run `replaygen build`.
 # kernel: gla__H4_HV4_K256_V512__L16__state_fp32__read_nvfp4__rec_bf16_g-fp32__gcum
 # spec sha256: 2a7fe42937c3f75572badc158aa6b5a3525d5a4bced8d5656b63326bdec79ab1
-# templates sha256: 1e7add8b2c7ca81c1ebb40d6257386d99c66d32cdf55aa55407ac3110230fd3c
-# generator sha256: 0acad4db66d7aa52fd1f724d7d6c8a2a278bd9620666bd76be4b095a46fddce6
+# templates sha256: b6261ea53ac1ad2156dbf09a1b43e5a016c74d27f0202111707b7f4a5b56f10b
+# generator sha256: 00432f1f28f974253e0efbfc465c846f01c1dd05aa054dab2f179abbfcde4ed6
 """ReplaySSM kernels for gla: gla__H4_HV4_K256_V512__L16__state_fp32__read_nvfp4__rec_bf16_g-fp32__gcum.
 
 Replay form: S_t = C·Diag(exp(G_t)) + Σ_j w_j (Diag(exp(G_t - G_j))·k_j)ᵀ,  G_j = Σ_(i<=j) g_i
@@ -18,7 +18,7 @@ from replaygen import formats
 CONSTEXPRS = dict(H=4, HV=4, K=256, V=512, L=16, GROUP=1,
                   BK=256, BV=16, BL=16, NV=32,
                   FOLD_DOT=True, DBV=64, DNV=8,
-                  BKT=32, NK=8, DECODE_FOLD_DOT=True, NSPLIT=1, STREAM_STAGES=1,
+                  BKT=32, NK=8, DECODE_FOLD_DOT=True, NSPLIT=1, STREAM_STAGES=3,
                   KH=128, KS=16, NB=16,
                   RING=16, T_MAX=1, BT=16, BLF=16)
 NUM_WARPS = 4
@@ -103,7 +103,7 @@ def replay_decode_kernel(
         s_q = tl.sum(kw * t_query[None, :], axis=1)  # [BL] record scores for q
         q_ck = ck_weight * t_query  # [BK]
         s_kq = tl.sum(t_key * t_query, axis=0)  # the current token's own score
-        for i_vs in tl.range((NV + NSPLIT - 1) // NSPLIT, num_stages=STREAM_STAGES):  # this program's value tiles
+        for i_vs in range((NV + NSPLIT - 1) // NSPLIT):  # this program's value tiles
             i_v = i_split + i_vs * NSPLIT  # (past NV: a fully masked tile, when NSPLIT does not divide it)
             o_v = i_v * BV + o_vb
             m_v = o_v < V

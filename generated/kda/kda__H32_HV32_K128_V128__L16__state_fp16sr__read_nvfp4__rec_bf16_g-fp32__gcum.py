@@ -2,8 +2,8 @@
 # the templates and run `replaygen build`.
 # kernel: kda__H32_HV32_K128_V128__L16__state_fp16sr__read_nvfp4__rec_bf16_g-fp32__gcum
 # spec sha256: 900e043a38a9f7023de2cc4bf78d14388be9de5c6732cf3e1db42c3737507d77
-# templates sha256: 1e7add8b2c7ca81c1ebb40d6257386d99c66d32cdf55aa55407ac3110230fd3c
-# generator sha256: 0acad4db66d7aa52fd1f724d7d6c8a2a278bd9620666bd76be4b095a46fddce6
+# templates sha256: b6261ea53ac1ad2156dbf09a1b43e5a016c74d27f0202111707b7f4a5b56f10b
+# generator sha256: 00432f1f28f974253e0efbfc465c846f01c1dd05aa054dab2f179abbfcde4ed6
 """ReplaySSM kernels for kda: kda__H32_HV32_K128_V128__L16__state_fp16sr__read_nvfp4__rec_bf16_g-fp32__gcum.
 
 Replay form: S_t = C·Diag(exp(G_t)) + Σ_j u_j (Diag(exp(G_t - G_j))·k_j)ᵀ,  G_j = Σ_(i<=j) g_i
@@ -18,7 +18,7 @@ from replaygen import formats
 CONSTEXPRS = dict(H=32, HV=32, K=128, V=128, L=16, GROUP=1,
                   BK=128, BV=16, BL=16, NV=8,
                   FOLD_DOT=True, DBV=64, DNV=2,
-                  BKT=32, NK=4, DECODE_FOLD_DOT=True, NSPLIT=1, STREAM_STAGES=1,
+                  BKT=32, NK=4, DECODE_FOLD_DOT=True, NSPLIT=1, STREAM_STAGES=3,
                   KH=64, KS=8, NB=8,
                   RING=16, T_MAX=1, BT=16, BLF=16)
 NUM_WARPS = 2
@@ -117,7 +117,7 @@ def replay_decode_kernel(
         s_kq = tl.sum(t_key * t_query, axis=0)  # the current token's own score
         s_k = tl.sum(kw * t_key[None, :], axis=1)  # [BL] record scores for the key
         k_ck = ck_weight * t_key  # [BK]
-        for i_vs in tl.range((NV + NSPLIT - 1) // NSPLIT, num_stages=STREAM_STAGES):  # this program's value tiles
+        for i_vs in range((NV + NSPLIT - 1) // NSPLIT):  # this program's value tiles
             i_v = i_split + i_vs * NSPLIT  # (past NV: a fully masked tile, when NSPLIT does not divide it)
             o_v = i_v * BV + o_vb
             m_v = o_v < V
