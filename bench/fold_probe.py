@@ -19,12 +19,15 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-# (T_MAX, BV, num_warps, num_stages): T_MAX = 1 with the launch the T_MAX = 1 tables use
-CASES = ((8, 16, 2, 3), (8, 32, 2, 3), (8, 32, 4, 3), (8, 64, 4, 1), (8, 64, 4, 3), (8, 64, 8, 3),
-         (1, 64, 4, 3))
+# (L, T_MAX, BV, num_warps, num_stages). Session 4's first probe: at L = 16, T_MAX = 8
+# every [64, K] launch crashed (w4 s1, w4 s3, w8 s3; plan.launch_constants now refuses
+# them) and [16] / [32] ran; T_MAX = 1 [64]/w4/s3 ran. These: the committed L = 32 tables'
+# [64]/w8/s3 fold (the same compiled structure: a 32-row ring tile, 64 KiB shared memory)
+# and controls.
+CASES = ((32, 1, 64, 8, 3), (32, 1, 64, 4, 3), (32, 1, 32, 4, 3), (16, 8, 32, 4, 3), (16, 1, 64, 4, 3))
 
 
-def child(variant: str, max_drafts: int, bv: int, warps: int, stages: int) -> dict:
+def child(variant: str, L: int, max_drafts: int, bv: int, warps: int, stages: int) -> dict:
     sys.path.insert(0, str(ROOT))
     sys.path.insert(0, str(ROOT / "bench"))
     import torch
@@ -32,12 +35,12 @@ def child(variant: str, max_drafts: int, bv: int, warps: int, stages: int) -> di
     from common import GEOMS, random_inputs, random_params
     from replaygen.tuning import Launch
     device, batch = "cuda", 64
-    kern = replaygen.load(variant, config=GEOMS[variant], L=16, max_drafts=max_drafts)
+    kern = replaygen.load(variant, config=GEOMS[variant], L=L, max_drafts=max_drafts)
     gen = torch.Generator(device=device).manual_seed(3)
     params = random_params(kern, device, gen)
     slots = torch.arange(batch, device=device, dtype=torch.int32)
     S0 = torch.randn((batch,) + kern.state_shape, device=device, generator=gen) * 0.5
-    steps = [random_inputs(kern, batch, device, torch.bfloat16, gen) for _ in range(12)]
+    steps = [random_inputs(kern, batch, device, torch.bfloat16, gen) for _ in range(L - 4)]
     T = max_drafts
     drafts = {n: torch.randn((batch, T) + t.shape[1:], device=device, generator=gen).to(t.dtype)
               for n, t in steps[0].items()}
@@ -74,28 +77,27 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", required=True)
     ap.add_argument("--variant", default="gdn")
-    ap.add_argument("--child", nargs=4, type=int, metavar=("T_MAX", "BV", "WARPS", "STAGES"))
+    ap.add_argument("--child", nargs=5, type=int, metavar=("L", "T_MAX", "BV", "WARPS", "STAGES"))
     args = ap.parse_args()
     if args.child:
         print("RESULT " + json.dumps(child(args.variant, *args.child)), flush=True)
         return
     results = []
-    for t_max, bv, w, st in CASES:
-        if True:
-            case = dict(variant=args.variant, T_MAX=t_max, BV=bv, warps=w, stages=st)
-            try:
-                p = subprocess.run([sys.executable, __file__, "--out", args.out, "--variant",
-                                    args.variant, "--child", str(t_max), str(bv), str(w), str(st)],
-                                   capture_output=True, text=True, timeout=60)
-                line = [x for x in p.stdout.splitlines() if x.startswith("RESULT ")]
-                if line:
-                    case.update(json.loads(line[0][7:]))
-                else:
-                    case.update(ok=False, crash=(p.stderr.strip().splitlines() or ["?"])[-1][:200])
-            except subprocess.TimeoutExpired:
-                case.update(ok=False, crash="timeout")
-            print(case, flush=True)
-            results.append(case)
+    for L, t_max, bv, w, st in CASES:
+        case = dict(variant=args.variant, L=L, T_MAX=t_max, BV=bv, warps=w, stages=st)
+        try:
+            p = subprocess.run([sys.executable, __file__, "--out", args.out, "--variant",
+                                args.variant, "--child", str(L), str(t_max), str(bv), str(w), str(st)],
+                               capture_output=True, text=True, timeout=60)
+            line = [x for x in p.stdout.splitlines() if x.startswith("RESULT ")]
+            if line:
+                case.update(json.loads(line[0][7:]))
+            else:
+                case.update(ok=False, crash=(p.stderr.strip().splitlines() or ["?"])[-1][:200])
+        except subprocess.TimeoutExpired:
+            case.update(ok=False, crash="timeout")
+        print(case, flush=True)
+        results.append(case)
     Path(args.out).mkdir(parents=True, exist_ok=True)
     (Path(args.out) / "fold_probe.json").write_text(json.dumps(results, indent=1))
 

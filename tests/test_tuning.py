@@ -261,3 +261,14 @@ def test_warmup_touches_no_state(device):
     assert all(same_bits(before["ring"][n], after["ring"][n]) for n in before["ring"])
     assert same_bits(pool, h.pool)
     h.run([Step((0, 1))])
+
+
+def test_wide_folds_of_speculative_configurations_are_refused():
+    """[64, K] folds crashed the H200 for T_MAX > 1 (bench/fold_probe.py): launch_constants
+    refuses them, by name, before any launch; [32] and T_MAX = 1 stay allowed."""
+    spec8 = load("gdn", H=1, HV=1, K=16, V=64, L=4, max_drafts=8, tuning=False).plan
+    with pytest.raises(ConfigError, match="fold of 64 value rows in a speculative configuration"):
+        launch_constants(spec8, "fold", 64)
+    assert launch_constants(spec8, "fold", 32)["BV"] == 32
+    plain = load("gdn", H=1, HV=1, K=16, V=64, L=4, tuning=False).plan
+    assert launch_constants(plain, "fold", 64)["BV"] == 64

@@ -2,7 +2,7 @@
 # the templates and run `replaygen build`.
 # kernel: gdn__H16_HV32_K128_V128__L16__state_bf16__rec_bf16
 # spec sha256: 269ae606d36dd56b152535499facfacd42680cd4fda27f9a1b04094384a173fb
-# templates sha256: 3c2d064239d01da9bdbae97ce1f86166c71f181eb05f9bfc9a68c7c962e01252
+# templates sha256: b6261ea53ac1ad2156dbf09a1b43e5a016c74d27f0202111707b7f4a5b56f10b
 # generator sha256: 00432f1f28f974253e0efbfc465c846f01c1dd05aa054dab2f179abbfcde4ed6
 """ReplaySSM kernels for gdn: gdn__H16_HV32_K128_V128__L16__state_bf16__rec_bf16.
 
@@ -103,14 +103,6 @@ def replay_decode_kernel(
             o_v = i_v * DBV + o_vb
             m_v = o_v < V
             p_rows = ckpt_ptr + ((i_slot * HV + i_hv) * V + o_v) * K  # [DBV] checkpoint rows
-            # -- this value tile: value-axis inputs and records, issued before the chunk
-            # stream so that their memory latency overlaps it (loaded after it, the
-            # record load was ~15% of the stall samples: ncu, GDN, session 4)
-            b_v = tl.load(v_ptr + i_b * stride_v + i_hv * V + o_v, mask=m_v, other=0.0).to(tl.float32)
-            t_value = b_v
-            r_u = tl.load(ring_u_ptr + ((i_slot * HV + i_hv) * RING + o_l[:, None]) * V + o_v[None, :], mask=m_l[:, None] & m_v[None, :], other=0.0).to(tl.float32)  # [BL, BV]
-            rec_value = r_u
-            rec_value = tl.where(m_l[:, None], rec_value, 0.0)  # [BL, DBV]
             acc_q = tl.zeros([DBV], tl.float32)  # C·(decayed q)
             s_q = tl.zeros([BL], tl.float32)  # record scores for q
             kq = tl.zeros([BKT], tl.float32)  # the token's own score, per lane
@@ -134,6 +126,12 @@ def replay_decode_kernel(
                 kq += ct_key * ct_query
                 acc_k += tl.sum(c_chunk * (ck_weight * ct_key)[None, :], axis=1)
                 s_k += tl.sum(kw * ct_key[None, :], axis=1)
+            # -- this value tile: value-axis inputs and records -----------------------
+            b_v = tl.load(v_ptr + i_b * stride_v + i_hv * V + o_v, mask=m_v, other=0.0).to(tl.float32)
+            t_value = b_v
+            r_u = tl.load(ring_u_ptr + ((i_slot * HV + i_hv) * RING + o_l[:, None]) * V + o_v[None, :], mask=m_l[:, None] & m_v[None, :], other=0.0).to(tl.float32)  # [BL, BV]
+            rec_value = r_u
+            rec_value = tl.where(m_l[:, None], rec_value, 0.0)  # [BL, DBV]
             s_kq = tl.sum(kq, axis=0)
             # delta rule: u = beta (v - S_{t-1}·Decay_t·k), S read through the replay form
             w_t = t_beta * (t_value - acc_k - tl.sum(rec_value * s_k[:, None], axis=0))  # [DBV]
