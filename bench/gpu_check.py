@@ -14,7 +14,6 @@ from __future__ import annotations
 import argparse
 import datetime
 import json
-import os
 import subprocess
 import sys
 import time
@@ -22,12 +21,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from common import GEOMS, ROOT, bench, random_inputs, random_params  # noqa: E402
+from common import GEOMS, bench, random_inputs, random_params  # noqa: E402
 import torch  # noqa: E402
 import triton  # noqa: E402
 
 import reference as R  # noqa: E402
 import replaygen  # noqa: E402
+from replaygen.perf import commit as perf_commit  # noqa: E402
 from sweep import run_one  # noqa: E402
 
 REFERENCE = {"mamba2": R.mamba2_step, "gdn": R.gdn_step, "kda": R.kda_step, "gla": R.gla_step}
@@ -92,8 +92,7 @@ def main():
     ap.add_argument("--skip-bench", action="store_true")
     args = ap.parse_args()
     device = "cuda"
-    commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True,
-                            text=True).stdout.strip() or os.environ.get("REPLAYGEN_COMMIT", "?")
+    commit = perf_commit()   # REPLAYGEN_COMMIT where the copied tree's .git is stale
     meta = dict(gpu=torch.cuda.get_device_name(), torch=torch.__version__,
                 triton=triton.__version__, commit=commit,
                 date=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),

@@ -31,18 +31,18 @@ from __future__ import annotations
 import argparse
 import datetime
 import json
-import subprocess
 import sys
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from common import GEOMS, ROOT, bench, new_pool, random_inputs, random_params  # noqa: E402
+from common import GEOMS, bench, new_pool, random_inputs, random_params  # noqa: E402
 import torch  # noqa: E402
 
 import replaygen  # noqa: E402
 from harness import U_QUANT  # noqa: E402
+from replaygen.perf import commit as perf_commit  # noqa: E402
 from replaygen.traffic import traffic  # noqa: E402
 
 # name -> replaygen.load precision options
@@ -325,8 +325,7 @@ def main(argv=None):
         sys.exit("precision_bench.py needs a CUDA GPU")
     start = time.perf_counter()
     variants = args.variants.split(",")
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True,
-                            text=True).stdout.strip()
+    commit = perf_commit()   # REPLAYGEN_COMMIT where the copied tree's .git is stale
     report = dict(gpu=torch.cuda.get_device_name(), date=datetime.datetime.now(
         datetime.timezone.utc).isoformat(timespec="seconds"), commit=commit,
         command="python " + " ".join(sys.argv), torch=torch.__version__,

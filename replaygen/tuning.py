@@ -15,7 +15,8 @@ from `plan.launch_constants`, never from the file.
 The file:
 
     {"format": 1, "variant": "gdn",
-     "gpus": {"NVIDIA H200": {"meta": {"date": ..., "torch": ..., "triton": ..., "commit": ...},
+     "gpus": {"NVIDIA H200": {"meta": {"date": ..., "torch": ..., "triton": ..., "commit": ...,
+                                       "earlier": [the metas of earlier sweeps merged in]},
                               "entries": [{"config": "gdn__H16_..._rec_bf16",
                                            "kernel": "replay_decode", "batch": 256,
                                            "BV": 16, "num_warps": 2, "num_stages": 3,
@@ -98,8 +99,16 @@ class TuningTable:
         rows.sort(key=lambda r: r[0])
 
     def merge(self, other: "TuningTable") -> None:
-        """Entries (and provenance) of `other` replace this table's on the same keys."""
-        self.meta.update(other.meta)
+        """Entries of `other` replace this table's on the same keys. Provenance: `other`'s
+        sweep becomes the GPU's meta and the sweeps before it are kept under its
+        "earlier" list (newest first), since the merged entries still come from them."""
+        for gpu, meta in other.meta.items():
+            before = self.meta.get(gpu)
+            if before and before != meta:
+                earlier = [{k: v for k, v in before.items() if k != "earlier"}]
+                meta = {**meta, "earlier": earlier + list(before.get("earlier", []))
+                        + [m for m in meta.get("earlier", []) if m not in earlier]}
+            self.meta[gpu] = meta
         for (config, kernel, gpu), rows in other._rows.items():
             for batch, launch, info in rows:
                 self.add(gpu, config, kernel, batch, launch, **info)

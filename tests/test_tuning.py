@@ -272,3 +272,21 @@ def test_wide_folds_of_speculative_configurations_are_refused():
     assert launch_constants(spec8, "fold", 32)["BV"] == 32
     plain = load("gdn", H=1, HV=1, K=16, V=64, L=4, tuning=False).plan
     assert launch_constants(plain, "fold", 64)["BV"] == 64
+
+
+def test_merging_sweeps_keeps_their_provenance():
+    """A table merged from several sweeps says where each came from: the newest sweep's
+    meta, and the earlier ones under 'earlier' (the merged entries still come from them)."""
+    old, new = TuningTable(), TuningTable()
+    old.meta["G"] = {"commit": "aaa", "command": "tune --L 16"}
+    old.add("G", "cfg", "fold", 1, Launch(16, 2, 3))
+    new.meta["G"] = {"commit": "bbb", "command": "tune --L 8"}
+    new.add("G", "cfg", "fold", 8, Launch(32, 2, 3))
+    old.merge(new)
+    assert old.meta["G"]["commit"] == "bbb"
+    assert old.meta["G"]["earlier"] == [{"commit": "aaa", "command": "tune --L 16"}]
+    third = TuningTable()
+    third.meta["G"] = {"commit": "ccc"}
+    old.merge(third)
+    assert [m["commit"] for m in old.meta["G"]["earlier"]] == ["bbb", "aaa"]
+    assert old.lookup("cfg", "fold", "G", 8) == Launch(32, 2, 3)
