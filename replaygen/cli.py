@@ -464,7 +464,7 @@ def make_parser() -> argparse.ArgumentParser:
                    help="checkpoint precisions (default fp32)")
     t.add_argument("--record-dtype", choices=RECORD_DTYPES, default="bf16", help="record precision")
     t.add_argument("--max-drafts", type=positive_int, metavar="T",
-                   help="tune the verify kernel of configurations built for T drafts "
+                   help="tune the verify and fold kernels of configurations built for T drafts "
                         "(default: the decode kernels of non-speculative configurations)")
     t.add_argument("--out", type=Path, default=GENERATED_DIR, metavar="DIR",
                    help="tree of tuning files (default: the repository's generated/)")

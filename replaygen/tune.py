@@ -27,7 +27,9 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from .plan import _next_pow2, decode_is_chunked, decode_splits, plan_tiles, verify_is_chunked
+from .errors import ConfigError
+from .plan import (_next_pow2, decode_is_chunked, decode_splits, launch_constants, plan_tiles,
+                   verify_is_chunked)
 from .tuning import DECODE_KERNELS, SPECULATIVE_KERNELS, TUNING_FILE, Launch, TuningTable
 
 BLOCK_VS = (8, 16, 32, 64)
@@ -65,13 +67,23 @@ def candidates(plan, kernel: str) -> list[Launch]:
         tiles = [(bv, None) for bv in BLOCK_VS]
         lo, hi = ELEMENTS_PER_THREAD
     for bv, bkt in tiles:
-        if bv > _next_pow2(plan.V):
+        if bv > _next_pow2(plan.V) or not _launchable(plan, kernel, bv, bkt):
             continue
         for w in WARPS:
             cand = Launch(bv, w, DEFAULT_STAGES, bkt)
             if lo <= bv * (bkt or plan.BK) / (32 * w) <= hi and cand not in out:
                 out.append(cand)
     return out
+
+
+def _launchable(plan, kernel: str, bv: int, bkt: int | None) -> bool:
+    """Tiles that plan.launch_constants accepts (it refuses, for one, [64+, K] folds of
+    speculative configurations, which crashed the H200)."""
+    try:
+        launch_constants(plan, kernel, bv, bkt)
+    except ConfigError:
+        return False
+    return True
 
 
 def stage_candidates(times: dict[Launch, dict[int, float]], keep: int = 2) -> list[Launch]:
@@ -115,7 +127,7 @@ class Job:
     def __init__(self, variant, config_name, kern):
         self.variant, self.config_name, self.kern = variant, config_name, kern
         # a speculative configuration (built for T_MAX > 1 drafts) is tuned for its verify
-        # kernel; the others for the decode kernels
+        # kernel and the fold its commits run; the others for the decode kernels
         self.kernels = SPECULATIVE_KERNELS if kern.plan.T_MAX > 1 else DECODE_KERNELS
         self.times: dict[str, dict[Launch, dict[int, float]]] = {k: {} for k in self.kernels}
         self.plan_launch = {k: Launch(bv, w, DEFAULT_STAGES, bkt)

@@ -39,10 +39,11 @@ from .errors import TuningError
 FORMAT = 1
 TUNING_FILE = "tuning.json"
 KERNELS = ("replay_decode", "fold", "conventional_decode", "verify")
-# the kernels `replaygen tune` sweeps for a configuration: verify only where the
-# configuration is built for speculation (max_drafts > 1), the other three elsewhere
+# the kernels `replaygen tune` sweeps for a configuration: verify and the fold (which a
+# commit runs) where the configuration is built for speculation (max_drafts > 1), the
+# decode kernels elsewhere
 DECODE_KERNELS = KERNELS[:3]
-SPECULATIVE_KERNELS = ("verify",)
+SPECULATIVE_KERNELS = ("verify", "fold")
 BATCH_BUCKETS = (1, 8, 64, 256, 512)
 ENTRY_KEYS = {"config", "kernel", "batch", "BV", "num_warps", "num_stages"}
 OPTIONAL_KEYS = {"BKT", "split"}

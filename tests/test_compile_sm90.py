@@ -30,10 +30,10 @@ from triton.backends.compiler import GPUTarget  # noqa: E402
 from triton.compiler import ASTSource  # noqa: E402
 
 from replaygen.emit import GENERATED_DIR, default_configs  # noqa: E402
-from replaygen.plan import launch_constants, plan_tiles  # noqa: E402
+from replaygen.plan import decode_is_chunked, launch_constants, plan_tiles  # noqa: E402
 from replaygen.runtime import load  # noqa: E402
 from replaygen.spec import available_variants, load_variant  # noqa: E402
-from replaygen.tuning import TUNING_FILE, TuningTable  # noqa: E402
+from replaygen.tuning import TUNING_FILE, Launch, TuningTable  # noqa: E402
 
 TARGET = GPUTarget("cuda", 90, 32)
 TORCH_TO_TRITON = {torch.float32: "fp32", torch.bfloat16: "bf16", torch.float16: "fp16",
@@ -102,6 +102,9 @@ def _ptxas_available():
 
 
 CONFIGS = [(v, c) for v in available_variants() for c in default_configs(load_variant(v))]
+# variants whose decode streams key chunks (scalar decays), at their first geometry
+CHUNKED_DECODE = [v for v in available_variants() if decode_is_chunked(
+    load(v, config=load_variant(v).configs[0].name, tuning=False).plan)]
 KERNELS = (("replay_decode_kernel", {}), ("fold_kernel", {"FLUSH": True, "COMMIT": False}),
            ("fold_kernel", {"FLUSH": False, "COMMIT": False}), ("conventional_decode_kernel", {}),
            ("fold_kernel", {"FLUSH": True, "COMMIT": True}), ("verify_kernel", {}),
@@ -194,6 +197,23 @@ def compile_all() -> tuple[int, list[str]]:
             spills = [int(n) for n in re.findall(r"(\d+) bytes spill", usage)]
             if not spills or (any(spills) and kern.plan.K <= 128):
                 failures.append(f"{kern.name}: {name} spills (or no ptxas report): {usage}")
+    # The key-chunk decode's checkpoint stream is software-pipelined (cp.async of its
+    # [DBV, BKT] fp32 chunks into shared memory) at the launch's num_stages, and not at 1:
+    # Triton pipelines a loop without tl.dot only when the loop asks (tl.range with
+    # num_stages=STREAM_STAGES); without it every chunk waited one memory latency
+    # (bench/NOTES.md, session 4).
+    for variant in CHUNKED_DECODE:
+        kern = load(variant, config=load_variant(variant).configs[0].name, tuning=False)
+        bv, bkt, warps = plan_tiles(kern.plan, "replay_decode")
+        stream = f"tensor<{bv}x{bkt}x!tt.ptr<f32>"
+        for stages, pipelined in ((3, True), (1, False)):
+            count += 1
+            ttgir = compile_kernel(kern, "replay_decode_kernel",
+                                   Launch(bv, warps, stages, bkt)).asm["ttgir"]
+            copies = [ln for ln in ttgir.splitlines() if "async_copy_global_to_local" in ln]
+            if any(stream in ln for ln in copies) != pipelined:
+                failures.append(f"{kern.name}: the chunk stream at num_stages {stages} is "
+                                f"{'not ' if pipelined else ''}pipelined")
     return count, failures
 
 
@@ -208,7 +228,7 @@ def test_default_kernels_compile_for_sm90():
     quantized = sum(c.read_dtype is not None or c.state_dtype in ("fp8", "nvfp4")
                     for _, c in CONFIGS)
     expected = (len(CONFIGS) * (len(KERNELS) - 1) + quantized + len(TUNED)
-                + 2 * len(available_variants()))
+                + 2 * len(available_variants()) + 2 * len(CHUNKED_DECODE))
     assert f"compiled {expected} kernels, 0 failed" in proc.stdout, proc.stdout[-2000:]
 
 

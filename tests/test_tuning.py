@@ -98,17 +98,23 @@ def test_split_candidates_extend_the_fastest_small_batch_launches():
 
 
 def test_verify_is_tuned_for_speculative_configurations():
-    """A configuration built for drafts is tuned for its verify kernel only (key chunks
-    for GDN: the plan's launch first, then [DBV, BKT] chunks); the others for the three
-    decode kernels; a verify entry is a valid table entry and drives verify's launch."""
+    """A configuration built for drafts is tuned for its verify kernel (key chunks for
+    GDN: the plan's launch first, then [DBV, BKT] chunks) and its commits' fold (never
+    the [64+, K] folds launch_constants refuses); the others for the three decode
+    kernels; a verify entry is a valid table entry and drives verify's launch."""
     from replaygen.tune import Job, candidates
     spec_kern = load("gdn", H=1, HV=2, K=32, V=32, L=4, max_drafts=4, tuning=False)
     job = Job("gdn", "x", spec_kern)
-    assert job.kernels == ("verify",) and set(job.plan_launch) == {"verify"}
+    assert job.kernels == ("verify", "fold") and set(job.plan_launch) == {"verify", "fold"}
     assert job.load_kwargs()["max_drafts"] == 4
     cands = candidates(spec_kern.plan, "verify")
     assert cands[0] == job.plan_launch["verify"] and len(cands) > 1
     assert all(c.BKT is not None for c in cands[1:])
+    wide = load("gdn", H=1, HV=2, K=32, V=128, L=4, max_drafts=4, tuning=False)
+    folds = candidates(wide.plan, "fold")
+    assert folds and max(c.BV for c in folds) == 32
+    assert max(c.BV for c in candidates(load("gdn", H=1, HV=2, K=32, V=128, L=4,
+                                                  tuning=False).plan, "fold")) == 64
     assert Job("gdn", "y", load("gdn", H=1, HV=2, K=32, V=32, L=4, tuning=False)).kernels == (
         "replay_decode", "fold", "conventional_decode")
     t = TuningTable()
@@ -290,3 +296,14 @@ def test_merging_sweeps_keeps_their_provenance():
     old.merge(third)
     assert [m["commit"] for m in old.meta["G"]["earlier"]] == ["bbb", "aaa"]
     assert old.lookup("cfg", "fold", "G", 8) == Launch(32, 2, 3)
+
+
+def test_a_launch_sets_the_stream_pipeline_depth():
+    """The key-chunk decode's chunk loops take their software-pipeline depth
+    (STREAM_STAGES) from the launch's num_stages; the plan's launch gets Triton's default
+    3 (tests/test_compile_sm90.py checks the compiled stream is pipelined at 3, not at 1)."""
+    kern = load("gdn", H=1, HV=2, K=32, V=32, L=4, tuning=False)
+    consts, options = kern.launch_args("replay_decode", 1, "cpu")
+    assert consts["STREAM_STAGES"] == 3 and "num_stages" not in options
+    consts, options = kern.launch_args("replay_decode", 1, "cpu", launch=Launch(32, 2, 1, BKT=16))
+    assert consts["STREAM_STAGES"] == 1 and options["num_stages"] == 1
