@@ -82,6 +82,8 @@ def compile_kernel(kern, name, launch=None, **flags):
         consts.update(launch_constants(kern.plan, kernel, launch.BV, launch.BKT, launch.split))
         consts["STREAM_STAGES"] = launch.num_stages   # as runtime.launch_args
         options = {"num_warps": launch.num_warps, "num_stages": launch.num_stages}
+    if name == "replay_decode_kernel":   # the decode as it runs by default (the rows'
+        consts.setdefault("FOLD_EVERY_STEP", False)   # own flushes); KERNELS adds True
     for p in fn.params:   # optional inputs: compile the variant with them present
         if p.is_constexpr and p.name not in consts:
             consts[p.name] = True
@@ -105,7 +107,8 @@ CONFIGS = [(v, c) for v in available_variants() for c in default_configs(load_va
 # variants whose decode streams key chunks (scalar decays), at their first geometry
 CHUNKED_DECODE = [v for v in available_variants() if decode_is_chunked(
     load(v, config=load_variant(v).configs[0].name, tuning=False).plan)]
-KERNELS = (("replay_decode_kernel", {}), ("fold_kernel", {"FLUSH": True, "COMMIT": False}),
+KERNELS = (("replay_decode_kernel", {}), ("replay_decode_kernel", {"FOLD_EVERY_STEP": True}),
+           ("fold_kernel", {"FLUSH": True, "COMMIT": False}),
            ("fold_kernel", {"FLUSH": False, "COMMIT": False}), ("conventional_decode_kernel", {}),
            ("fold_kernel", {"FLUSH": True, "COMMIT": True}), ("verify_kernel", {}),
            ("conventional_verify_kernel", {}), ("conventional_select_kernel", {}),
