@@ -101,3 +101,15 @@ def test_channel_gates_check_runs_and_reports(capsys):
                                                  flush_step=0.2, amortised=0.12, conventional=0.15)
                                             for a in cg.ALTS], sweep=[], seconds=1))
     assert "kda L=4: PASS" in capsys.readouterr().out
+
+
+def test_fold_probe_imports_and_its_cases_are_launches():
+    """Each probe case is (L, T_MAX, BV, warps, stages) of a fold the runtime can be forced
+    to; the T_MAX > 1 cases stay within launch_constants' limit (wider ones are refused)."""
+    from replaygen import load
+    from replaygen.plan import launch_constants
+    probe = _load("fold_probe")
+    assert probe.CASES and all(len(c) == 5 for c in probe.CASES)
+    for L, t_max, bv, warps, stages in probe.CASES:
+        kern = load("gdn", H=1, HV=2, K=32, V=128, L=L, max_drafts=t_max, tuning=False)
+        assert launch_constants(kern.plan, "fold", bv)["BV"] == bv
