@@ -3,14 +3,7 @@
 # (tl.range(num_stages=STREAM_STAGES)). Check on CUDA (decode and precision tests), re-tune
 # every geometry at L = 16 (stages 1-4 now matter), tune the verify kernel at T_MAX = 8,
 # then the issue-5 suite at L = 16 with the new tables. Tables land in $OUT/generated.
-set -o pipefail
-export PYTHONUNBUFFERED=1 REPLAYGEN_EXAMPLES=${REPLAYGEN_EXAMPLES:-1}
-OUT=${OUT:-bench/results/latest}
-mkdir -p "$OUT"
-nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv > "$OUT/gpu.txt"
-if ls bench/wheels/*.whl >/dev/null 2>&1; then   # fla-core and einops: the external baselines
-    python3 -m pip install -q --no-deps --no-index bench/wheels/*.whl 2>&1 | tail -3
-fi
+source "$(dirname "$0")/gpu_env.sh"   # pipefail, OUT, gpu.txt, the baselines' wheels
 timeout "${PYTEST_TIMEOUT:-100}" python3 -m pytest -q tests/test_decode.py tests/test_precision.py \
     -p no:cacheprovider -n 8 -x > "$OUT/pytest-cuda.log" 2>&1; echo "pytest exit $?" >> "$OUT/pytest-cuda.log"
 tail -3 "$OUT/pytest-cuda.log"

@@ -4,14 +4,7 @@
 # KDA's small batches with the value-tile split; probe the fold launches one process each;
 # the verify bench (GDN with its tuned verify); the issue-5 suite at L = 16 with the tables
 # as committed plus these (tuned in place: generated/ on the device).
-set -o pipefail
-export PYTHONUNBUFFERED=1 REPLAYGEN_EXAMPLES=${REPLAYGEN_EXAMPLES:-1}
-OUT=${OUT:-bench/results/latest}
-mkdir -p "$OUT"
-nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv > "$OUT/gpu.txt"
-if ls bench/wheels/*.whl >/dev/null 2>&1; then
-    python3 -m pip install -q --no-deps --no-index bench/wheels/*.whl 2>&1 | tail -3
-fi
+source "$(dirname "$0")/gpu_env.sh"   # pipefail, OUT, gpu.txt, the baselines' wheels
 timeout 170 python3 -m replaygen tune --variant gdn --L 16 --budget-s 75 > "$OUT/tune-gdn.log" 2>&1
 timeout 170 python3 -m replaygen tune --variant mamba2 --L 16 --budget-s 75 > "$OUT/tune-mamba2.log" 2>&1
 timeout 70 python3 -m replaygen tune --variant kda --L 16 --batches 1,8 --budget-s 45 > "$OUT/tune-kda.log" 2>&1

@@ -2,14 +2,7 @@
 # Session 4, last device call: the whole CUDA test suite; the fold probe (each launch in
 # its own process); GDN and Mamba-2 re-tuned at L = 8 and 32 (their key-chunk streams'
 # num_stages now sets the pipeline depth; in place); the issue-5 suite at L = 8, 16, 32.
-set -o pipefail
-export PYTHONUNBUFFERED=1 REPLAYGEN_EXAMPLES=${REPLAYGEN_EXAMPLES:-1}
-OUT=${OUT:-bench/results/latest}
-mkdir -p "$OUT"
-nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv > "$OUT/gpu.txt"
-if ls bench/wheels/*.whl >/dev/null 2>&1; then
-    python3 -m pip install -q --no-deps --no-index bench/wheels/*.whl 2>&1 | tail -3
-fi
+source "$(dirname "$0")/gpu_env.sh"   # pipefail, OUT, gpu.txt, the baselines' wheels
 timeout 160 python3 -m pytest -q tests -p no:cacheprovider -n 8 -k "not compile_for_sm90" \
     > "$OUT/pytest-cuda.log" 2>&1; echo "pytest exit $?" >> "$OUT/pytest-cuda.log"
 tail -4 "$OUT/pytest-cuda.log"

@@ -4,14 +4,7 @@
 # speculative configurations' verify and fold tuned at T_MAX = 8 (the fold for the first
 # time), the verify bench with those tables, then the suite at L = 8, 16, 32. Tuned in
 # place (generated/ on the device); the tables come back in data.tgz.
-set -o pipefail
-export PYTHONUNBUFFERED=1 REPLAYGEN_EXAMPLES=${REPLAYGEN_EXAMPLES:-1}
-OUT=${OUT:-bench/results/latest}
-mkdir -p "$OUT"
-nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv > "$OUT/gpu.txt"
-if ls bench/wheels/*.whl >/dev/null 2>&1; then
-    python3 -m pip install -q --no-deps --no-index bench/wheels/*.whl 2>&1 | tail -3
-fi
+source "$(dirname "$0")/gpu_env.sh"   # pipefail, OUT, gpu.txt, the baselines' wheels
 for v in kda gla; do
     timeout 110 python3 -m replaygen tune --variant $v --L 8,32 --batches 8,64,256,512 --budget-s 80 \
         > "$OUT/tune-$v-L8-32.log" 2>&1
