@@ -273,6 +273,7 @@ class KernelPlan:
     decode_fold_dot: bool   # the decode kernel's flush folds a [DBV, BL] x [BL, BKT] dot
     NSPLIT: int           # programs per (row, value head) of the key-chunk decode (tuned: small batches)
     STREAM_STAGES: int    # software-pipeline depth of the key-chunk decode's chunk streams (see below)
+    FUSED_FLUSH: bool     # a decode row whose ring fills folds in the decode launch (see below)
     decode_warps: int
     decode_template: str  # the decode kernel's structure: key chunks or value tiles
     channel_gate: bool    # per-key-channel decay: decays are [BKT] per chunk, not scalars
@@ -806,6 +807,12 @@ def make_plan(deriv: Derivation, config: KernelConfig) -> KernelPlan:
         # Triton's default: asking there pipelined the value and record loads too, and
         # KDA's amortised step went from 0.213 to 0.254 ms at batch 256 (H200, session 4).
         STREAM_STAGES=3,
+        # The plan's decode folds a full ring in the same launch (the flush on the device,
+        # per row). A tuned launch may fold in a second launch instead (Launch.
+        # separate_flush, runtime.decode): the decode kernel then has no fold code, which
+        # cut ptxas's registers from 228 to 155 (GDN, [64, 32] 1 warp) and from 168 to 94
+        # (Mamba-2 Nano, [128, 32] 2 warps), for one more launch per step.
+        FUSED_FLUSH=True,
         NSPLIT=1, decode_warps=config.num_warps or (
             _pick_num_warps(BV, BK) if decode_template == VALUE_TILES
             # key chunks: 64 chunk elements per thread; 32 with stochastic rounding,

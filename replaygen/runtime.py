@@ -302,24 +302,32 @@ class Kernels:
         out = self._check_out(out, rows, dtype, state.device)
         if rows:
             consts, launch = self.launch_args("replay_decode", rows, state.device)
+            fold_all = bool(fold_every_step if fold_every_step is not None
+                            else self.folds_every_step(rows))
+            fused = consts["FUSED_FLUSH"]
             self.module.replay_decode_kernel[(rows, self.plan.HV, consts["NSPLIT"])](
                 slots_ptr=slots, num_slots=state.num_slots, cursor_ptr=state.cursor,
                 drafted_ptr=state.drafted,
                 ckpt_ptr=state.checkpoint, **self._state_args(state), **self._ring_args(state), **args,
                 **self._param_args(state.params),
                 out_ptr=out, stride_out=out.stride(0), **has, **consts,
-                FOLD_EVERY_STEP=bool(fold_every_step if fold_every_step is not None
-                                     else self.folds_every_step(rows)), **launch)
+                FOLD_EVERY_STEP=fold_all and fused, **launch)
+            if not fused:
+                # the decode appended every row's record: fold the rings it filled (L
+                # records), or every ring when each step folds
+                self._fold(state, slots, state.checkpoint, flush=True,
+                           fold_from=1 if fold_all else self.plan.L)
         return out
 
-    def _fold(self, state: ReplayState, slots, dst, flush: bool, accepted=None):
+    def _fold(self, state: ReplayState, slots, dst, flush: bool, accepted=None, fold_from: int = 1):
         consts, launch = self.launch_args("fold", slots.shape[0], state.device)
         self.module.fold_kernel[(slots.shape[0], self.plan.HV)](
             slots_ptr=slots, num_slots=state.num_slots, cursor_ptr=state.cursor,
             ckpt_ptr=state.checkpoint, **self._state_args(state), **self._ring_args(state),
             **self._param_args(state.params), dst_ptr=dst,
             drafted_ptr=state.drafted, accepted_ptr=slots if accepted is None else accepted,
-            FLUSH=flush, COMMIT=accepted is not None, **self._has, **consts, **launch)
+            FLUSH=flush, COMMIT=accepted is not None, FOLD_FROM=fold_from, **self._has, **consts,
+            **launch)
 
     def materialize(self, state: ReplayState, slots: torch.Tensor,
                     out: torch.Tensor | None = None) -> torch.Tensor:
@@ -507,7 +515,7 @@ class Kernels:
         else:
             hit = ({**self._consts, **launch_constants(self.plan, kernel, launch.BV, launch.BKT,
                                                         launch.split),
-                    "STREAM_STAGES": launch.num_stages},
+                    "STREAM_STAGES": launch.num_stages, "FUSED_FLUSH": not launch.separate_flush},
                    {"num_warps": launch.num_warps, "num_stages": launch.num_stages})
         self._launches[key] = hit
         return hit

@@ -19,11 +19,15 @@ thread (fewer leaves threads idle, more spills registers: the 2026-11-29 sweeps 
 bench/results/); num_stages 3 (Triton's
 default) first, then 1 and 2 for the two best (BV, warps) of the kernels that stream tiles
 through a loop (replay_decode, fold: the conventional kernel has no loop, so stages
-change nothing there). What is measured: replay_decode amortised per step over a whole
-flush cycle with staggered rows; fold as a flush of L - 1 records; the conventional step.
+change nothing there); then, for small batches, splits of each (row, value head) over
+several programs (phase 3); then each batch's best decode launch with its flush in a
+separate fold launch (phase 4, Launch.separate_flush). What is measured: replay_decode
+amortised per step over a whole flush cycle with staggered rows (both launches when the
+flush is separate); fold as a flush of L - 1 records; the conventional step.
 """
 from __future__ import annotations
 
+import dataclasses
 import time
 from pathlib import Path
 
@@ -95,6 +99,22 @@ def stage_candidates(times: dict[Launch, dict[int, float]], keep: int = 2) -> li
     ranked = sorted(score, key=score.get)[:keep]
     return [Launch(c.BV, c.num_warps, s, c.BKT) for c in ranked for s in EXTRA_STAGES
             if Launch(c.BV, c.num_warps, s, c.BKT) not in times]
+
+
+def separate_flush_candidates(times: dict[Launch, dict[int, float]]) -> list[Launch]:
+    """Phase 4 (decode): each batch's fastest launch so far with its flush in a separate
+    fold launch (Launch.separate_flush): the decode kernel then has no fold code (fewer
+    registers, more programs per SM) and a full ring's fold reads the checkpoint again,
+    from DRAM, in one more launch per step."""
+    batches = sorted({b for t in times.values() for b in t})
+    out = []
+    for b in batches:
+        measured = {c: t[b] for c, t in times.items() if b in t}
+        if measured:
+            cand = dataclasses.replace(min(measured, key=measured.get), separate_flush=True)
+            if cand not in times and cand not in out:
+                out.append(cand)
+    return out
 
 
 SPLITS = (2, 4, 8)
@@ -187,7 +207,7 @@ def _measure(jobs: list[Job], todo: dict, batches, timer, device, workers, log, 
 
 def tune(jobs: list[Job], batches, timer, device, workers: int, log=print, save=None,
          deadline=float("inf")) -> None:
-    """The three phases; `save()` after each configuration, so a run cut short keeps what it
+    """The four phases; `save()` after each configuration, so a run cut short keeps what it
     measured."""
     todo = {(id(j), k): candidates(j.kern.plan, k) for j in jobs for k in j.kernels}
     log(f"phase 1: {sum(map(len, todo.values()))} (configuration, kernel, launch) at "
@@ -206,6 +226,13 @@ def tune(jobs: list[Job], batches, timer, device, workers: int, log=print, save=
     todo = {(id(j), "replay_decode"): split_candidates(j.kern.plan, j.times["replay_decode"])
             for j in jobs if "replay_decode" in j.kernels}
     log(f"phase 3 (value-axis split of the decode): {sum(map(len, todo.values()))} more")
+    _measure(jobs, todo, batches, timer, device, workers, log, save, deadline)
+    if time.perf_counter() > deadline:
+        log("time budget reached: phase 4 skipped")
+        return
+    todo = {(id(j), "replay_decode"): separate_flush_candidates(j.times["replay_decode"])
+            for j in jobs if "replay_decode" in j.kernels}
+    log(f"phase 4 (the decode's flush in a separate launch): {sum(map(len, todo.values()))} more")
     _measure(jobs, todo, batches, timer, device, workers, log, save, deadline)
 
 
@@ -233,12 +260,12 @@ def table_of(jobs: list[Job], gpu: str, meta: dict, batches) -> dict[str, Tuning
 
 def report(tables: dict[str, TuningTable], log=print) -> None:
     log(f"\n{'configuration':<62} {'kernel':<20} {'batch':>5} {'BV':>3} {'BKT':>3} {'w':>2} {'s':>2} "
-        f"{'sp':>2} {'ms':>9} {'plan ms':>9} {'gain':>6}")
+        f"{'sp':>2} {'sf':>2} {'ms':>9} {'plan ms':>9} {'gain':>6}")
     for t in tables.values():
         for gpu, config, kernel, b, launch, info in t.entries():
             gain = info.get("plan_ms", info["ms"]) / info["ms"]
             log(f"{config:<62} {kernel:<20} {b:>5} {launch.BV:>3} {launch.BKT or '-':>3} {launch.num_warps:>2} "
-                f"{launch.num_stages:>2} {launch.split:>2} {info['ms']:>9.4f} {info.get('plan_ms', float('nan')):>9.4f} "
+                f"{launch.num_stages:>2} {launch.split:>2} {'y' if launch.separate_flush else '-':>2} {info['ms']:>9.4f} {info.get('plan_ms', float('nan')):>9.4f} "
                 f"{gain:>5.2f}x")
 
 

@@ -46,7 +46,7 @@ DECODE_KERNELS = KERNELS[:3]
 SPECULATIVE_KERNELS = ("verify", "fold")
 BATCH_BUCKETS = (1, 8, 64, 256, 512)
 ENTRY_KEYS = {"config", "kernel", "batch", "BV", "num_warps", "num_stages"}
-OPTIONAL_KEYS = {"BKT", "split"}
+OPTIONAL_KEYS = {"BKT", "split", "separate_flush"}
 MAX_SPLIT = 64
 INFO_KEYS = {"ms", "plan_ms"}
 MAX_WARPS = 32        # Triton's limit (1024 threads)
@@ -58,13 +58,16 @@ class Launch:
     """BV: the kernel's value tile (DBV for the key-chunked decode kernel); BKT: the key
     chunk of the key-chunked decode kernel (None: the plan's); warps; pipeline stages;
     split: programs per (row, value head) along the value axis (key-chunked decode only;
-    more programs for small batches)."""
+    more programs for small batches); separate_flush (decode only): rows whose ring fills
+    are folded by a second launch (the fold kernel) instead of inside the decode launch,
+    whose kernel then carries no fold code (fewer registers, more programs per SM)."""
 
     BV: int
     num_warps: int
     num_stages: int
     BKT: int | None = None
     split: int = 1
+    separate_flush: bool = False
 
     def as_dict(self) -> dict[str, int]:
         out = {"BV": self.BV, "num_warps": self.num_warps, "num_stages": self.num_stages}
@@ -72,6 +75,8 @@ class Launch:
             out["BKT"] = self.BKT
         if self.split != 1:
             out["split"] = self.split
+        if self.separate_flush:
+            out["separate_flush"] = True
         return out
 
 
@@ -187,7 +192,7 @@ class TuningTable:
                 info = {k: e[k] for k in INFO_KEYS if k in e}
                 table.add(gpu, e["config"], e["kernel"], e["batch"],
                           Launch(e["BV"], e["num_warps"], e["num_stages"], e.get("BKT"),
-                                 e.get("split", 1)), **info)
+                                 e.get("split", 1), e.get("separate_flush", False)), **info)
         return table
 
     @classmethod
@@ -222,6 +227,9 @@ class TuningTable:
             self._fail(key, f"'BKT' must be a power of two, got {e['BKT']!r}")
         if "split" in e and not _power_of_two(e["split"], MAX_SPLIT):
             self._fail(key, f"'split' must be a power of two <= {MAX_SPLIT}, got {e['split']!r}")
+        if "separate_flush" in e and (e["separate_flush"] is not True or e["kernel"] != "replay_decode"):
+            self._fail(key, "'separate_flush' is true or absent, and only for replay_decode, got "
+                            f"{e['separate_flush']!r} for {e['kernel']!r}")
         if not _power_of_two(e["num_warps"], MAX_WARPS):
             self._fail(key, f"'num_warps' must be a power of two <= {MAX_WARPS}, got {e['num_warps']!r}")
         s = e["num_stages"]

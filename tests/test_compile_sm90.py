@@ -81,6 +81,7 @@ def compile_kernel(kern, name, launch=None, **flags):
         kernel = {v[0]: k for k, v in TABLE_KERNELS.items()}[name]
         consts.update(launch_constants(kern.plan, kernel, launch.BV, launch.BKT, launch.split))
         consts["STREAM_STAGES"] = launch.num_stages   # as runtime.launch_args
+        consts["FUSED_FLUSH"] = not launch.separate_flush
         options = {"num_warps": launch.num_warps, "num_stages": launch.num_stages}
     if name == "replay_decode_kernel":   # the decode as it runs by default (the rows'
         consts.setdefault("FOLD_EVERY_STEP", False)   # own flushes); KERNELS adds True
@@ -108,6 +109,7 @@ CONFIGS = [(v, c) for v in available_variants() for c in default_configs(load_va
 CHUNKED_DECODE = [v for v in available_variants() if decode_is_chunked(
     load(v, config=load_variant(v).configs[0].name, tuning=False).plan)]
 KERNELS = (("replay_decode_kernel", {}), ("replay_decode_kernel", {"FOLD_EVERY_STEP": True}),
+           ("replay_decode_kernel", {"FUSED_FLUSH": False}),   # Launch.separate_flush
            ("fold_kernel", {"FLUSH": True, "COMMIT": False}),
            ("fold_kernel", {"FLUSH": False, "COMMIT": False}), ("conventional_decode_kernel", {}),
            ("fold_kernel", {"FLUSH": True, "COMMIT": True}), ("verify_kernel", {}),

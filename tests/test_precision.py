@@ -223,12 +223,15 @@ def test_cumulative_gate_record_precision(variant, device):
     ("fp32+fp8tile", (64, 16, 2)),
     ("fp32+fp8row", (16, 32, 1)),     # value tile = scale tile: two passes over V
     ("fp16sr+nvfp4", (16, 16, 1)),
+    ("fp32+fp8row", (32, 32, 1, True)),   # the flush in a separate fold launch
 ])
 def test_read_copy_key_chunks_with_other_launches(precision, launch, device):
     """The key-chunk decode of a read copy reads and writes its scales per row (tile
     scales indexed by row // BV), so any launch whose value tile holds whole scale tiles
     keeps the layout the fold and quantize kernels use: checked bit for bit (fp32
-    checkpoint) after every flush, with chunks other than the plan's."""
+    checkpoint) after every flush, with chunks other than the plan's; and with the
+    flush left to the fold kernel (every decode row reads the read copy, then the fold
+    kernel folds the full rings and quantises them)."""
     from replaygen.plan import decode_is_chunked
     from replaygen.tuning import Launch
     # (NVFP4 and stochastic rounding default to value tiles, measured faster amortised;
@@ -236,8 +239,9 @@ def test_read_copy_key_chunks_with_other_launches(precision, launch, device):
     h = Harness(_config("gdn", precision, decode_structure="kchunks"), num_slots=3,
                 device=device, seed=3, check_conventional=False)
     assert decode_is_chunked(h.kern.plan)
-    bv, bkt, warps = launch
-    h.kern.forced["replay_decode"] = Launch(BV=bv, BKT=bkt, num_warps=warps, num_stages=1)
+    bv, bkt, warps, *separate = launch
+    h.kern.forced["replay_decode"] = Launch(BV=bv, BKT=bkt, num_warps=warps, num_stages=1,
+                                            separate_flush=bool(separate))
     h.run([Step(r) for r in ROWS])
     assert h.device_flushes >= 3
 

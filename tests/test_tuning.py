@@ -149,6 +149,9 @@ def test_merge_replaces_same_keys():
      "missing keys ['num_warps']"),
     (table_json([entry(ms=-1.0)]), "entries[0]", "'ms' must be a positive number"),
     (table_json([entry(split=3)]), "entries[0]", "'split' must be a power of two"),
+    (table_json([entry(separate_flush=False)]), "entries[0]", "'separate_flush' is true or absent"),
+    (table_json([entry(kernel="fold", separate_flush=True)]), "entries[0]",
+     "only for replay_decode, got True for 'fold'"),
 ])
 def test_invalid_tables_name_file_entry_and_reason(tmp_path, data, where, reason):
     path = tmp_path / TUNING_FILE
@@ -225,7 +228,8 @@ def test_tuned_launches_match_the_reference(variant, structure, chunked, device)
     """V = 20 with tuned value tiles 8, 16 and 32 (2-3 tiles, or one masked tile; the dot
     fold off for 8) and, for the key-chunked decode kernel (gdn; kda's cumulative gate
     records forced into key chunks; its default is value tiles), key chunks 8 and 16, different per kernel and per batch
-    bucket (launches of 2 and 3 rows), and a value-axis split of the key-chunked decode."""
+    bucket (launches of 2 and 3 rows), and a value-axis split of the decode with its flush
+    in a separate fold launch (2 rows), so rings fill and fold both ways."""
     cfg = Config(variant, H=1, ratio=2, K=16, V=20, L=3, state_dtype="fp32",
                  record_dtype="bf16", input_dtype="bf16",
                  optional=ALL_CASES[variant].optional_inputs, decode_structure=structure)
@@ -235,7 +239,7 @@ def test_tuned_launches_match_the_reference(variant, structure, chunked, device)
     name = h.kern.name
     # 2-row launches split each (row, value head) over 2 programs (3 tiles: tiles 0 and 2
     # in one, 1 in the other), so rows flush and publish cursors shared (both structures)
-    table.add(gpu, name, "replay_decode", 2, Launch(8, 1, 1, split=2))
+    table.add(gpu, name, "replay_decode", 2, Launch(8, 1, 1, split=2, separate_flush=True))
     table.add(gpu, name, "replay_decode", 3, Launch(32, 2, 2, BKT=8))
     table.add(gpu, name, "fold", 1, Launch(8, 2, 1))
     table.add(gpu, name, "conventional_decode", 1, Launch(16, 1, 1))
@@ -246,11 +250,16 @@ def test_tuned_launches_match_the_reference(variant, structure, chunked, device)
     assert h.kern.launch_args("replay_decode", 2, device)[0][dot] is False
     assert h.kern.launch_args("replay_decode", 3, device)[0][passes] == 1
     assert h.kern.launch_args("replay_decode", 2, device)[0]["NSPLIT"] == 2
+    assert h.kern.launch_args("replay_decode", 2, device)[0]["FUSED_FLUSH"] is False
+    assert h.kern.launch_args("replay_decode", 3, device)[0]["FUSED_FLUSH"] is True
     if chunked:
         assert h.kern.launch_args("replay_decode", 3, device)[0]["NK"] == 2
     assert h.kern.launch_args("conventional_decode", 3, device)[0]["NV"] == 2
-    rows = [(0, 1), (0, 1, 2), (2, -1), (0, 1, 2), (1, 0), (2, 0, 1)]
-    h.run([Step(r, flush=(1, -1) if i == 3 else None) for i, r in enumerate(rows)])
+    rows = [(0, 1), (0, 1, 2), (2, -1), (0, 1, 2), (1, 0), (2, 0, 1), (2, 0), (2, 1), (1, 0)]
+    flushes = h.device_flushes
+    h.run([Step(r, flush=(1, -1) if i == 3 else None) for i, r in enumerate(rows[:6])])
+    h.run([Step(r) for r in rows[6:]])   # rings fill in 2-row (split, separate flush) launches
+    assert h.device_flushes - flushes >= 5
 
 
 def test_warmup_touches_no_state(device):
@@ -307,3 +316,15 @@ def test_a_launch_sets_the_stream_pipeline_depth():
     assert consts["STREAM_STAGES"] == 3 and "num_stages" not in options
     consts, options = kern.launch_args("replay_decode", 1, "cpu", launch=Launch(32, 2, 1, BKT=16))
     assert consts["STREAM_STAGES"] == 1 and options["num_stages"] == 1
+
+
+def test_phase_four_tries_each_batch_best_with_a_separate_flush():
+    """Phase 4 of the sweep: each batch's fastest decode launch so far, with its flush in
+    a separate fold launch (once per distinct launch, never one already timed)."""
+    from replaygen.tune import separate_flush_candidates
+    a, b = Launch(64, 1, 3, BKT=32), Launch(128, 2, 1, BKT=32)
+    times = {a: {1: 0.010, 256: 0.20}, b: {1: 0.012, 256: 0.19}}
+    assert separate_flush_candidates(times) == [Launch(64, 1, 3, BKT=32, separate_flush=True),
+                                                Launch(128, 2, 1, BKT=32, separate_flush=True)]
+    times[Launch(64, 1, 3, BKT=32, separate_flush=True)] = {1: 0.009}
+    assert separate_flush_candidates(times) == [Launch(128, 2, 1, BKT=32, separate_flush=True)]

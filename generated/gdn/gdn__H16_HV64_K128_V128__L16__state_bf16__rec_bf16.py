@@ -2,8 +2,8 @@
 # the templates and run `replaygen build`.
 # kernel: gdn__H16_HV64_K128_V128__L16__state_bf16__rec_bf16
 # spec sha256: 269ae606d36dd56b152535499facfacd42680cd4fda27f9a1b04094384a173fb
-# templates sha256: b6261ea53ac1ad2156dbf09a1b43e5a016c74d27f0202111707b7f4a5b56f10b
-# generator sha256: 791c34f60acfa0669f4601dd30007b5b99bd4f01b65ce4868dfe7912e481f8c7
+# templates sha256: 60fc755a8b58a59a1279669ddc043efc8a1dd5c4b452eec4c20ad0412b0d9ef1
+# generator sha256: 05892b425dbb34d310f9d94f453ac3df9a37282e51256eb555c988bab12d7906
 """ReplaySSM kernels for gdn: gdn__H16_HV64_K128_V128__L16__state_bf16__rec_bf16.
 
 Replay form: S_t = C·exp(G_t) + Σ_j u_j (exp(G_t - G_j)·k_j)ᵀ,  G_j = Σ_(i<=j) g_i
@@ -16,7 +16,7 @@ import triton.language as tl
 CONSTEXPRS = dict(H=16, HV=64, K=128, V=128, L=16, GROUP=4,
                   BK=128, BV=16, BL=16, NV=8,
                   FOLD_DOT=True, DBV=64, DNV=2,
-                  BKT=32, NK=4, DECODE_FOLD_DOT=True, NSPLIT=1, STREAM_STAGES=3,
+                  BKT=32, NK=4, DECODE_FOLD_DOT=True, NSPLIT=1, STREAM_STAGES=3, FUSED_FLUSH=True,
                   KH=64, KS=8, NB=8,
                   RING=16, T_MAX=1, BT=16, BLF=16)
 NUM_WARPS = 2
@@ -32,7 +32,7 @@ def replay_decode_kernel(
     H: tl.constexpr, HV: tl.constexpr, K: tl.constexpr, V: tl.constexpr, L: tl.constexpr,
     GROUP: tl.constexpr, BK: tl.constexpr, BV: tl.constexpr, BL: tl.constexpr, NV: tl.constexpr,
     FOLD_DOT: tl.constexpr, DBV: tl.constexpr, DNV: tl.constexpr, BKT: tl.constexpr, NK: tl.constexpr,
-    DECODE_FOLD_DOT: tl.constexpr, NSPLIT: tl.constexpr, STREAM_STAGES: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
+    DECODE_FOLD_DOT: tl.constexpr, NSPLIT: tl.constexpr, STREAM_STAGES: tl.constexpr, FUSED_FLUSH: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
     RING: tl.constexpr, T_MAX: tl.constexpr, BT: tl.constexpr, BLF: tl.constexpr,
     FOLD_EVERY_STEP: tl.constexpr,
 ):
@@ -70,9 +70,14 @@ def replay_decode_kernel(
         p_cursor = cursor_ptr + i_slot * HV + i_hv
         n = tl.load(p_cursor)
         m_l = o_l < n
-        # A full ring folds; with FOLD_EVERY_STEP (decode(fold_every_step=True)) every
-        # step folds, so the state stays a plain checkpoint (cursor 0).
-        FLUSH = (n + 1 >= L) | FOLD_EVERY_STEP
+        if FUSED_FLUSH:
+            # A full ring folds; with FOLD_EVERY_STEP (decode(fold_every_step=True)) every
+            # step folds, so the state stays a plain checkpoint (cursor 0).
+            FLUSH = (n + 1 >= L) | FOLD_EVERY_STEP
+        else:
+            # every row appends its record (a full ring holds L): a second launch, the
+            # fold kernel, folds full rings (runtime.decode); no fold code is compiled here
+            FLUSH = False
         # -- the current token: scalars, whole-axis reductions, key-axis values ------
         b_q = tl.load(q_ptr + i_b * stride_q + i_kh * K + o_k, mask=m_k, other=0.0).to(tl.float32)
         b_k = tl.load(k_ptr + i_b * stride_k + i_kh * K + o_k, mask=m_k, other=0.0).to(tl.float32)
@@ -197,16 +202,18 @@ def fold_kernel(
     slots_ptr, num_slots, cursor_ptr, ckpt_ptr, ring_k_hat_ptr, ring_g_ptr, ring_u_ptr,
     A_log_ptr, dt_bias_ptr,
     dst_ptr, drafted_ptr, accepted_ptr, FLUSH: tl.constexpr, COMMIT: tl.constexpr,
+    FOLD_FROM: tl.constexpr,
     H: tl.constexpr, HV: tl.constexpr, K: tl.constexpr, V: tl.constexpr, L: tl.constexpr,
     GROUP: tl.constexpr, BK: tl.constexpr, BV: tl.constexpr, BL: tl.constexpr, NV: tl.constexpr,
     FOLD_DOT: tl.constexpr, DBV: tl.constexpr, DNV: tl.constexpr, BKT: tl.constexpr, NK: tl.constexpr,
-    DECODE_FOLD_DOT: tl.constexpr, NSPLIT: tl.constexpr, STREAM_STAGES: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
+    DECODE_FOLD_DOT: tl.constexpr, NSPLIT: tl.constexpr, STREAM_STAGES: tl.constexpr, FUSED_FLUSH: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
     RING: tl.constexpr, T_MAX: tl.constexpr, BT: tl.constexpr, BLF: tl.constexpr,
 ):
     """Fold the committed records of row i_b, value head i_hv into its full state.
 
-    FLUSH: write the fold into the checkpoint and empty the ring (rows with no record
-    are left untouched). Otherwise (materialize): write it as fp32 to dst[i_b] and change
+    FLUSH: write the fold into the checkpoint and empty the ring, for rows with at least
+    FOLD_FROM committed records (flush(): 1; a decode whose launch leaves the fold to this
+    kernel: L, the full rings); the other rows are left untouched. Otherwise (materialize): write it as fp32 to dst[i_b] and change
     nothing; padding rows get zeros, slots outside the pool NaNs.
     COMMIT (with FLUSH): first advance the cursor by the row's accepted drafts (clamped
     to [0, drafted]); fold only when that makes L committed records (the capacity rule),
@@ -232,7 +239,7 @@ def fold_kernel(
     if COMMIT:
         active = in_pool & (n >= L)
     elif FLUSH:
-        active = in_pool & (n > 0)
+        active = in_pool & (n >= FOLD_FROM)
     else:
         active = in_pool
     if active:
@@ -293,7 +300,7 @@ def conventional_decode_kernel(
     H: tl.constexpr, HV: tl.constexpr, K: tl.constexpr, V: tl.constexpr, L: tl.constexpr,
     GROUP: tl.constexpr, BK: tl.constexpr, BV: tl.constexpr, BL: tl.constexpr, NV: tl.constexpr,
     FOLD_DOT: tl.constexpr, DBV: tl.constexpr, DNV: tl.constexpr, BKT: tl.constexpr, NK: tl.constexpr,
-    DECODE_FOLD_DOT: tl.constexpr, NSPLIT: tl.constexpr, STREAM_STAGES: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
+    DECODE_FOLD_DOT: tl.constexpr, NSPLIT: tl.constexpr, STREAM_STAGES: tl.constexpr, FUSED_FLUSH: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
     RING: tl.constexpr, T_MAX: tl.constexpr, BT: tl.constexpr, BLF: tl.constexpr,
 ):
     """The conventional decode step for row i_b, value head i_hv, value tile i_v:
@@ -350,7 +357,7 @@ def verify_kernel(
     H: tl.constexpr, HV: tl.constexpr, K: tl.constexpr, V: tl.constexpr, L: tl.constexpr,
     GROUP: tl.constexpr, BK: tl.constexpr, BV: tl.constexpr, BL: tl.constexpr, NV: tl.constexpr,
     FOLD_DOT: tl.constexpr, DBV: tl.constexpr, DNV: tl.constexpr, BKT: tl.constexpr, NK: tl.constexpr,
-    DECODE_FOLD_DOT: tl.constexpr, NSPLIT: tl.constexpr, STREAM_STAGES: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
+    DECODE_FOLD_DOT: tl.constexpr, NSPLIT: tl.constexpr, STREAM_STAGES: tl.constexpr, FUSED_FLUSH: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
     RING: tl.constexpr, T_MAX: tl.constexpr, BT: tl.constexpr, BLF: tl.constexpr,
 ):
     """Speculative verification for row i_b, value head i_hv, in key chunks: the outputs
@@ -549,7 +556,7 @@ def conventional_verify_kernel(
     H: tl.constexpr, HV: tl.constexpr, K: tl.constexpr, V: tl.constexpr, L: tl.constexpr,
     GROUP: tl.constexpr, BK: tl.constexpr, BV: tl.constexpr, BL: tl.constexpr, NV: tl.constexpr,
     FOLD_DOT: tl.constexpr, DBV: tl.constexpr, DNV: tl.constexpr, BKT: tl.constexpr, NK: tl.constexpr,
-    DECODE_FOLD_DOT: tl.constexpr, NSPLIT: tl.constexpr, STREAM_STAGES: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
+    DECODE_FOLD_DOT: tl.constexpr, NSPLIT: tl.constexpr, STREAM_STAGES: tl.constexpr, FUSED_FLUSH: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
     RING: tl.constexpr, T_MAX: tl.constexpr, BT: tl.constexpr, BLF: tl.constexpr,
 ):
     """The conventional speculative step (as serving engines do it) for row i_b, value
@@ -614,7 +621,7 @@ def conventional_select_kernel(
     H: tl.constexpr, HV: tl.constexpr, K: tl.constexpr, V: tl.constexpr, L: tl.constexpr,
     GROUP: tl.constexpr, BK: tl.constexpr, BV: tl.constexpr, BL: tl.constexpr, NV: tl.constexpr,
     FOLD_DOT: tl.constexpr, DBV: tl.constexpr, DNV: tl.constexpr, BKT: tl.constexpr, NK: tl.constexpr,
-    DECODE_FOLD_DOT: tl.constexpr, NSPLIT: tl.constexpr, STREAM_STAGES: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
+    DECODE_FOLD_DOT: tl.constexpr, NSPLIT: tl.constexpr, STREAM_STAGES: tl.constexpr, FUSED_FLUSH: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
     RING: tl.constexpr, T_MAX: tl.constexpr, BT: tl.constexpr, BLF: tl.constexpr,
 ):
     """Install the state after the row's last accepted draft (snap[i_b, a - 1]) as its

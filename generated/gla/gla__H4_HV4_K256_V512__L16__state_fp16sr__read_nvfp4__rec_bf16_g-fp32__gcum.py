@@ -2,8 +2,8 @@
 # the templates and run `replaygen build`.
 # kernel: gla__H4_HV4_K256_V512__L16__state_fp16sr__read_nvfp4__rec_bf16_g-fp32__gcum
 # spec sha256: 2a7fe42937c3f75572badc158aa6b5a3525d5a4bced8d5656b63326bdec79ab1
-# templates sha256: b6261ea53ac1ad2156dbf09a1b43e5a016c74d27f0202111707b7f4a5b56f10b
-# generator sha256: 791c34f60acfa0669f4601dd30007b5b99bd4f01b65ce4868dfe7912e481f8c7
+# templates sha256: 60fc755a8b58a59a1279669ddc043efc8a1dd5c4b452eec4c20ad0412b0d9ef1
+# generator sha256: 05892b425dbb34d310f9d94f453ac3df9a37282e51256eb555c988bab12d7906
 """ReplaySSM kernels for gla: gla__H4_HV4_K256_V512__L16__state_fp16sr__read_nvfp4__rec_bf16_g-fp32__gcum.
 
 Replay form: S_t = C·Diag(exp(G_t)) + Σ_j w_j (Diag(exp(G_t - G_j))·k_j)ᵀ,  G_j = Σ_(i<=j) g_i
@@ -18,7 +18,7 @@ from replaygen import formats
 CONSTEXPRS = dict(H=4, HV=4, K=256, V=512, L=16, GROUP=1,
                   BK=256, BV=16, BL=16, NV=32,
                   FOLD_DOT=True, DBV=64, DNV=8,
-                  BKT=32, NK=8, DECODE_FOLD_DOT=True, NSPLIT=1, STREAM_STAGES=3,
+                  BKT=32, NK=8, DECODE_FOLD_DOT=True, NSPLIT=1, STREAM_STAGES=3, FUSED_FLUSH=True,
                   KH=128, KS=16, NB=16,
                   RING=16, T_MAX=1, BT=16, BLF=16)
 NUM_WARPS = 4
@@ -34,7 +34,7 @@ def replay_decode_kernel(
     H: tl.constexpr, HV: tl.constexpr, K: tl.constexpr, V: tl.constexpr, L: tl.constexpr,
     GROUP: tl.constexpr, BK: tl.constexpr, BV: tl.constexpr, BL: tl.constexpr, NV: tl.constexpr,
     FOLD_DOT: tl.constexpr, DBV: tl.constexpr, DNV: tl.constexpr, BKT: tl.constexpr, NK: tl.constexpr,
-    DECODE_FOLD_DOT: tl.constexpr, NSPLIT: tl.constexpr, STREAM_STAGES: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
+    DECODE_FOLD_DOT: tl.constexpr, NSPLIT: tl.constexpr, STREAM_STAGES: tl.constexpr, FUSED_FLUSH: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
     RING: tl.constexpr, T_MAX: tl.constexpr, BT: tl.constexpr, BLF: tl.constexpr,
     FOLD_EVERY_STEP: tl.constexpr,
 ):
@@ -76,9 +76,14 @@ def replay_decode_kernel(
         p_cursor = cursor_ptr + i_slot * HV + i_hv
         n = tl.load(p_cursor)
         m_l = o_l < n
-        # A full ring folds; with FOLD_EVERY_STEP (decode(fold_every_step=True)) every
-        # step folds, so the state stays a plain checkpoint (cursor 0).
-        FLUSH = (n + 1 >= L) | FOLD_EVERY_STEP
+        if FUSED_FLUSH:
+            # A full ring folds; with FOLD_EVERY_STEP (decode(fold_every_step=True)) every
+            # step folds, so the state stays a plain checkpoint (cursor 0).
+            FLUSH = (n + 1 >= L) | FOLD_EVERY_STEP
+        else:
+            # every row appends its record (a full ring holds L): a second launch, the
+            # fold kernel, folds full rings (runtime.decode); no fold code is compiled here
+            FLUSH = False
         # a flushing row reads the high-precision checkpoint instead
         f_next = tl.load(ckpt_ptr + ((i_slot * HV + i_hv) * V + (o_vb + i_split * BV)[:, None]) * K + o_k[None, :], mask=tl.where(FLUSH, ((o_vb + i_split * BV) < V)[:, None] & m_k[None, :], False), other=0.0)
         p_flushes = flushes_ptr + (i_slot * HV + i_hv)
@@ -183,16 +188,18 @@ def fold_kernel(
     slots_ptr, num_slots, cursor_ptr, ckpt_ptr, read_ptr, read_scale_ptr, read_bscale_ptr, flushes_ptr, sr_seed, ring_k_ptr, ring_g_ptr, ring_v_ptr,
 
     dst_ptr, drafted_ptr, accepted_ptr, FLUSH: tl.constexpr, COMMIT: tl.constexpr,
+    FOLD_FROM: tl.constexpr,
     H: tl.constexpr, HV: tl.constexpr, K: tl.constexpr, V: tl.constexpr, L: tl.constexpr,
     GROUP: tl.constexpr, BK: tl.constexpr, BV: tl.constexpr, BL: tl.constexpr, NV: tl.constexpr,
     FOLD_DOT: tl.constexpr, DBV: tl.constexpr, DNV: tl.constexpr, BKT: tl.constexpr, NK: tl.constexpr,
-    DECODE_FOLD_DOT: tl.constexpr, NSPLIT: tl.constexpr, STREAM_STAGES: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
+    DECODE_FOLD_DOT: tl.constexpr, NSPLIT: tl.constexpr, STREAM_STAGES: tl.constexpr, FUSED_FLUSH: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
     RING: tl.constexpr, T_MAX: tl.constexpr, BT: tl.constexpr, BLF: tl.constexpr,
 ):
     """Fold the committed records of row i_b, value head i_hv into its full state.
 
-    FLUSH: write the fold into the checkpoint and empty the ring (rows with no record
-    are left untouched). Otherwise (materialize): write it as fp32 to dst[i_b] and change
+    FLUSH: write the fold into the checkpoint and empty the ring, for rows with at least
+    FOLD_FROM committed records (flush(): 1; a decode whose launch leaves the fold to this
+    kernel: L, the full rings); the other rows are left untouched. Otherwise (materialize): write it as fp32 to dst[i_b] and change
     nothing; padding rows get zeros, slots outside the pool NaNs.
     COMMIT (with FLUSH): first advance the cursor by the row's accepted drafts (clamped
     to [0, drafted]); fold only when that makes L committed records (the capacity rule),
@@ -218,7 +225,7 @@ def fold_kernel(
     if COMMIT:
         active = in_pool & (n >= L)
     elif FLUSH:
-        active = in_pool & (n > 0)
+        active = in_pool & (n >= FOLD_FROM)
     else:
         active = in_pool
     if active:
@@ -286,7 +293,7 @@ def conventional_decode_kernel(
     H: tl.constexpr, HV: tl.constexpr, K: tl.constexpr, V: tl.constexpr, L: tl.constexpr,
     GROUP: tl.constexpr, BK: tl.constexpr, BV: tl.constexpr, BL: tl.constexpr, NV: tl.constexpr,
     FOLD_DOT: tl.constexpr, DBV: tl.constexpr, DNV: tl.constexpr, BKT: tl.constexpr, NK: tl.constexpr,
-    DECODE_FOLD_DOT: tl.constexpr, NSPLIT: tl.constexpr, STREAM_STAGES: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
+    DECODE_FOLD_DOT: tl.constexpr, NSPLIT: tl.constexpr, STREAM_STAGES: tl.constexpr, FUSED_FLUSH: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
     RING: tl.constexpr, T_MAX: tl.constexpr, BT: tl.constexpr, BLF: tl.constexpr,
 ):
     """The conventional decode step for row i_b, value head i_hv, value tile i_v:
@@ -332,7 +339,7 @@ def quantize_kernel(
     H: tl.constexpr, HV: tl.constexpr, K: tl.constexpr, V: tl.constexpr, L: tl.constexpr,
     GROUP: tl.constexpr, BK: tl.constexpr, BV: tl.constexpr, BL: tl.constexpr, NV: tl.constexpr,
     FOLD_DOT: tl.constexpr, DBV: tl.constexpr, DNV: tl.constexpr, BKT: tl.constexpr, NK: tl.constexpr,
-    DECODE_FOLD_DOT: tl.constexpr, NSPLIT: tl.constexpr, STREAM_STAGES: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
+    DECODE_FOLD_DOT: tl.constexpr, NSPLIT: tl.constexpr, STREAM_STAGES: tl.constexpr, FUSED_FLUSH: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
     RING: tl.constexpr, T_MAX: tl.constexpr, BT: tl.constexpr, BLF: tl.constexpr,
 ):
     """Store full fp32 states src [rows, HV, V, K] into the quantised copy (the read copy,
@@ -365,7 +372,7 @@ def verify_kernel(
     H: tl.constexpr, HV: tl.constexpr, K: tl.constexpr, V: tl.constexpr, L: tl.constexpr,
     GROUP: tl.constexpr, BK: tl.constexpr, BV: tl.constexpr, BL: tl.constexpr, NV: tl.constexpr,
     FOLD_DOT: tl.constexpr, DBV: tl.constexpr, DNV: tl.constexpr, BKT: tl.constexpr, NK: tl.constexpr,
-    DECODE_FOLD_DOT: tl.constexpr, NSPLIT: tl.constexpr, STREAM_STAGES: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
+    DECODE_FOLD_DOT: tl.constexpr, NSPLIT: tl.constexpr, STREAM_STAGES: tl.constexpr, FUSED_FLUSH: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
     RING: tl.constexpr, T_MAX: tl.constexpr, BT: tl.constexpr, BLF: tl.constexpr,
 ):
     """Speculative verification for row i_b, value head i_hv: the outputs of the row's
@@ -508,7 +515,7 @@ def conventional_verify_kernel(
     H: tl.constexpr, HV: tl.constexpr, K: tl.constexpr, V: tl.constexpr, L: tl.constexpr,
     GROUP: tl.constexpr, BK: tl.constexpr, BV: tl.constexpr, BL: tl.constexpr, NV: tl.constexpr,
     FOLD_DOT: tl.constexpr, DBV: tl.constexpr, DNV: tl.constexpr, BKT: tl.constexpr, NK: tl.constexpr,
-    DECODE_FOLD_DOT: tl.constexpr, NSPLIT: tl.constexpr, STREAM_STAGES: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
+    DECODE_FOLD_DOT: tl.constexpr, NSPLIT: tl.constexpr, STREAM_STAGES: tl.constexpr, FUSED_FLUSH: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
     RING: tl.constexpr, T_MAX: tl.constexpr, BT: tl.constexpr, BLF: tl.constexpr,
 ):
     """The conventional speculative step (as serving engines do it) for row i_b, value
@@ -564,7 +571,7 @@ def conventional_select_kernel(
     H: tl.constexpr, HV: tl.constexpr, K: tl.constexpr, V: tl.constexpr, L: tl.constexpr,
     GROUP: tl.constexpr, BK: tl.constexpr, BV: tl.constexpr, BL: tl.constexpr, NV: tl.constexpr,
     FOLD_DOT: tl.constexpr, DBV: tl.constexpr, DNV: tl.constexpr, BKT: tl.constexpr, NK: tl.constexpr,
-    DECODE_FOLD_DOT: tl.constexpr, NSPLIT: tl.constexpr, STREAM_STAGES: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
+    DECODE_FOLD_DOT: tl.constexpr, NSPLIT: tl.constexpr, STREAM_STAGES: tl.constexpr, FUSED_FLUSH: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
     RING: tl.constexpr, T_MAX: tl.constexpr, BT: tl.constexpr, BLF: tl.constexpr,
 ):
     """Install the state after the row's last accepted draft (snap[i_b, a - 1]) as its
