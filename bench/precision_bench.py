@@ -22,8 +22,9 @@ against the conventional fp32 step; ratios and the byte caps of the traffic mode
 the share of the byte bound (the traffic model's bytes at --peak-tbs) each step reaches.
 With --compare, each read copy decoded by key chunks (Mamba-2, GDN) is also timed in the
 value-tile structure it used before (a twin module rendered from the same plan, bench
-only) and with other key-chunk launches (forced, as `replaygen tune` does), after the
-launch is checked against the fp32 sequential step. --budget-s skips the comparisons not
+only) and with other key-chunk launches (forced, as `replaygen tune` does; some with the
+flush in a separate fold launch, "+sf"), non-flush and amortised, after the launch is
+checked against the fp32 sequential step. --budget-s skips the comparisons not
 started once the time is spent, and says which (checks and main timings always run).
 """
 from __future__ import annotations
@@ -63,10 +64,13 @@ CHECK_FIRST_VARIANT = tuple(CONFIGS)          # all of them for the first varian
 TIMED = ("fp32", "fp32+fp8row", "fp32+nvfp4", "fp16sr+nvfp4")
 # key-chunk read copies (issue 4): configurations checked by default with --quick
 QUICK_CHECKS = ("fp32+fp8row", "fp32+fp8tile", "fp32+nvfp4", "fp16sr+nvfp4", "bf16sr+fp8row")
-# other launches of a key-chunk read-copy decode, (DBV, BKT, warps): the same elements per
-# thread as the plan's [64, 32] x 1 warp, or the fp32 kernel's tuned [128, 32] x 2 warps,
-# with larger key chunks (more bytes per load for a format of 1 or 0.5 bytes per value)
-ALT_LAUNCHES = ((128, 32, 2), (64, 64, 2), (128, 64, 4), (64, 128, 4))
+# other launches of a key-chunk read-copy decode, (DBV, BKT, warps[, separate flush]): the
+# same elements per thread as the plan's [64, 32] x 1 warp, or the fp32 kernel's tuned
+# [128, 32] x 2 warps, with larger key chunks (more bytes per load for a format of 1 or 0.5
+# bytes per value); and the plan's chunks and [128, 32] with the flush in a separate fold
+# launch (a decode kernel without fold code: ptxas 229 -> 128 registers at [128, 32] x 2)
+ALT_LAUNCHES = ((128, 32, 2), (64, 64, 2), (128, 64, 4), (64, 128, 4), (64, 32, 1, True),
+                (128, 32, 2, True))
 PEAK_TBS = 4.3    # H200 copy ceiling used by bench/NOTES.md
 # output tolerance (normwise, vs the fp32 sequential step): bf16 records 2^-9 per
 # rounding, a few roundings deep, plus the format's quantisation bound where it applies
@@ -85,13 +89,20 @@ def limit(name: str) -> float:
 
 
 def load(variant: str, name: str, launch=None):
-    """The configuration's kernels; `launch` (DBV, BKT, warps) forces the decode's launch."""
+    """The configuration's kernels; `launch` (DBV, BKT, warps[, separate flush]) forces the
+    decode's launch."""
     kern = replaygen.load(variant, config=GEOMS[variant], L=L, record_dtype="bf16", **CONFIGS[name])
     if launch is not None:
         from replaygen.tuning import Launch
-        bv, bkt, warps = launch
-        kern.forced["replay_decode"] = Launch(BV=bv, BKT=bkt, num_warps=warps, num_stages=3)
+        bv, bkt, warps, *separate = launch
+        kern.forced["replay_decode"] = Launch(BV=bv, BKT=bkt, num_warps=warps, num_stages=3,
+                                              separate_flush=bool(separate and separate[0]))
     return kern
+
+
+def launch_tag(launch) -> str:
+    """'64x32x1' (DBV x BKT x warps), '+sf' when the flush is a separate launch."""
+    return "x".join(map(str, launch[:3])) + ("+sf" if launch[3:] and launch[3] else "")
 
 
 def value_tile_twin(kern):
@@ -223,26 +234,28 @@ def compare_one(res, variant, name, launch):
     if launch is None:
         kern = value_tile_twin(kern)
     else:
-        tag = "x".join(map(str, launch))
+        tag = launch_tag(launch)
         c = check(variant, name, launch=launch)
         res[f"check_launch/{name}/{tag}"] = c
         print("CHECK", json.dumps(c), flush=True)
     kern, state, slots, inputs, out, _ = prepare(variant, name, batch, kern=kern)
     t = bench(lambda: (state.cursor.fill_(L // 2), kern.decode(state, slots, out=out, **inputs))) - fill
-    if launch is None:
-        stagger = (torch.arange(batch, device="cuda", dtype=torch.int32) % L)
-        state.cursor.copy_(stagger[:, None].expand_as(state.cursor))
+    stagger = (torch.arange(batch, device="cuda", dtype=torch.int32) % L)
+    state.cursor.copy_(stagger[:, None].expand_as(state.cursor))
 
-        def cycle():
-            for _ in range(L):
-                kern.decode(state, slots, out=out, **inputs)
+    def cycle():
+        for _ in range(L):
+            kern.decode(state, slots, out=out, **inputs)
+    amortised = bench(cycle, steps=L)
+    if launch is None:
         res[f"vtiles_nonflush/{name}"] = t
-        res[f"vtiles_amortised/{name}"] = bench(cycle, steps=L)
+        res[f"vtiles_amortised/{name}"] = amortised
         res[f"ratio_vtiles_nonflush/{name}"] = res["nonflush/fp32"] / t
     else:
         key = f"launch_nonflush/{name}/{tag}"
         res[key] = t if c["ok"] else float("nan")
         res["ratio_" + key] = res["nonflush/fp32"] / res[key]
+        res[f"launch_amortised/{name}/{tag}"] = amortised if c["ok"] else float("nan")
     del state
     torch.cuda.empty_cache()
 
@@ -281,9 +294,11 @@ def markdown(report: dict) -> str:
                     f"{r[f'vtiles_amortised/{name}']:.4f} | "
                     f"{r['conventional_fp32'] / r[f'vtiles_amortised/{name}']:.2f}x | |")
             for key in sorted(k for k in r if k.startswith(f"launch_nonflush/{name}/")):
-                lines.append(f"| {r['variant']} | {name} | kchunks {key.split('/')[-1]} (DBVxBKTxwarps) "
-                             f"| {r[key]:.4f} | {r['ratio_' + key]:.2f}x | "
-                             f"{100 * bound_ms(r, name) / r[key]:.0f}% | | | |")
+                am = r.get(key.replace("launch_nonflush/", "launch_amortised/"))
+                amortised = (f"{am:.4f} | {r['conventional_fp32'] / am:.2f}x |" if am else " | |")
+                lines.append(f"| {r['variant']} | {name} | kchunks {key.split('/')[-1]} (DBVxBKTxwarps"
+                             f"[+sf: separate flush]) | {r[key]:.4f} | {r['ratio_' + key]:.2f}x | "
+                             f"{100 * bound_ms(r, name) / r[key]:.0f}% | {amortised} |")
         if r.get("skipped"):
             lines.append(f"| {r['variant']} | skipped (budget): {', '.join(r['skipped'])} | | | | | | | |")
     return "\n".join(lines) + "\n"
@@ -352,7 +367,7 @@ def main(argv=None):
         print("BENCH", json.dumps(r), f"({time.perf_counter() - start:.0f} s)", flush=True)
     rows = {r["variant"]: r for r in report["timings"] if "error" not in r}
     for v, name, launch in (comparisons(list(rows)) if args.compare else []):
-        what = f"{name}/" + ("vtiles" if launch is None else "x".join(map(str, launch)))
+        what = f"{name}/" + ("vtiles" if launch is None else launch_tag(launch))
         if time.perf_counter() - start >= args.budget_s:
             rows[v]["skipped"].append(what)
             continue

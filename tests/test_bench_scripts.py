@@ -39,7 +39,10 @@ def test_precision_bench_imports_and_parses(tmp_path, capsys):
     # --compare rows: the value-tile twin and another launch of a key-chunk read copy
     row.update({"vtiles_nonflush/fp32+nvfp4": 0.2, "ratio_vtiles_nonflush/fp32+nvfp4": 0.5,
                 "vtiles_amortised/fp32+nvfp4": 0.3, "launch_nonflush/fp32+nvfp4/128x32x2": 0.05,
-                "ratio_launch_nonflush/fp32+nvfp4/128x32x2": 4.0})
+                "ratio_launch_nonflush/fp32+nvfp4/128x32x2": 4.0,
+                "launch_nonflush/fp32+nvfp4/64x32x1+sf": 0.04,
+                "ratio_launch_nonflush/fp32+nvfp4/64x32x1+sf": 5.0,
+                "launch_amortised/fp32+nvfp4/64x32x1+sf": 0.06})
     args = pb.parse(["--out", str(tmp_path), "--quick", "--compare", "--budget-s", "100",
                      "--checks", "fp32+nvfp4,fp16sr"])
     assert args.compare and args.budget_s == 100 and args.checks == "fp32+nvfp4,fp16sr"
@@ -52,7 +55,11 @@ def test_precision_bench_imports_and_parses(tmp_path, capsys):
                                        tol=2e-2, ok=True)]))
     assert "| gdn | fp32+nvfp4 | kchunks | 0.1000 | 2.00x (3.00x) | 50% | 0.1000" in md
     assert "| gdn | fp32+nvfp4 | vtiles (before) | 0.2000 | 0.50x |" in md
-    assert "| gdn | fp32+nvfp4 | kchunks 128x32x2 (DBVxBKTxwarps) | 0.0500 | 4.00x | 100% |" in md
+    assert ("| gdn | fp32+nvfp4 | kchunks 128x32x2 (DBVxBKTxwarps[+sf: separate flush]) | 0.0500 "
+            "| 4.00x | 100% |  | |") in md
+    assert ("| gdn | fp32+nvfp4 | kchunks 64x32x1+sf (DBVxBKTxwarps[+sf: separate flush]) | 0.0400 "
+            "| 5.00x | 125% | 0.0600 | 5.00x |") in md
+    assert pb.launch_tag((64, 32, 1, True)) == "64x32x1+sf" and pb.launch_tag((64, 32, 1)) == "64x32x1"
     assert "skipped (budget): launch/x" in md
     if not CUDA:
         with pytest.raises(SystemExit, match="needs a CUDA GPU"):
