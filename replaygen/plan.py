@@ -467,7 +467,8 @@ def plan_tiles(plan: "KernelPlan", kernel: str) -> tuple[int, int | None, int]:
 
 
 def launch_constants(plan: "KernelPlan", kernel: str, BV: int, BKT: int | None = None,
-                     split: int = 1) -> dict[str, int | bool]:
+                     split: int = 1, stages: int | None = None,
+                     separate_flush: bool = False) -> dict[str, int | bool]:
     """The tl.constexpr arguments that follow from a launch's tiles (the kernels take them
     as arguments, so one module launches with any tiles): for the key-chunked decode
     kernel and the key-chunked verify BV is the value tile DBV (DNV passes cover V) and
@@ -477,7 +478,10 @@ def launch_constants(plan: "KernelPlan", kernel: str, BV: int, BKT: int | None =
     rules make_plan applies to its own choice (a test checks every committed module);
     tuned launches (replaygen/tuning.py) go through here. `split` programs share one (row,
     value head) of the decode, each taking every split-th value tile (NSPLIT; at most
-    the tile count; see decode_splits); other kernels take 1."""
+    the tile count; see decode_splits); other kernels take 1. `stages` (a launch's
+    num_stages; None: the plan's) is the depth of the key-chunk decode's chunk stream
+    (STREAM_STAGES); `separate_flush` (decode only) leaves full rings to a fold launch
+    (FUSED_FLUSH false)."""
     for what, v in (("value tile", BV), ("key chunk", BKT), ("split", split)):
         if v is not None and (isinstance(v, bool) or not isinstance(v, int) or v < 1 or v & (v - 1)):
             raise ConfigError(f"the {what} must be a power of two, got {v!r}")
@@ -511,6 +515,10 @@ def launch_constants(plan: "KernelPlan", kernel: str, BV: int, BKT: int | None =
         out["NSPLIT"] = split
     elif split != 1:
         raise ConfigError(f"only the decode kernel splits rows, not {kernel}")
+    if separate_flush and kernel != "replay_decode":
+        raise ConfigError(f"only the decode kernel has a flush to separate, not {kernel}")
+    out["STREAM_STAGES"] = plan.STREAM_STAGES if stages is None else stages
+    out["FUSED_FLUSH"] = not separate_flush
     if kernel == "fold" and plan.T_MAX > 1 and BV >= 64 and out["FOLD_DOT"]:
         # On the H200 (Triton 3.6) every [64, K] tl.dot fold of a speculative configuration tried
         # (GDN, L = 16, T_MAX = 8: 4 warps 1 or 3 stages, 8 warps 3 stages) ended in

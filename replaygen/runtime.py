@@ -514,8 +514,8 @@ class Kernels:
                    {"num_warps": warps})
         else:
             hit = ({**self._consts, **launch_constants(self.plan, kernel, launch.BV, launch.BKT,
-                                                        launch.split),
-                    "STREAM_STAGES": launch.num_stages, "FUSED_FLUSH": not launch.separate_flush},
+                                                        launch.split, launch.num_stages,
+                                                        launch.separate_flush)},
                    {"num_warps": launch.num_warps, "num_stages": launch.num_stages})
         self._launches[key] = hit
         return hit

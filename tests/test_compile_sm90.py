@@ -79,9 +79,8 @@ def compile_kernel(kern, name, launch=None, **flags):
         consts.update(launch_constants(kern.plan, "verify", *plan_tiles(kern.plan, "verify")[:2]))
     if launch is not None:
         kernel = {v[0]: k for k, v in TABLE_KERNELS.items()}[name]
-        consts.update(launch_constants(kern.plan, kernel, launch.BV, launch.BKT, launch.split))
-        consts["STREAM_STAGES"] = launch.num_stages   # as runtime.launch_args
-        consts["FUSED_FLUSH"] = not launch.separate_flush
+        consts.update(launch_constants(kern.plan, kernel, launch.BV, launch.BKT, launch.split,
+                                       launch.num_stages, launch.separate_flush))
         options = {"num_warps": launch.num_warps, "num_stages": launch.num_stages}
     if name == "replay_decode_kernel":   # the decode as it runs by default (the rows'
         consts.setdefault("FOLD_EVERY_STEP", False)   # own flushes); KERNELS adds True

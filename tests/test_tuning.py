@@ -74,6 +74,10 @@ def test_split_round_trips_and_is_checked(tmp_path):
         launch_constants(plan, "replay_decode", 8, 16, 8)
     with pytest.raises(ConfigError, match="only the decode kernel splits"):
         launch_constants(plan, "fold", 8, None, 2)
+    with pytest.raises(ConfigError, match="only the decode kernel has a flush to separate"):
+        launch_constants(plan, "fold", 8, separate_flush=True)
+    assert launch_constants(plan, "replay_decode", 8, 16, stages=2, separate_flush=True)[
+        "STREAM_STAGES"] == 2
     sr = load("gdn", H=1, HV=1, K=16, V=32, L=2, state_dtype="fp16", stochastic=True,
               tuning=False).plan
     with pytest.raises(ConfigError, match="does not split rows"):

@@ -3,7 +3,7 @@
 # kernel: gdn__H16_HV64_K128_V128__L16__state_fp16__rec_bf16
 # spec sha256: 269ae606d36dd56b152535499facfacd42680cd4fda27f9a1b04094384a173fb
 # templates sha256: 60fc755a8b58a59a1279669ddc043efc8a1dd5c4b452eec4c20ad0412b0d9ef1
-# generator sha256: 05892b425dbb34d310f9d94f453ac3df9a37282e51256eb555c988bab12d7906
+# generator sha256: 6d6224e8eef4794b2d9b6c1aa01c8db3de059c1d5922b7bdd3bfd8fa9aea9e4a
 """ReplaySSM kernels for gdn: gdn__H16_HV64_K128_V128__L16__state_fp16__rec_bf16.
 
 Replay form: S_t = C·exp(G_t) + Σ_j u_j (exp(G_t - G_j)·k_j)ᵀ,  G_j = Σ_(i<=j) g_i

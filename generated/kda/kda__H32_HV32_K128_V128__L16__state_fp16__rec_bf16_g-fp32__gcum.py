@@ -3,7 +3,7 @@
 # kernel: kda__H32_HV32_K128_V128__L16__state_fp16__rec_bf16_g-fp32__gcum
 # spec sha256: 900e043a38a9f7023de2cc4bf78d14388be9de5c6732cf3e1db42c3737507d77
 # templates sha256: 60fc755a8b58a59a1279669ddc043efc8a1dd5c4b452eec4c20ad0412b0d9ef1
-# generator sha256: 05892b425dbb34d310f9d94f453ac3df9a37282e51256eb555c988bab12d7906
+# generator sha256: 6d6224e8eef4794b2d9b6c1aa01c8db3de059c1d5922b7bdd3bfd8fa9aea9e4a
 """ReplaySSM kernels for kda: kda__H32_HV32_K128_V128__L16__state_fp16__rec_bf16_g-fp32__gcum.
 
 Replay form: S_t = C·Diag(exp(G_t)) + Σ_j u_j (Diag(exp(G_t - G_j))·k_j)ᵀ,  G_j = Σ_(i<=j) g_i
