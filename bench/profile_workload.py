@@ -3,7 +3,10 @@
 Each kernel is launched three times after the workload's L - 1 filling decodes and a
 warm-up (so skip L + 2 launches): the replay decode with every cursor
 at L/2 (a non-flush step), at L - 1 (every row flushes), and the conventional step. The
-tuning table of the repository picks the launches, as in serving.
+tuning table of the repository picks the launches, as in serving. With --max-drafts T
+the configuration is the speculative one and the kernels are verify (T drafts past L/2
+committed records) and the commit's fold (every row accepts them all), each launched
+once to warm up and once more to be profiled (skip 2: `-k regex:"verify|fold"`).
 
 Usage (on the GPU machine):
   ncu --clock-control none -k regex:decode --launch-skip 18 --launch-count 3 \
@@ -28,10 +31,23 @@ ap.add_argument("variant")
 ap.add_argument("--config", default=None)
 ap.add_argument("--L", type=int, default=16)
 ap.add_argument("--batch", type=int, default=256)
+ap.add_argument("--max-drafts", type=int, default=1)
+ap.add_argument("--device", default="cuda")   # cpu: a check of this script in the interpreter
 args = ap.parse_args()
-kern = replaygen.load(args.variant, config=args.config, L=args.L)
-w = Workload(kern, args.batch, "cuda")
+kern = replaygen.load(args.variant, config=args.config, L=args.L, max_drafts=args.max_drafts)
+w = Workload(kern, args.batch, args.device)
 L = kern.plan.L
+if args.max_drafts > 1:
+    T = args.max_drafts
+    accepted = torch.full((args.batch,), T, dtype=torch.int32, device=args.device)
+    for _ in range(2):   # warm-up, then the profiled launches
+        w.cursors(L // 2)()
+        w.verify(args.batch)
+        kern.commit(w.state, w.all_slots[:args.batch], accepted, check=False)
+    if args.device == "cuda":
+        torch.cuda.synchronize()
+    print(kern.name, "profiled: verify of", T, "drafts at n =", L // 2, "and its commit")
+    sys.exit(0)
 for n in (L // 2, L - 1):   # warm-up: compile everything first
     w.cursors(n)()
     w.decode(args.batch)

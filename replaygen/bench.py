@@ -246,7 +246,8 @@ def markdown(report: dict) -> str:
     copy = report["copy_bytes_per_s"]
     lines = [f"# replaygen bench: {m['gpu']}", "",
              f"driver {m['driver']}, torch {m['torch']}, triton {m['triton']}, Python "
-             f"{m.get('python', '?')}, commit `{m['commit']}`, {m['date']}", "",
+             f"{m.get('python', '?')}, commit `{m['commit']}`, {m['date']}"
+             + "".join(f", {p} {v}" for p, v in m.get("packages", {}).items()), "",
              f"Command: `{m['command']}`", "",
              f"Copy bandwidth (device to device, read + write): {copy['eager'] / 1e12:.2f} TB/s "
              f"eager, {copy['graph'] / 1e12:.2f} TB/s from a CUDA graph; the better one is the "

@@ -56,14 +56,22 @@ def commit() -> str:
 
 
 def environment(argv: list[str] | None = None) -> dict:
-    """Provenance of a run: GPU name and driver, torch/triton/Python versions, commit,
-    command line and UTC date."""
+    """Provenance of a run: GPU name and driver, torch/triton/Python versions, the
+    installed external baselines' package versions, commit, command line and UTC date."""
     import triton
     meta = dict(gpu=torch.cuda.get_device_name() if torch.cuda.is_available() else "cpu",
                 driver="unknown", torch=torch.__version__, triton=triton.__version__,
                 python=sys.version.split()[0], commit=commit(),
                 command="replaygen " + " ".join(sys.argv[1:] if argv is None else argv),
                 date=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"))
+    # the external baselines' packages: their speed changes between releases (GDN's fla
+    # conventional step at batch 256 was 0.291 ms in session 4 and 0.261 in session 5)
+    from importlib import metadata
+    for package in ("fla-core", "vllm", "sglang", "flashinfer-python"):
+        try:
+            meta.setdefault("packages", {})[package] = metadata.version(package)
+        except metadata.PackageNotFoundError:
+            pass
     try:
         meta["driver"] = subprocess.run(
             ["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"],

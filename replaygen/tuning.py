@@ -84,6 +84,11 @@ def _power_of_two(v, upper: int) -> bool:
     return isinstance(v, int) and not isinstance(v, bool) and 1 <= v <= upper and not v & (v - 1)
 
 
+def _sweep_of(meta: dict) -> dict:
+    """One sweep's own provenance: its meta without the sweeps merged before it."""
+    return {k: v for k, v in meta.items() if k != "earlier"}
+
+
 class TuningTable:
     """Entries by (config name, kernel, GPU name), each a batch-sorted list of launches."""
 
@@ -107,14 +112,19 @@ class TuningTable:
     def merge(self, other: "TuningTable") -> None:
         """Entries of `other` replace this table's on the same keys. Provenance: `other`'s
         sweep becomes the GPU's meta and the sweeps before it are kept under its
-        "earlier" list (newest first), since the merged entries still come from them."""
+        "earlier" list (newest first, each sweep once), since the merged entries still
+        come from them. `replaygen tune` saves after every phase, so the same sweep is
+        merged into its own file several times: that adds nothing to "earlier"."""
         for gpu, meta in other.meta.items():
+            sweep = _sweep_of(meta)
             before = self.meta.get(gpu)
-            if before and before != meta:
-                earlier = [{k: v for k, v in before.items() if k != "earlier"}]
-                meta = {**meta, "earlier": earlier + list(before.get("earlier", []))
-                        + [m for m in meta.get("earlier", []) if m not in earlier]}
-            self.meta[gpu] = meta
+            seen = ([_sweep_of(before)] + list(before.get("earlier", [])) if before else []) \
+                + list(meta.get("earlier", []))
+            earlier = []
+            for m in seen:
+                if m != sweep and m not in earlier:
+                    earlier.append(m)
+            self.meta[gpu] = {**sweep, "earlier": earlier} if earlier else sweep
         for (config, kernel, gpu), rows in other._rows.items():
             for batch, launch, info in rows:
                 self.add(gpu, config, kernel, batch, launch, **info)

@@ -311,6 +311,24 @@ def test_merging_sweeps_keeps_their_provenance():
     assert old.lookup("cfg", "fold", "G", 8) == Launch(32, 2, 3)
 
 
+def test_merging_one_sweep_again_adds_no_provenance():
+    """`replaygen tune` saves after every phase, merging the same sweep into the file it
+    wrote before: its meta stays one entry, the earlier sweeps are kept once each (the
+    session-5 tables had the same sweep repeated six times under 'earlier')."""
+    table = TuningTable()
+    table.meta["G"] = {"commit": "aaa"}
+    for phase in range(3):
+        sweep = TuningTable()
+        sweep.meta["G"] = {"commit": "bbb"}
+        sweep.add("G", "cfg", "fold", 1 + phase, Launch(16, 2, 3))
+        table.merge(sweep)
+    assert table.meta["G"] == {"commit": "bbb", "earlier": [{"commit": "aaa"}]}
+    fresh = TuningTable()
+    fresh.meta["G"] = {"commit": "bbb"}
+    fresh.merge(table)   # a table carrying its own history, merged into an empty one
+    assert fresh.meta["G"] == {"commit": "bbb", "earlier": [{"commit": "aaa"}]}
+
+
 def test_a_launch_sets_the_stream_pipeline_depth():
     """The key-chunk decode's chunk loops take their software-pipeline depth
     (STREAM_STAGES) from the launch's num_stages; the plan's launch gets Triton's default
