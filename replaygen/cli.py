@@ -463,6 +463,9 @@ def make_parser() -> argparse.ArgumentParser:
     t.add_argument("--state-dtype", type=dtype_list, default=["fp32"], metavar="DT[,DT]",
                    help="checkpoint precisions (default fp32)")
     t.add_argument("--record-dtype", choices=RECORD_DTYPES, default="bf16", help="record precision")
+    t.add_argument("--read-dtype", choices=QUANTIZED,
+                   help="tune the configurations with this read copy (default: none)")
+    t.add_argument("--fp8-scale", choices=FP8_SCALES, help="fp8 read copy scales (default row)")
     t.add_argument("--max-drafts", type=positive_int, metavar="T",
                    help="tune the verify and fold kernels of configurations built for T drafts "
                         "(default: the decode kernels of non-speculative configurations)")

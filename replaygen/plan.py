@@ -225,6 +225,19 @@ class TensorArg:
 
 
 @dataclass(frozen=True)
+class ProbeFactor:
+    """One probe role of the key-chunked verify, split by sympy into a factor free of the
+    key axis (reductions, per-token scalars, constants) times one raw key-axis input:
+    the role's chunk value is `factor` * `tensor`[chunk]. The checkpoint stream then
+    multiplies raw input rows and the factors scale its result's columns once."""
+
+    role: str       # "query" | "key"
+    tensor: str     # the per-token key-axis input read raw
+    head: str       # its head kind ("key" | "value" | "none")
+    factor: str     # printed over the drafts' [BT] vectors (red_*, b_*)
+
+
+@dataclass(frozen=True)
 class RingField:
     name: str
     head: str
@@ -300,6 +313,8 @@ class KernelPlan:
     draft_code: tuple[Statement, ...]     # key-chunked verify: the drafts' scalars as [BT] vectors
     reduction_code: tuple[Statement, ...]  # ... and their reductions from [BT, BK] tiles
     draft_key_code: tuple[Statement, ...]  # ... and their key-axis values as [BT, BK] tiles
+    probe_factors: tuple[ProbeFactor, ...]  # ... and each probe role as factor x raw input
+                                            # (empty: some role does not split)
     draft_scalars: tuple[str, ...]        # per-token scalars the value-tile code reads
     gate_tile: str                        # shape of the drafts' cumulative gates
     draft_weight: str                     # exp(G_d - G_n): decay from the committed end n to draft i
@@ -700,6 +715,10 @@ def make_plan(deriv: Derivation, config: KernelConfig) -> KernelPlan:
     # statements with h_ names, ht_<role>), for the scores that need no checkpoint
     draft_names.update({r: r.name for r in reductions.values()})
     draft_key_code = key_axis_code(draft_names, "h_", "ht_")
+    probe_roles = ("query", "key") if t.update == "delta" else ("query",)
+    probe_factors = [_split_probe(role, hoist(chunk_roles[role]), quantities, hoist, subs, chunk_names)
+                     for role in probe_roles]
+    probe_factors = tuple(probe_factors) if all(probe_factors) else ()
     drafts_vectorised = (
         all(sym.name in scalar_names for n in needed if quantities[n].axis == "scalar"
             for sym in subs(quantities[n].expr).free_symbols)
@@ -849,7 +868,7 @@ def make_plan(deriv: Derivation, config: KernelConfig) -> KernelPlan:
         verify_template=verify_template, verify_dbv=verify_dbv,
         reductions=tuple(r.name for r in reductions.values()),
         draft_code=tuple(draft_code), reduction_code=tuple(reduction_code),
-        draft_key_code=tuple(draft_key_code),
+        draft_key_code=tuple(draft_key_code), probe_factors=probe_factors,
         verify_scalars=tuple(sorted(chunk_scalars | set(draft_scalars), key=list(quantities).index)),
         draft_scalars=tuple(draft_scalars),
         gate_tile="[BT]" if scalar_gate else "[BT, BK]",
@@ -860,6 +879,33 @@ def make_plan(deriv: Derivation, config: KernelConfig) -> KernelPlan:
         ckpt=ckpt, read=read, KH=-(-K // 2), KS=-(-K // NVFP4_BLOCK),
         NB=BK // min(NVFP4_BLOCK, BK),
     )
+
+
+def _split_probe(role, expr, quantities, hoist, subs, names) -> ProbeFactor | None:
+    """`expr` (a probe role's chunk expression, reductions hoisted) as factor * x for one
+    raw per-token key-axis input x, the factor free of the key axis; None when the role
+    is not of that form (then the verify keeps computing its probes per chunk). GDN's
+    query K^-1/2 q / sqrt(sumsq(q) + eps) splits into the factor K^-1/2 / sqrt(red + eps)
+    and q; Mamba-2's C into 1 and C."""
+    for _ in range(len(quantities)):   # derived key-axis quantities down to inputs
+        derived = {sym: hoist(quantities[sym.name].expr) for sym in expr.free_symbols
+                   if sym.name in quantities and quantities[sym.name].kind == "derived"
+                   and quantities[sym.name].axis == "K"}
+        if not derived:
+            break
+        expr = expr.xreplace(derived)
+    key_axis = [sym for sym in expr.free_symbols
+                if sym.name in quantities and quantities[sym.name].axis == "K"]
+    if len(key_axis) != 1:
+        return None
+    x = key_axis[0]
+    q = quantities[x.name]
+    if q.kind != "input" or not q.token:
+        return None
+    factor = sympy.simplify(expr / x)
+    if factor.free_symbols & set(key_axis) or sympy.simplify(factor * x - expr) != 0:
+        return None
+    return ProbeFactor(role, x.name, q.head, print_triton(subs(factor), names))
 
 
 def expand_inputs(spec: Spec, expr) -> list[sympy.Symbol]:

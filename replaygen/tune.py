@@ -290,7 +290,9 @@ def run(args, log=print) -> int:
                 for sdt in args.state_dtype:
                     kern = load(variant, config=name, L=L, state_dtype=sdt,
                                 record_dtype=args.record_dtype, tuning=False,
-                                max_drafts=args.max_drafts)
+                                max_drafts=args.max_drafts,
+                                read_dtype=getattr(args, "read_dtype", None),
+                                fp8_scale=getattr(args, "fp8_scale", None))
                     jobs.append(Job(variant, name, kern))
     log(f"{len(jobs)} configurations, batches {args.batches}")
     timer = Timer(device, reps=args.reps)

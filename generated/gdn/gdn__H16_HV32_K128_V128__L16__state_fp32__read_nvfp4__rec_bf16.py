@@ -2,8 +2,8 @@
 # the templates and run `replaygen build`.
 # kernel: gdn__H16_HV32_K128_V128__L16__state_fp32__read_nvfp4__rec_bf16
 # spec sha256: 269ae606d36dd56b152535499facfacd42680cd4fda27f9a1b04094384a173fb
-# templates sha256: 60fc755a8b58a59a1279669ddc043efc8a1dd5c4b452eec4c20ad0412b0d9ef1
-# generator sha256: 6d6224e8eef4794b2d9b6c1aa01c8db3de059c1d5922b7bdd3bfd8fa9aea9e4a
+# templates sha256: 5dfea033fb251fbbcb72e90c0142022416e69e27d184748be7716b2856ba0463
+# generator sha256: 94e2b74a854febf7cf95b90bc379646425a04e2292d1747381c167f0c57a48bb
 """ReplaySSM kernels for gdn: gdn__H16_HV32_K128_V128__L16__state_fp32__read_nvfp4__rec_bf16.
 
 Replay form: S_t = C·exp(G_t) + Σ_j u_j (exp(G_t - G_j)·k_j)ᵀ,  G_j = Σ_(i<=j) g_i
@@ -469,6 +469,11 @@ def verify_kernel(
         tl.store(ring_g_ptr + ((i_slot * HV + i_hv) * RING + n + o_t), b_g.to(ring_g_ptr.dtype.element_ty), mask=m_dk)
         ck_weight = tl.exp(G_d)  # [BT] decay from the checkpoint to each probe
         draft_weight = tl.exp(-G_n + G_d)  # [BT] decay from n to each probe
+        # each probe row as factor x raw input (sympy's split of its role): the checkpoint
+        # stream multiplies raw rows and XT's columns take the factors once after it
+        fac_query = 0.08838834764831845 / tl.sqrt(red_0 + 1e-06) + tl.zeros([BT], tl.float32)
+        fac_key = (1.0 / tl.sqrt(red_1 + 1e-06)) + tl.zeros([BT], tl.float32)
+        ck_scale = tl.where(m_p, ck_weight * tl.where(o_t < T_MAX, fac_query, fac_key), 0.0)  # [BT]
         # window decays exp(G_i - G_i'), i' <= i (query rows) or i' < i (key rows)
         pair = tl.where(causal & m_t[None, :], tl.exp(tl.minimum(G_d[:, None] - G_d[None, :], 0.0)), 0.0)  # [BT, BT]
         # per-draft scalars and whole-axis reductions, broadcast over the chunk and tile axes
@@ -482,6 +487,8 @@ def verify_kernel(
         ht_key = h_k_hat
         h_probe = tl.where(m_p[:, None], tl.where((o_t < T_MAX)[:, None], ht_query, ht_key), 0.0)  # [BT, BK]
         h_kd = tl.where(m_dk[:, None], ht_key, 0.0)  # rows i: draft i's key
+        raw_probe_all = tl.where((o_t < T_MAX)[:, None], h_q, 0.0)  # [BT, BK] query rows
+        raw_probe_all += tl.where((o_t >= T_MAX)[:, None], h_k, 0.0)  # [BT, BK] key rows
         if i_hv % GROUP == 0:
             tl.store(ring_k_hat_ptr + ((i_slot * H + i_kh) * RING + n + o_t[:, None]) * K + o_k[None, :], h_k_hat.to(ring_k_hat_ptr.dtype.element_ty), mask=m_dk[:, None] & m_k[None, :])
         r_k_hat = tl.load(ring_k_hat_ptr + ((i_slot * H + i_kh) * RING + o_l[:, None]) * K + o_k[None, :], mask=m_l[:, None] & m_k[None, :], other=0.0).to(tl.float32)  # [BL, BK]
@@ -506,19 +513,17 @@ def verify_kernel(
                 o_kc = i_k * BKT + o_kb
                 m_kc = o_kc < K
                 c_chunk = tl.load(p_rows[:, None] + o_kc[None, :], mask=m_v[:, None] & m_kc[None, :], other=0.0).to(tl.float32)
-                c_q = tl.load(q_ptr + (i_b * T_IN + o_dr[:, None]) * stride_q + i_kh * K + o_kc[None, :], mask=m_p[:, None] & m_kc[None, :], other=0.0).to(tl.float32)  # [BT, BKT]
-                c_k = tl.load(k_ptr + (i_b * T_IN + o_dr[:, None]) * stride_k + i_kh * K + o_kc[None, :], mask=m_p[:, None] & m_kc[None, :], other=0.0).to(tl.float32)  # [BT, BKT]
-                c_q_hat = 0.08838834764831845 * c_q / tl.sqrt(red_0 + 1e-06)
-                c_k_hat = c_k / tl.sqrt(red_1 + 1e-06)
-                ct_query = c_q_hat
-                ct_key = c_k_hat
-                probe = tl.where(m_p[:, None], tl.where((o_t < T_MAX)[:, None], ct_query, ct_key), 0.0)  # [BT, BKT]
-                p_ck = ck_weight[:, None] * probe
-                if DECODE_FOLD_DOT:
-                    x_ck = tl.dot(c_chunk, tl.trans(p_ck), input_precision="tf32")
+                if NK == 1:   # one chunk spans the key axis: the probes of every value tile
+                    raw_probe = raw_probe_all
                 else:
-                    x_ck = tl.sum(c_chunk[:, None, :] * p_ck[None, :, :], axis=2)
+                    raw_probe = tl.load(q_ptr + (i_b * T_IN + o_dr[:, None]) * stride_q + i_kh * K + o_kc[None, :], mask=(m_p & (o_t < T_MAX))[:, None] & m_kc[None, :], other=0.0).to(tl.float32)  # [BT, BKT] query rows
+                    raw_probe += tl.load(k_ptr + (i_b * T_IN + o_dr[:, None]) * stride_k + i_kh * K + o_kc[None, :], mask=(m_p & (o_t >= T_MAX))[:, None] & m_kc[None, :], other=0.0).to(tl.float32)  # [BT, BKT] key rows
+                if DECODE_FOLD_DOT:
+                    x_ck = tl.dot(c_chunk, tl.trans(raw_probe), input_precision="tf32")
+                else:
+                    x_ck = tl.sum(c_chunk[:, None, :] * raw_probe[None, :, :], axis=2)
                 XT += x_ck
+            XT = XT * ck_scale[None, :]
             # -- this value tile: the committed records' values, the window, the outputs
             b_v = tl.load(v_ptr + (i_b * T_IN + o_t[:, None]) * stride_v + i_hv * V + o_v[None, :], mask=m_t[:, None] & m_v[None, :], other=0.0).to(tl.float32)  # [BT, BV]
             t_value = b_v

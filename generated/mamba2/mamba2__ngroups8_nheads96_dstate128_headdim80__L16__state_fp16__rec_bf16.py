@@ -2,8 +2,8 @@
 # the templates and run `replaygen build`.
 # kernel: mamba2__ngroups8_nheads96_dstate128_headdim80__L16__state_fp16__rec_bf16
 # spec sha256: b9b9d1221036064279430b56c5d997514355cbb9c52adf3b69fc5581e1456b5e
-# templates sha256: 60fc755a8b58a59a1279669ddc043efc8a1dd5c4b452eec4c20ad0412b0d9ef1
-# generator sha256: 6d6224e8eef4794b2d9b6c1aa01c8db3de059c1d5922b7bdd3bfd8fa9aea9e4a
+# templates sha256: 5dfea033fb251fbbcb72e90c0142022416e69e27d184748be7716b2856ba0463
+# generator sha256: 94e2b74a854febf7cf95b90bc379646425a04e2292d1747381c167f0c57a48bb
 """ReplaySSM kernels for mamba2: mamba2__ngroups8_nheads96_dstate128_headdim80__L16__state_fp16__rec_bf16.
 
 Replay form: S_t = C·exp(G_t) + Σ_j w_j (exp(G_t - G_j)·k_j)ᵀ,  G_j = Σ_(i<=j) g_i
@@ -428,6 +428,10 @@ def verify_kernel(
         tl.store(ring_delta_ptr + ((i_slot * HV + i_hv) * RING + n + o_t), b_delta.to(ring_delta_ptr.dtype.element_ty), mask=m_dk)
         ck_weight = tl.exp(G_d)  # [BT] decay from the checkpoint to each probe
         draft_weight = tl.exp(-G_n + G_d)  # [BT] decay from n to each probe
+        # each probe row as factor x raw input (sympy's split of its role): the checkpoint
+        # stream multiplies raw rows and XT's columns take the factors once after it
+        fac_query = 1.0 + tl.zeros([BT], tl.float32)
+        ck_scale = tl.where(m_p, ck_weight * fac_query, 0.0)  # [BT]
         # window decays exp(G_i - G_i'), i' <= i (query rows) or i' < i (key rows)
         pair = tl.where(causal & m_t[None, :], tl.exp(tl.minimum(G_d[:, None] - G_d[None, :], 0.0)), 0.0)  # [BT, BT]
         # per-draft scalars and whole-axis reductions, broadcast over the chunk and tile axes
@@ -438,6 +442,7 @@ def verify_kernel(
         ht_key = h_B
         h_probe = tl.where(m_p[:, None], ht_query, 0.0)  # [BT, BK]
         h_kd = tl.where(m_dk[:, None], ht_key, 0.0)  # rows i: draft i's key
+        raw_probe_all = tl.where((o_t < T_MAX)[:, None], h_C, 0.0)  # [BT, BK] query rows
         if i_hv % GROUP == 0:
             tl.store(ring_B_ptr + ((i_slot * H + i_kh) * RING + n + o_t[:, None]) * K + o_k[None, :], h_B.to(ring_B_ptr.dtype.element_ty), mask=m_dk[:, None] & m_k[None, :])
         r_B = tl.load(ring_B_ptr + ((i_slot * H + i_kh) * RING + o_l[:, None]) * K + o_k[None, :], mask=m_l[:, None] & m_k[None, :], other=0.0).to(tl.float32)  # [BL, BK]
@@ -462,17 +467,16 @@ def verify_kernel(
                 o_kc = i_k * BKT + o_kb
                 m_kc = o_kc < K
                 c_chunk = tl.load(p_rows[:, None] + o_kc[None, :], mask=m_v[:, None] & m_kc[None, :], other=0.0).to(tl.float32)
-                c_B = tl.load(B_ptr + (i_b * T_IN + o_dr[:, None]) * stride_B + i_kh * K + o_kc[None, :], mask=m_p[:, None] & m_kc[None, :], other=0.0).to(tl.float32)  # [BT, BKT]
-                c_C = tl.load(C_ptr + (i_b * T_IN + o_dr[:, None]) * stride_C + i_kh * K + o_kc[None, :], mask=m_p[:, None] & m_kc[None, :], other=0.0).to(tl.float32)  # [BT, BKT]
-                ct_query = c_C
-                ct_key = c_B
-                probe = tl.where(m_p[:, None], ct_query, 0.0)  # [BT, BKT]
-                p_ck = ck_weight[:, None] * probe
-                if DECODE_FOLD_DOT:
-                    x_ck = tl.dot(c_chunk, tl.trans(p_ck), input_precision="tf32")
+                if NK == 1:   # one chunk spans the key axis: the probes of every value tile
+                    raw_probe = raw_probe_all
                 else:
-                    x_ck = tl.sum(c_chunk[:, None, :] * p_ck[None, :, :], axis=2)
+                    raw_probe = tl.load(C_ptr + (i_b * T_IN + o_dr[:, None]) * stride_C + i_kh * K + o_kc[None, :], mask=(m_p & (o_t < T_MAX))[:, None] & m_kc[None, :], other=0.0).to(tl.float32)  # [BT, BKT] query rows
+                if DECODE_FOLD_DOT:
+                    x_ck = tl.dot(c_chunk, tl.trans(raw_probe), input_precision="tf32")
+                else:
+                    x_ck = tl.sum(c_chunk[:, None, :] * raw_probe[None, :, :], axis=2)
                 XT += x_ck
+            XT = XT * ck_scale[None, :]
             # -- this value tile: the committed records' values, the window, the outputs
             b_x = tl.load(x_ptr + (i_b * T_IN + o_t[:, None]) * stride_x + i_hv * V + o_v[None, :], mask=m_t[:, None] & m_v[None, :], other=0.0).to(tl.float32)  # [BT, BV]
             if HAS_z:
