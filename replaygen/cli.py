@@ -366,6 +366,15 @@ class Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message} (see `{self.prog} --help`)\n")
 
 
+def kernel_list(text: str) -> tuple[str, ...]:
+    from .tuning import KERNELS
+    names = tuple(n for n in text.split(",") if n)
+    unknown = [n for n in names if n not in KERNELS]
+    if unknown or not names:
+        raise argparse.ArgumentTypeError(f"unknown kernel(s) {unknown or [text]}: choose from {list(KERNELS)}")
+    return names
+
+
 def add_config_options(p: argparse.ArgumentParser, several_state_dtypes: bool) -> None:
     geometry = p.add_mutually_exclusive_group()
     geometry.add_argument("--dims", type=parse_dims, metavar="NAME=N,...",
@@ -465,6 +474,9 @@ def make_parser() -> argparse.ArgumentParser:
     t.add_argument("--record-dtype", choices=RECORD_DTYPES, default="bf16", help="record precision")
     t.add_argument("--read-dtype", choices=QUANTIZED,
                    help="tune the configurations with this read copy (default: none)")
+    t.add_argument("--kernels", type=kernel_list, metavar="K,...",
+                   help="tune only these kernels (replay_decode, fold, conventional_decode, "
+                        "verify; default: all of the configuration's)")
     t.add_argument("--fp8-scale", choices=FP8_SCALES, help="fp8 read copy scales (default row)")
     t.add_argument("--max-drafts", type=positive_int, metavar="T",
                    help="tune the verify and fold kernels of configurations built for T drafts "

@@ -101,17 +101,20 @@ def stage_candidates(times: dict[Launch, dict[int, float]], keep: int = 2) -> li
             if Launch(c.BV, c.num_warps, s, c.BKT) not in times]
 
 
-def separate_flush_candidates(times: dict[Launch, dict[int, float]]) -> list[Launch]:
-    """Phase 4 (decode): each batch's fastest launch so far with its flush in a separate
-    fold launch (Launch.separate_flush): the decode kernel then has no fold code (fewer
-    registers, more programs per SM) and a full ring's fold reads the checkpoint again,
-    from DRAM, in one more launch per step."""
+def separate_flush_candidates(times: dict[Launch, dict[int, float]], keep: int = 3) -> list[Launch]:
+    """Phase 4 (decode): each batch's `keep` fastest launches so far with their flush in a
+    separate fold launch (Launch.separate_flush): the decode kernel then has no fold code
+    (fewer registers, more programs per SM) and a full ring's fold reads the checkpoint
+    again, from DRAM, in one more launch per step. Not only the fastest: without the fold
+    code the ranking changes (H200, GDN with an FP8 read copy, batch 256, amortised: the
+    fastest fused launch [128, 32]/w2 0.195 ms became 0.139 with its flush separate, the
+    slower [64, 32]/w1 0.123; bench/results/session5-2026-12-01/call2)."""
     batches = sorted({b for t in times.values() for b in t})
     out = []
     for b in batches:
-        measured = {c: t[b] for c, t in times.items() if b in t}
-        if measured:
-            cand = dataclasses.replace(min(measured, key=measured.get), separate_flush=True)
+        measured = {c: t[b] for c, t in times.items() if b in t and not c.separate_flush}
+        for c in sorted(measured, key=measured.get)[:keep]:
+            cand = dataclasses.replace(c, separate_flush=True)
             if cand not in times and cand not in out:
                 out.append(cand)
     return out
@@ -144,19 +147,27 @@ def split_candidates(plan, times: dict[Launch, dict[int, float]], keep: int = 3)
 class Job:
     """One configuration to tune: its kernels, its results so far."""
 
-    def __init__(self, variant, config_name, kern):
+    def __init__(self, variant, config_name, kern, only=()):
         self.variant, self.config_name, self.kern = variant, config_name, kern
         # a speculative configuration (built for T_MAX > 1 drafts) is tuned for its verify
         # kernel and the fold its commits run; the others for the decode kernels
         self.kernels = SPECULATIVE_KERNELS if kern.plan.T_MAX > 1 else DECODE_KERNELS
+        if only:   # --kernels: a subset (the others keep their table entries)
+            self.kernels = tuple(k for k in self.kernels if k in only)
         self.times: dict[str, dict[Launch, dict[int, float]]] = {k: {} for k in self.kernels}
         self.plan_launch = {k: Launch(bv, w, DEFAULT_STAGES, bkt)
                             for k in self.kernels for bv, bkt, w in [plan_tiles(kern.plan, k)]}
 
     def load_kwargs(self):
-        p = self.kern.plan
-        return dict(L=p.L, state_dtype=p.state_dtype, record_dtype=p.record_dtype,
-                    max_drafts=p.T_MAX, **p.config.dim_map)
+        """`load` arguments of this configuration, for the compile workers: the whole
+        precision configuration (a worker given only the state and record dtypes compiled
+        the fp32 configuration of a read-copy one, and the timing process compiled again)."""
+        c = self.kern.plan.config
+        return dict(L=c.buffer_length, state_dtype=c.state_dtype, record_dtype=c.record_dtype,
+                    stochastic=c.stochastic, read_dtype=c.read_dtype, fp8_scale=c.fp8_scale,
+                    record_dtypes=dict(c.record_dtypes) or None, max_drafts=c.max_drafts,
+                    gate_records=c.gate_records, decode_structure=c.decode_structure,
+                    **c.dim_map)
 
 
 def _measure(jobs: list[Job], todo: dict, batches, timer, device, workers, log, save=None,
@@ -293,7 +304,7 @@ def run(args, log=print) -> int:
                                 max_drafts=args.max_drafts,
                                 read_dtype=getattr(args, "read_dtype", None),
                                 fp8_scale=getattr(args, "fp8_scale", None))
-                    jobs.append(Job(variant, name, kern))
+                    jobs.append(Job(variant, name, kern, getattr(args, "kernels", None) or ()))
     log(f"{len(jobs)} configurations, batches {args.batches}")
     timer = Timer(device, reps=args.reps)
 

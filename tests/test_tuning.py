@@ -13,6 +13,8 @@
 """
 from __future__ import annotations
 
+import dataclasses
+
 import json
 
 import pytest
@@ -340,13 +342,30 @@ def test_a_launch_sets_the_stream_pipeline_depth():
     assert consts["STREAM_STAGES"] == 1 and options["num_stages"] == 1
 
 
+def test_a_job_tunes_a_kernel_subset_of_its_whole_configuration():
+    """`tune --kernels` narrows a job to those kernels; the compile workers load the job's
+    whole configuration (a read copy's name included: workers given only the state and
+    record dtypes compiled the fp32 configuration instead)."""
+    from replaygen.tune import Job
+    kern = load("gdn", H=1, HV=2, K=32, V=32, L=4, read_dtype="fp8", fp8_scale="row", tuning=False)
+    job = Job("gdn", "x", kern, only=("replay_decode",))
+    assert job.kernels == ("replay_decode",) and set(job.plan_launch) == {"replay_decode"}
+    assert load("gdn", tuning=False, **job.load_kwargs()).name == kern.name
+    sr = load("gdn", H=1, HV=2, K=32, V=32, L=4, state_dtype="fp16", stochastic=True,
+              record_dtypes={"g": "fp32"}, tuning=False)
+    assert load("gdn", tuning=False, **Job("gdn", "y", sr).load_kwargs()).name == sr.name
+
+
 def test_phase_four_tries_each_batch_best_with_a_separate_flush():
-    """Phase 4 of the sweep: each batch's fastest decode launch so far, with its flush in
-    a separate fold launch (once per distinct launch, never one already timed)."""
+    """Phase 4 of the sweep: each batch's fastest decode launches so far (up to `keep`),
+    with their flush in a separate fold launch (once per distinct launch, never one
+    already timed): without fold code the ranking changes, so not only the fastest."""
     from replaygen.tune import separate_flush_candidates
-    a, b = Launch(64, 1, 3, BKT=32), Launch(128, 2, 1, BKT=32)
-    times = {a: {1: 0.010, 256: 0.20}, b: {1: 0.012, 256: 0.19}}
-    assert separate_flush_candidates(times) == [Launch(64, 1, 3, BKT=32, separate_flush=True),
-                                                Launch(128, 2, 1, BKT=32, separate_flush=True)]
-    times[Launch(64, 1, 3, BKT=32, separate_flush=True)] = {1: 0.009}
-    assert separate_flush_candidates(times) == [Launch(128, 2, 1, BKT=32, separate_flush=True)]
+    a, b, c = Launch(64, 1, 3, BKT=32), Launch(128, 2, 1, BKT=32), Launch(16, 1, 3, BKT=32)
+    times = {a: {1: 0.010, 256: 0.20}, b: {1: 0.012, 256: 0.19}, c: {1: 0.03, 256: 0.3}}
+    sf = lambda x: dataclasses.replace(x, separate_flush=True)   # noqa: E731
+    assert separate_flush_candidates(times, keep=1) == [sf(a), sf(b)]
+    assert separate_flush_candidates(times, keep=2) == [sf(a), sf(b)]
+    assert separate_flush_candidates(times) == [sf(a), sf(b), sf(c)]
+    times[sf(a)] = {1: 0.009}
+    assert separate_flush_candidates(times, keep=1) == [sf(b)]
