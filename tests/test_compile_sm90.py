@@ -157,15 +157,24 @@ def tuned_launches() -> list[tuple]:
 TUNED = tuned_launches()
 
 
+def load_default(variant, config, **options):
+    """The kernels of one default configuration, its whole precision configuration
+    included (the tuned launches of a read-copy configuration were compiled on the fp32
+    one before session 5)."""
+    return load(variant, L=config.buffer_length, state_dtype=config.state_dtype,
+                record_dtype=config.record_dtype, stochastic=config.stochastic,
+                read_dtype=config.read_dtype, fp8_scale=config.fp8_scale,
+                record_dtypes=dict(config.record_dtypes), gate_records=config.gate_records,
+                **options, **config.dim_map)
+
+
 def compile_all() -> tuple[int, list[str]]:
     """Compile every kernel of every default configuration, and every committed tuned
     launch: (count, failures)."""
     failures, count = [], 0
     for variant, config in CONFIGS:
-        kern = load(variant, L=config.buffer_length, state_dtype=config.state_dtype,
-                    record_dtype=config.record_dtype, stochastic=config.stochastic,
-                    read_dtype=config.read_dtype, fp8_scale=config.fp8_scale,
-                    record_dtypes=dict(config.record_dtypes), **config.dim_map)
+        kern = load_default(variant, config)
+        assert kern.name == config.name, (kern.name, config.name)
         for name, flags in KERNELS:
             if not hasattr(kern.module, name):   # quantize_kernel: quantised copies only
                 continue
@@ -176,8 +185,8 @@ def compile_all() -> tuple[int, list[str]]:
             except Exception as exc:  # report every failure, not only the first
                 failures.append(f"{config.name}:{name}{flags}: {exc}")
     for variant, config, kernel, launch in TUNED:
-        kern = load(variant, L=config.buffer_length, state_dtype=config.state_dtype,
-                    record_dtype=config.record_dtype, tuning=False, **config.dim_map)
+        kern = load_default(variant, config, tuning=False)
+        assert kern.name == config.name, (kern.name, config.name)
         name, flags = TABLE_KERNELS[kernel]
         count += 1
         try:
