@@ -474,10 +474,10 @@ def make_parser() -> argparse.ArgumentParser:
     t.add_argument("--record-dtype", choices=RECORD_DTYPES, default="bf16", help="record precision")
     t.add_argument("--read-dtype", choices=QUANTIZED,
                    help="tune the configurations with this read copy (default: none)")
+    t.add_argument("--fp8-scale", choices=FP8_SCALES, help="fp8 read copy scales (default row)")
     t.add_argument("--kernels", type=kernel_list, metavar="K,...",
                    help="tune only these kernels (replay_decode, fold, conventional_decode, "
                         "verify; default: all of the configuration's)")
-    t.add_argument("--fp8-scale", choices=FP8_SCALES, help="fp8 read copy scales (default row)")
     t.add_argument("--max-drafts", type=positive_int, metavar="T",
                    help="tune the verify and fold kernels of configurations built for T drafts "
                         "(default: the decode kernels of non-speculative configurations)")

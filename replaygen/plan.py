@@ -59,6 +59,17 @@ class KernelConfig:
     def dim_map(self) -> dict[str, int]:
         return dict(self.dims)
 
+    def load_options(self) -> dict:
+        """The `replaygen.load` arguments that rebuild this configuration (compile
+        workers, tests that walk the committed configurations)."""
+        return dict(L=self.buffer_length, state_dtype=self.state_dtype,
+                    record_dtype=self.record_dtype, block_v=self.block_v,
+                    num_warps=self.num_warps, stochastic=self.stochastic,
+                    read_dtype=self.read_dtype, fp8_scale=self.fp8_scale,
+                    record_dtypes=dict(self.record_dtypes) or None,
+                    max_drafts=self.max_drafts, gate_records=self.gate_records,
+                    decode_structure=self.decode_structure, **self.dim_map)
+
     @property
     def name(self) -> str:
         """The one readable identity: module file name, cache key and registry key."""

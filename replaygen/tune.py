@@ -162,12 +162,7 @@ class Job:
         """`load` arguments of this configuration, for the compile workers: the whole
         precision configuration (a worker given only the state and record dtypes compiled
         the fp32 configuration of a read-copy one, and the timing process compiled again)."""
-        c = self.kern.plan.config
-        return dict(L=c.buffer_length, state_dtype=c.state_dtype, record_dtype=c.record_dtype,
-                    stochastic=c.stochastic, read_dtype=c.read_dtype, fp8_scale=c.fp8_scale,
-                    record_dtypes=dict(c.record_dtypes) or None, max_drafts=c.max_drafts,
-                    gate_records=c.gate_records, decode_structure=c.decode_structure,
-                    **c.dim_map)
+        return self.kern.plan.config.load_options()
 
 
 def _measure(jobs: list[Job], todo: dict, batches, timer, device, workers, log, save=None,
@@ -301,10 +296,9 @@ def run(args, log=print) -> int:
                 for sdt in args.state_dtype:
                     kern = load(variant, config=name, L=L, state_dtype=sdt,
                                 record_dtype=args.record_dtype, tuning=False,
-                                max_drafts=args.max_drafts,
-                                read_dtype=getattr(args, "read_dtype", None),
-                                fp8_scale=getattr(args, "fp8_scale", None))
-                    jobs.append(Job(variant, name, kern, getattr(args, "kernels", None) or ()))
+                                max_drafts=args.max_drafts, read_dtype=args.read_dtype,
+                                fp8_scale=args.fp8_scale)
+                    jobs.append(Job(variant, name, kern, args.kernels or ()))
     log(f"{len(jobs)} configurations, batches {args.batches}")
     timer = Timer(device, reps=args.reps)
 

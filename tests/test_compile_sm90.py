@@ -161,11 +161,7 @@ def load_default(variant, config, **options):
     """The kernels of one default configuration, its whole precision configuration
     included (the tuned launches of a read-copy configuration were compiled on the fp32
     one before session 5)."""
-    return load(variant, L=config.buffer_length, state_dtype=config.state_dtype,
-                record_dtype=config.record_dtype, stochastic=config.stochastic,
-                read_dtype=config.read_dtype, fp8_scale=config.fp8_scale,
-                record_dtypes=dict(config.record_dtypes), gate_records=config.gate_records,
-                **options, **config.dim_map)
+    return load(variant, **{**config.load_options(), **options})
 
 
 def compile_all() -> tuple[int, list[str]]:
