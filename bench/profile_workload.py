@@ -12,7 +12,7 @@ Usage (on the GPU machine):
   ncu --clock-control none -k regex:decode --launch-skip 18 --launch-count 3 \
       --section SpeedOfLight --section MemoryWorkloadAnalysis --section Occupancy \
       --section WarpStateStats --section LaunchStats \
-      python3 bench/profile_workload.py gdn [--config NAME] [--L 16] [--batch 256]
+      python3 bench/profile_workload.py gdn [--config NAME] [--L 16] [--batch 256] [--read-dtype fp8]
 """
 import argparse
 import sys
@@ -32,9 +32,12 @@ ap.add_argument("--config", default=None)
 ap.add_argument("--L", type=int, default=16)
 ap.add_argument("--batch", type=int, default=256)
 ap.add_argument("--max-drafts", type=int, default=1)
+ap.add_argument("--read-dtype", default=None)   # fp8 / nvfp4: the read-copy configuration
+ap.add_argument("--fp8-scale", default="row")
 ap.add_argument("--device", default="cuda")   # cpu: a check of this script in the interpreter
 args = ap.parse_args()
-kern = replaygen.load(args.variant, config=args.config, L=args.L, max_drafts=args.max_drafts)
+read = {"read_dtype": args.read_dtype, "fp8_scale": args.fp8_scale} if args.read_dtype else {}
+kern = replaygen.load(args.variant, config=args.config, L=args.L, max_drafts=args.max_drafts, **read)
 w = Workload(kern, args.batch, args.device)
 L = kern.plan.L
 if args.max_drafts > 1:

@@ -20,8 +20,9 @@ bench/results/); num_stages 3 (Triton's
 default) first, then 1 and 2 for the two best (BV, warps) of the kernels that stream tiles
 through a loop (replay_decode, fold: the conventional kernel has no loop, so stages
 change nothing there); then, for small batches, splits of each (row, value head) over
-several programs (phase 3); then each batch's best decode launch with its flush in a
-separate fold launch (phase 4, Launch.separate_flush). What is measured: replay_decode
+several programs (phase 3); then each batch's decode launches within 1.5x of its best
+(3 to 10 of them) with the flush in a separate fold launch (phase 4,
+Launch.separate_flush). What is measured: replay_decode
 amortised per step over a whole flush cycle with staggered rows (both launches when the
 flush is separate); fold as a flush of L - 1 records; the conventional step.
 """
@@ -101,19 +102,25 @@ def stage_candidates(times: dict[Launch, dict[int, float]], keep: int = 2) -> li
             if Launch(c.BV, c.num_warps, s, c.BKT) not in times]
 
 
-def separate_flush_candidates(times: dict[Launch, dict[int, float]], keep: int = 3) -> list[Launch]:
-    """Phase 4 (decode): each batch's `keep` fastest launches so far with their flush in a
-    separate fold launch (Launch.separate_flush): the decode kernel then has no fold code
-    (fewer registers, more programs per SM) and a full ring's fold reads the checkpoint
-    again, from DRAM, in one more launch per step. Not only the fastest: without the fold
-    code the ranking changes (H200, GDN with an FP8 read copy, batch 256, amortised: the
-    fastest fused launch [128, 32]/w2 0.195 ms became 0.139 with its flush separate, the
-    slower [64, 32]/w1 0.123; bench/results/session5-2026-12-01/call2)."""
+def separate_flush_candidates(times: dict[Launch, dict[int, float]], keep: int = 3,
+                              within: float = 1.5, most: int = 10) -> list[Launch]:
+    """Phase 4 (decode): at each batch the launches so far within `within` of the fastest
+    (at least the `keep` fastest, at most `most`), with their flush in a separate fold
+    launch (Launch.separate_flush): the decode kernel then has no fold code (fewer
+    registers, more programs per SM) and a full ring's fold reads the checkpoint again,
+    from DRAM, in one more launch per step. Not only the fastest: without the fold code
+    the ranking changes (H200, GDN with an FP8 read copy, batch 256, amortised: the
+    fastest fused launch [128, 32]/w2 0.195 ms became 0.139 with its flush separate, while
+    [64, 32]/w1, not among the three fastest fused ones, made 0.123;
+    bench/results/session5-2026-12-01/call2)."""
     batches = sorted({b for t in times.values() for b in t})
     out = []
     for b in batches:
         measured = {c: t[b] for c, t in times.items() if b in t and not c.separate_flush}
-        for c in sorted(measured, key=measured.get)[:keep]:
+        ranked = sorted(measured, key=measured.get)
+        near = [c for n, c in enumerate(ranked)
+                if n < keep or measured[c] <= within * measured[ranked[0]]][:most]
+        for c in near:
             cand = dataclasses.replace(c, separate_flush=True)
             if cand not in times and cand not in out:
                 out.append(cand)

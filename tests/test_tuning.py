@@ -356,15 +356,19 @@ def test_a_job_tunes_a_kernel_subset_of_its_whole_configuration():
 
 
 def test_phase_four_tries_each_batch_best_with_a_separate_flush():
-    """Phase 4 of the sweep: each batch's fastest decode launches so far (up to `keep`),
-    with their flush in a separate fold launch (once per distinct launch, never one
-    already timed): without fold code the ranking changes, so not only the fastest."""
+    """Phase 4 of the sweep: at each batch the decode launches within `within` of the
+    fastest (at least `keep`, at most `most`), with their flush in a separate fold launch
+    (once per distinct launch, never one already timed): without fold code the ranking
+    changes, so not only the fastest."""
     from replaygen.tune import separate_flush_candidates
     a, b, c = Launch(64, 1, 3, BKT=32), Launch(128, 2, 1, BKT=32), Launch(16, 1, 3, BKT=32)
     times = {a: {1: 0.010, 256: 0.20}, b: {1: 0.012, 256: 0.19}, c: {1: 0.03, 256: 0.3}}
     sf = lambda x: dataclasses.replace(x, separate_flush=True)   # noqa: E731
+    # b is within 1.5x of a at batch 1 (and fastest at 256); c is 3x / 1.58x behind
     assert separate_flush_candidates(times, keep=1) == [sf(a), sf(b)]
-    assert separate_flush_candidates(times, keep=2) == [sf(a), sf(b)]
-    assert separate_flush_candidates(times) == [sf(a), sf(b), sf(c)]
+    assert separate_flush_candidates(times, keep=1, within=1.0) == [sf(a), sf(b)]
+    assert separate_flush_candidates(times, keep=1, within=1.6) == [sf(a), sf(b), sf(c)]
+    assert separate_flush_candidates(times, keep=3) == [sf(a), sf(b), sf(c)]
+    assert separate_flush_candidates(times, keep=1, within=9.0, most=1) == [sf(a), sf(b)]
     times[sf(a)] = {1: 0.009}
     assert separate_flush_candidates(times, keep=1) == [sf(b)]
