@@ -2,7 +2,7 @@
 # the templates and run `replaygen build`.
 # kernel: gdn__H16_HV32_K128_V128__L16__state_fp16__rec_bf16
 # spec sha256: 269ae606d36dd56b152535499facfacd42680cd4fda27f9a1b04094384a173fb
-# templates sha256: 50525e06eec059e7fdcad943b9b9db2915f018feda871c725ab852dbbf491322
+# templates sha256: 5dfea033fb251fbbcb72e90c0142022416e69e27d184748be7716b2856ba0463
 # generator sha256: ecaeff144e430c189a24df2c35a8e4c54226068470edd11714569c69385be083
 """ReplaySSM kernels for gdn: gdn__H16_HV32_K128_V128__L16__state_fp16__rec_bf16.
 

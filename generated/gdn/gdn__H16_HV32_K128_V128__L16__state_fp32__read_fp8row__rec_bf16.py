@@ -2,7 +2,7 @@
 # the templates and run `replaygen build`.
 # kernel: gdn__H16_HV32_K128_V128__L16__state_fp32__read_fp8row__rec_bf16
 # spec sha256: 269ae606d36dd56b152535499facfacd42680cd4fda27f9a1b04094384a173fb
-# templates sha256: 50525e06eec059e7fdcad943b9b9db2915f018feda871c725ab852dbbf491322
+# templates sha256: 5dfea033fb251fbbcb72e90c0142022416e69e27d184748be7716b2856ba0463
 # generator sha256: ecaeff144e430c189a24df2c35a8e4c54226068470edd11714569c69385be083
 """ReplaySSM kernels for gdn: gdn__H16_HV32_K128_V128__L16__state_fp32__read_fp8row__rec_bf16.
 
@@ -105,9 +105,6 @@ def replay_decode_kernel(
         G_t = tl.sum(rec_gate, axis=0) + t_gate  # ... and after the last record and the current token
         rec_weight = tl.where(m_l, tl.exp(-G_rec + G_t), 0.0)  # decay from record j to t, <= 1
         ck_weight = tl.exp(G_t)  # decay from the checkpoint to t
-        # the probes' largest magnitude over the key axis: the scale of read_chunks' fp16 operand
-        p_max = tl.maximum(tl.max(tl.abs(t_query), axis=0), tl.max(tl.abs(t_key), axis=0))
-        p_inv = 1.0 / tl.maximum(p_max, 1e-30)
         for i_vs in range((DNV + NSPLIT - 1) // NSPLIT):  # this program's value tiles
             i_v = i_split + i_vs * NSPLIT  # (past DNV: a fully masked tile, when NSPLIT does not divide it)
             o_v = i_v * DBV + o_vb
@@ -141,55 +138,24 @@ def replay_decode_kernel(
             else:
                 r_scale = tl.load(read_scale_ptr + (i_slot * HV + i_hv) * V + o_v, mask=m_v, other=0.0)  # [DBV]
                 p_read = read_ptr + ((i_slot * HV + i_hv) * V + o_v) * K  # [DBV] read copy rows
-                if DECODE_FOLD_DOT:
-                    # Tensor cores: each [DBV, BKT] chunk as fp16 (every e4m3 value is exact in it) times
-                    # a [BKT, 16] fp16 operand whose column 0 is the decayed query and column 1 the decayed key,
-                    # scaled by 1 / p_max into [-1, 1] (no fp16 overflow, whatever the inputs' range).
-                    # The operand's rounding (2^-11 relative) is far below the values' own (e4m3: 2^-4).
-                    # Per element this is one conversion instead of a conversion and two multiply-adds
-                    # (ncu, H200: the broadcast sums made the step issue-bound at 38% of DRAM bandwidth).
-                    o_pc = tl.arange(0, 16)
-                    XP = tl.zeros([DBV, 16], tl.float32)
-                    for i_k in tl.range(NK, num_stages=STREAM_STAGES):
-                        o_kc = i_k * BKT + o_kb
-                        m_kc = o_kc < K
-                        c_q = tl.load(q_ptr + i_b * stride_q + i_kh * K + o_kc, mask=m_kc, other=0.0).to(tl.float32)
-                        c_k = tl.load(k_ptr + i_b * stride_k + i_kh * K + o_kc, mask=m_kc, other=0.0).to(tl.float32)
-                        c_q_hat = 0.08838834764831845 * c_q / tl.sqrt(red_0 + 1e-06)
-                        c_k_hat = c_k / tl.sqrt(red_1 + 1e-06)
-                        ct_query = c_q_hat
-                        ct_key = c_k_hat
-                        r_k_hat = tl.load(ring_k_hat_ptr + ((i_slot * H + i_kh) * RING + o_l[:, None]) * K + o_kc[None, :], mask=m_l[:, None] & m_kc[None, :], other=0.0).to(tl.float32)  # [BL, BKT]
-                        rec_key = r_k_hat
-                        kw = rec_weight[:, None] * rec_key  # [BL, BKT] decayed record keys (zero past n)
-                        c_chunk = tl.load(p_read[:, None] + o_kc[None, :], mask=m_v[:, None] & m_kc[None, :], other=0.0)
-                        probes = tl.where(o_pc[None, :] == 0, (ck_weight * p_inv * ct_query)[:, None], 0.0)
-                        probes = tl.where(o_pc[None, :] == 1, (ck_weight * p_inv * ct_key)[:, None], probes)
-                        XP = tl.dot(c_chunk.to(tl.float16), probes.to(tl.float16), XP)
-                        s_q += tl.sum(kw * ct_query[None, :], axis=1)
-                        kq += ct_key * ct_query
-                        s_k += tl.sum(kw * ct_key[None, :], axis=1)
-                    acc_q = tl.sum(tl.where(o_pc[None, :] == 0, XP, 0.0), axis=1) * p_max
-                    acc_k = tl.sum(tl.where(o_pc[None, :] == 1, XP, 0.0), axis=1) * p_max
-                else:  # tiles too small for tl.dot (a dim < 16): broadcast and reduce
-                    for i_k in tl.range(NK, num_stages=STREAM_STAGES):
-                        o_kc = i_k * BKT + o_kb
-                        m_kc = o_kc < K
-                        c_q = tl.load(q_ptr + i_b * stride_q + i_kh * K + o_kc, mask=m_kc, other=0.0).to(tl.float32)
-                        c_k = tl.load(k_ptr + i_b * stride_k + i_kh * K + o_kc, mask=m_kc, other=0.0).to(tl.float32)
-                        c_q_hat = 0.08838834764831845 * c_q / tl.sqrt(red_0 + 1e-06)
-                        c_k_hat = c_k / tl.sqrt(red_1 + 1e-06)
-                        ct_query = c_q_hat
-                        ct_key = c_k_hat
-                        r_k_hat = tl.load(ring_k_hat_ptr + ((i_slot * H + i_kh) * RING + o_l[:, None]) * K + o_kc[None, :], mask=m_l[:, None] & m_kc[None, :], other=0.0).to(tl.float32)  # [BL, BKT]
-                        rec_key = r_k_hat
-                        kw = rec_weight[:, None] * rec_key  # [BL, BKT] decayed record keys (zero past n)
-                        c_chunk = tl.load(p_read[:, None] + o_kc[None, :], mask=m_v[:, None] & m_kc[None, :], other=0.0).to(tl.float32)
-                        acc_q += tl.sum(c_chunk * (ck_weight * ct_query)[None, :], axis=1)
-                        s_q += tl.sum(kw * ct_query[None, :], axis=1)
-                        kq += ct_key * ct_query
-                        acc_k += tl.sum(c_chunk * (ck_weight * ct_key)[None, :], axis=1)
-                        s_k += tl.sum(kw * ct_key[None, :], axis=1)
+                for i_k in tl.range(NK, num_stages=STREAM_STAGES):
+                    o_kc = i_k * BKT + o_kb
+                    m_kc = o_kc < K
+                    c_q = tl.load(q_ptr + i_b * stride_q + i_kh * K + o_kc, mask=m_kc, other=0.0).to(tl.float32)
+                    c_k = tl.load(k_ptr + i_b * stride_k + i_kh * K + o_kc, mask=m_kc, other=0.0).to(tl.float32)
+                    c_q_hat = 0.08838834764831845 * c_q / tl.sqrt(red_0 + 1e-06)
+                    c_k_hat = c_k / tl.sqrt(red_1 + 1e-06)
+                    ct_query = c_q_hat
+                    ct_key = c_k_hat
+                    r_k_hat = tl.load(ring_k_hat_ptr + ((i_slot * H + i_kh) * RING + o_l[:, None]) * K + o_kc[None, :], mask=m_l[:, None] & m_kc[None, :], other=0.0).to(tl.float32)  # [BL, BKT]
+                    rec_key = r_k_hat
+                    kw = rec_weight[:, None] * rec_key  # [BL, BKT] decayed record keys (zero past n)
+                    c_chunk = tl.load(p_read[:, None] + o_kc[None, :], mask=m_v[:, None] & m_kc[None, :], other=0.0).to(tl.float32)
+                    acc_q += tl.sum(c_chunk * (ck_weight * ct_query)[None, :], axis=1)
+                    s_q += tl.sum(kw * ct_query[None, :], axis=1)
+                    kq += ct_key * ct_query
+                    acc_k += tl.sum(c_chunk * (ck_weight * ct_key)[None, :], axis=1)
+                    s_k += tl.sum(kw * ct_key[None, :], axis=1)
                 s_kq = tl.sum(kq, axis=0)
                 acc_q = acc_q * r_scale
                 acc_k = acc_k * r_scale

@@ -2,7 +2,7 @@
 # the templates and run `replaygen build`.
 # kernel: kda__H32_HV32_K128_V128__L16__state_fp32__read_fp8row__rec_bf16_g-fp32__gcum
 # spec sha256: 900e043a38a9f7023de2cc4bf78d14388be9de5c6732cf3e1db42c3737507d77
-# templates sha256: 50525e06eec059e7fdcad943b9b9db2915f018feda871c725ab852dbbf491322
+# templates sha256: 5dfea033fb251fbbcb72e90c0142022416e69e27d184748be7716b2856ba0463
 # generator sha256: ecaeff144e430c189a24df2c35a8e4c54226068470edd11714569c69385be083
 """ReplaySSM kernels for kda: kda__H32_HV32_K128_V128__L16__state_fp32__read_fp8row__rec_bf16_g-fp32__gcum.
 
