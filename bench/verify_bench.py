@@ -58,11 +58,14 @@ CHECK_TOL = 2e-2
 # slower. ptxas (sm_90, T_MAX = 8) for this version, GDN / Mamba-2 registers and shared
 # memory: [128, 32]/s3 142 / 102, 55 KiB; [128, 16]/s4 133 / 110, 37 KiB; [128, 16]/s3
 # 131 / 114, 28 KiB; [128, 32]/s2 142 / 110, 37 KiB; [64, 32]/s3 127 / 96, 34 KiB. So
-# Mamba-2 runs 4 programs (16 warps) per SM, GDN 3. maxnreg = 128 (a ptxas register cap,
-# bench-only: put into the launch options) gives GDN 4 programs per SM with no spills
+# Mamba-2 runs 4 programs (16 warps) per SM, GDN 3. maxnreg = 128 (a ptxas register cap)
+# gives GDN 4 programs per SM with no spills
 # (124-128 registers); Mamba-2 would spill 4-12 bytes under it and needs no cap.
+# (Launch.maxnreg since session 6: the tuner's phase 2b tries caps too.)
 ALTERNATIVES = ((128, 16, 4, 4, 0), (128, 16, 4, 3, 0), (128, 32, 4, 2, 0), (64, 32, 4, 3, 0),
-                (128, 32, 4, 3, 128), (128, 16, 4, 4, 128), (128, 16, 4, 3, 128))
+                (128, 32, 4, 3, 128), (128, 16, 4, 4, 128), (128, 16, 4, 3, 128),
+                # session 6: the tuned one-warp launch (255 registers, 8 warps per SM) capped
+                (64, 32, 1, 3, 0), (64, 32, 1, 3, 128), (64, 32, 1, 3, 168))
 
 # (BV, num_warps, num_stages) launches of the commit's fold kernel, timed in verify+commit
 FOLD_ALTERNATIVES = ((64, 4, 3), (32, 4, 3), (32, 2, 3))
@@ -215,10 +218,9 @@ def time_variant(kern, old, params, batch, T, device, alternatives, fold_alterna
         if bv > 128 or bkt > kern.plan.BK:
             continue
         name = f"{bv}x{bkt}/w{w}/s{st}" + (f"/r{regs}" if regs else "")
-        kern.forced["verify"] = Launch(BV=bv, num_warps=w, num_stages=st, BKT=bkt)
+        kern.forced["verify"] = Launch(BV=bv, num_warps=w, num_stages=st, BKT=bkt,
+                                       maxnreg=regs or None)
         try:
-            if regs:   # the memoised launch options of this launch get the register cap
-                kern.launch_args("verify", batch, state.device)[1]["maxnreg"] = regs
             alt[name] = bench(verify(kern))
         except Exception as exc:   # report and go on
             alt[name] = repr(exc)[:200]

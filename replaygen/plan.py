@@ -326,6 +326,8 @@ class KernelPlan:
     draft_key_code: tuple[Statement, ...]  # ... and their key-axis values as [BT, BK] tiles
     probe_factors: tuple[ProbeFactor, ...]  # ... and each probe role as factor x raw input
                                             # (empty: some role does not split)
+    score_factors: tuple[ProbeFactor, ...]  # (query, key), each role split so: the scores
+                                            # S_c, S_w from raw rows (empty: one does not)
     draft_scalars: tuple[str, ...]        # per-token scalars the value-tile code reads
     gate_tile: str                        # shape of the drafts' cumulative gates
     draft_weight: str                     # exp(G_d - G_n): decay from the committed end n to draft i
@@ -730,6 +732,11 @@ def make_plan(deriv: Derivation, config: KernelConfig) -> KernelPlan:
     probe_factors = [_split_probe(role, hoist(chunk_roles[role]), quantities, hoist, subs, chunk_names)
                      for role in probe_roles]
     probe_factors = tuple(probe_factors) if all(probe_factors) else ()
+    # the head-level scores need the drafts' keys too (S_w = P · K_dᵀ), for every variant
+    score_factors = probe_factors + tuple(
+        _split_probe(role, hoist(chunk_roles[role]), quantities, hoist, subs, chunk_names)
+        for role in ("query", "key") if role not in probe_roles)
+    score_factors = score_factors if probe_factors and all(score_factors) else ()
     drafts_vectorised = (
         all(sym.name in scalar_names for n in needed if quantities[n].axis == "scalar"
             for sym in subs(quantities[n].expr).free_symbols)
@@ -880,6 +887,7 @@ def make_plan(deriv: Derivation, config: KernelConfig) -> KernelPlan:
         reductions=tuple(r.name for r in reductions.values()),
         draft_code=tuple(draft_code), reduction_code=tuple(reduction_code),
         draft_key_code=tuple(draft_key_code), probe_factors=probe_factors,
+        score_factors=score_factors,
         verify_scalars=tuple(sorted(chunk_scalars | set(draft_scalars), key=list(quantities).index)),
         draft_scalars=tuple(draft_scalars),
         gate_tile="[BT]" if scalar_gate else "[BT, BK]",

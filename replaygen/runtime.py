@@ -516,7 +516,7 @@ class Kernels:
             hit = ({**self._consts, **launch_constants(self.plan, kernel, launch.BV, launch.BKT,
                                                         launch.split, launch.num_stages,
                                                         launch.separate_flush)},
-                   {"num_warps": launch.num_warps, "num_stages": launch.num_stages})
+                   launch.options())
         self._launches[key] = hit
         return hit
 

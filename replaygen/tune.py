@@ -19,7 +19,8 @@ thread (fewer leaves threads idle, more spills registers: the 2026-11-29 sweeps 
 bench/results/); num_stages 3 (Triton's
 default) first, then 1 and 2 for the two best (BV, warps) of the kernels that stream tiles
 through a loop (replay_decode, fold: the conventional kernel has no loop, so stages
-change nothing there); then, for small batches, splits of each (row, value head) over
+change nothing there); for the verify, the two best with a register cap (phase 2b,
+Launch.maxnreg); then, for small batches, splits of each (row, value head) over
 several programs (phase 3); then each batch's decode launches within 1.5x of its best
 (3 to 10 of them) with the flush in a separate fold launch (phase 4,
 Launch.separate_flush). What is measured: replay_decode
@@ -100,6 +101,29 @@ def stage_candidates(times: dict[Launch, dict[int, float]], keep: int = 2) -> li
     ranked = sorted(score, key=score.get)[:keep]
     return [Launch(c.BV, c.num_warps, s, c.BKT) for c in ranked for s in EXTRA_STAGES
             if Launch(c.BV, c.num_warps, s, c.BKT) not in times]
+
+
+REGISTER_CAPS = (128, 168)   # 16 / 12 one-warp programs per SM (255 registers: 8)
+CAPPED = ("verify",)          # kernels whose registers limit their programs per SM
+
+
+def register_cap_candidates(times: dict[Launch, dict[int, float]], keep: int = 2) -> list[Launch]:
+    """Phase 2b (CAPPED kernels): the `keep` best launches so far (ranked as in phase 2)
+    with ptxas held to REGISTER_CAPS registers per thread (Launch.maxnreg). The T = 8
+    verify's fastest launch ran at one warp and 255 registers (ncu, H200, session 6:
+    8 warps per SM, 28% of its stall samples at the barrier that waits for the
+    checkpoint chunks, 12% occupancy); a cap trades spills for programs in flight."""
+    batches = sorted({b for t in times.values() for b in t})
+    best = {b: min(t[b] for t in times.values() if b in t) for b in batches}
+    score = {c: sum(t[b] / best[b] for b in t) / len(t) for c, t in times.items()
+             if t and c.maxnreg is None}
+    out = []
+    for c in sorted(score, key=score.get)[:keep]:
+        for cap in REGISTER_CAPS:
+            cand = dataclasses.replace(c, maxnreg=cap)
+            if cand not in times and cand not in out:
+                out.append(cand)
+    return out
 
 
 def separate_flush_candidates(times: dict[Launch, dict[int, float]], keep: int = 3,
@@ -236,6 +260,14 @@ def tune(jobs: list[Job], batches, timer, device, workers: int, log=print, save=
     if time.perf_counter() > deadline:
         log("time budget reached: phase 3 skipped")
         return
+    todo = {(id(j), k): register_cap_candidates(j.times[k]) for j in jobs for k in CAPPED
+            if k in j.kernels}
+    if any(todo.values()):
+        log(f"phase 2b (register caps): {sum(map(len, todo.values()))} more")
+        _measure(jobs, todo, batches, timer, device, workers, log, save, deadline)
+        if time.perf_counter() > deadline:
+            log("time budget reached: phase 3 skipped")
+            return
     todo = {(id(j), "replay_decode"): split_candidates(j.kern.plan, j.times["replay_decode"])
             for j in jobs if "replay_decode" in j.kernels}
     log(f"phase 3 (value-axis split of the decode): {sum(map(len, todo.values()))} more")
@@ -273,12 +305,12 @@ def table_of(jobs: list[Job], gpu: str, meta: dict, batches) -> dict[str, Tuning
 
 def report(tables: dict[str, TuningTable], log=print) -> None:
     log(f"\n{'configuration':<62} {'kernel':<20} {'batch':>5} {'BV':>3} {'BKT':>3} {'w':>2} {'s':>2} "
-        f"{'sp':>2} {'sf':>2} {'ms':>9} {'plan ms':>9} {'gain':>6}")
+        f"{'sp':>2} {'sf':>2} {'reg':>3} {'ms':>9} {'plan ms':>9} {'gain':>6}")
     for t in tables.values():
         for gpu, config, kernel, b, launch, info in t.entries():
             gain = info.get("plan_ms", info["ms"]) / info["ms"]
             log(f"{config:<62} {kernel:<20} {b:>5} {launch.BV:>3} {launch.BKT or '-':>3} {launch.num_warps:>2} "
-                f"{launch.num_stages:>2} {launch.split:>2} {'y' if launch.separate_flush else '-':>2} {info['ms']:>9.4f} {info.get('plan_ms', float('nan')):>9.4f} "
+                f"{launch.num_stages:>2} {launch.split:>2} {'y' if launch.separate_flush else '-':>2} {launch.maxnreg or '-':>3} {info['ms']:>9.4f} {info.get('plan_ms', float('nan')):>9.4f} "
                 f"{gain:>5.2f}x")
 
 

@@ -46,7 +46,7 @@ DECODE_KERNELS = KERNELS[:3]
 SPECULATIVE_KERNELS = ("verify", "fold")
 BATCH_BUCKETS = (1, 8, 64, 256, 512)
 ENTRY_KEYS = {"config", "kernel", "batch", "BV", "num_warps", "num_stages"}
-OPTIONAL_KEYS = {"BKT", "split", "separate_flush"}
+OPTIONAL_KEYS = {"BKT", "split", "separate_flush", "maxnreg"}
 MAX_SPLIT = 64
 INFO_KEYS = {"ms", "plan_ms"}
 MAX_WARPS = 32        # Triton's limit (1024 threads)
@@ -60,7 +60,10 @@ class Launch:
     split: programs per (row, value head) along the value axis (key-chunked decode only;
     more programs for small batches); separate_flush (decode only): rows whose ring fills
     are folded by a second launch (the fold kernel) instead of inside the decode launch,
-    whose kernel then carries no fold code (fewer registers, more programs per SM)."""
+    whose kernel then carries no fold code (fewer registers, more programs per SM);
+    maxnreg: a cap on the registers per thread that ptxas may use (None: none; Triton's
+    `maxnreg` launch option): more programs per SM for a kernel whose registers limit
+    them, at the price of spills where the cap is below what it needs."""
 
     BV: int
     num_warps: int
@@ -68,6 +71,14 @@ class Launch:
     BKT: int | None = None
     split: int = 1
     separate_flush: bool = False
+    maxnreg: int | None = None
+
+    def options(self) -> dict[str, int]:
+        """The launch's compile options (Triton's num_warps, num_stages, maxnreg)."""
+        out = {"num_warps": self.num_warps, "num_stages": self.num_stages}
+        if self.maxnreg is not None:
+            out["maxnreg"] = self.maxnreg
+        return out
 
     def as_dict(self) -> dict[str, int]:
         out = {"BV": self.BV, "num_warps": self.num_warps, "num_stages": self.num_stages}
@@ -77,6 +88,8 @@ class Launch:
             out["split"] = self.split
         if self.separate_flush:
             out["separate_flush"] = True
+        if self.maxnreg is not None:
+            out["maxnreg"] = self.maxnreg
         return out
 
 
@@ -202,7 +215,8 @@ class TuningTable:
                 info = {k: e[k] for k in INFO_KEYS if k in e}
                 table.add(gpu, e["config"], e["kernel"], e["batch"],
                           Launch(e["BV"], e["num_warps"], e["num_stages"], e.get("BKT"),
-                                 e.get("split", 1), e.get("separate_flush", False)), **info)
+                                 e.get("split", 1), e.get("separate_flush", False),
+                                 e.get("maxnreg")), **info)
         return table
 
     @classmethod
@@ -240,6 +254,9 @@ class TuningTable:
         if "separate_flush" in e and (e["separate_flush"] is not True or e["kernel"] != "replay_decode"):
             self._fail(key, "'separate_flush' is true or absent, and only for replay_decode, got "
                             f"{e['separate_flush']!r} for {e['kernel']!r}")
+        r = e.get("maxnreg")
+        if "maxnreg" in e and (isinstance(r, bool) or not isinstance(r, int) or not 16 <= r <= 255):
+            self._fail(key, f"'maxnreg' must be an integer register count in 16..255, got {r!r}")
         if not _power_of_two(e["num_warps"], MAX_WARPS):
             self._fail(key, f"'num_warps' must be a power of two <= {MAX_WARPS}, got {e['num_warps']!r}")
         s = e["num_stages"]

@@ -81,7 +81,7 @@ def compile_kernel(kern, name, launch=None, **flags):
         kernel = {v[0]: k for k, v in TABLE_KERNELS.items()}[name]
         consts.update(launch_constants(kern.plan, kernel, launch.BV, launch.BKT, launch.split,
                                        launch.num_stages, launch.separate_flush))
-        options = {"num_warps": launch.num_warps, "num_stages": launch.num_stages}
+        options = launch.options()
     if name == "replay_decode_kernel":   # the decode as it runs by default (the rows'
         consts.setdefault("FOLD_EVERY_STEP", False)   # own flushes); KERNELS adds True
     for p in fn.params:   # optional inputs: compile the variant with them present
@@ -164,6 +164,19 @@ def load_default(variant, config, **options):
     return load(variant, **{**config.load_options(), **options})
 
 
+def _compile_tuned(i: int) -> str | None:
+    """Compile TUNED[i]; its failure, or None."""
+    variant, config, kernel, launch = TUNED[i]
+    kern = load_default(variant, config, tuning=False)
+    assert kern.name == config.name, (kern.name, config.name)
+    name, flags = TABLE_KERNELS[kernel]
+    try:
+        assert ".entry " + name in compile_kernel(kern, name, launch, **flags).asm["ptx"]
+    except Exception as exc:  # report every failure, not only the first
+        return f"{config.name}:{name}{flags} tuned {launch}: {exc}"
+    return None
+
+
 def compile_all() -> tuple[int, list[str]]:
     """Compile every kernel of every default configuration, and every committed tuned
     launch: (count, failures)."""
@@ -180,15 +193,12 @@ def compile_all() -> tuple[int, list[str]]:
                 assert ".entry " + name in compiled.asm["ptx"]
             except Exception as exc:  # report every failure, not only the first
                 failures.append(f"{config.name}:{name}{flags}: {exc}")
-    for variant, config, kernel, launch in TUNED:
-        kern = load_default(variant, config, tuning=False)
-        assert kern.name == config.name, (kern.name, config.name)
-        name, flags = TABLE_KERNELS[kernel]
-        count += 1
-        try:
-            assert ".entry " + name in compile_kernel(kern, name, launch, **flags).asm["ptx"]
-        except Exception as exc:
-            failures.append(f"{config.name}:{name}{flags} tuned {launch}: {exc}")
+    # the tuned launches, the bulk of the work, on every core (CI has two): each is its
+    # own compilation, and Triton's cache takes concurrent writers
+    import concurrent.futures
+    with concurrent.futures.ProcessPoolExecutor(max(1, min(4, os.cpu_count() or 1))) as pool:
+        failures += [f for f in pool.map(_compile_tuned, range(len(TUNED))) if f]
+    count += len(TUNED)
     # Each variant's first geometry, fp32 checkpoint, bf16 records: the T_MAX = 8 verify
     # kernel (L = 16), and the decode kernel at the longest benchmarked ring (L = 32:
     # [32, K] record tiles, or [32, BKT] per key chunk), must not spill for key dims up

@@ -157,6 +157,8 @@ def test_merge_replaces_same_keys():
     (table_json([entry(separate_flush=False)]), "entries[0]", "'separate_flush' is true or absent"),
     (table_json([entry(kernel="fold", separate_flush=True)]), "entries[0]",
      "only for replay_decode, got True for 'fold'"),
+    (table_json([entry(maxnreg=8)]), "entries[0]", "'maxnreg' must be an integer register count"),
+    (table_json([entry(maxnreg=128.0)]), "entries[0]", "'maxnreg' must be an integer register count"),
 ])
 def test_invalid_tables_name_file_entry_and_reason(tmp_path, data, where, reason):
     path = tmp_path / TUNING_FILE
@@ -246,7 +248,7 @@ def test_tuned_launches_match_the_reference(variant, structure, chunked, device)
     # in one, 1 in the other), so rows flush and publish cursors shared (both structures)
     table.add(gpu, name, "replay_decode", 2, Launch(8, 1, 1, split=2, separate_flush=True))
     table.add(gpu, name, "replay_decode", 3, Launch(32, 2, 2, BKT=8))
-    table.add(gpu, name, "fold", 1, Launch(8, 2, 1))
+    table.add(gpu, name, "fold", 1, Launch(8, 2, 1, maxnreg=128))   # a register cap too
     table.add(gpu, name, "conventional_decode", 1, Launch(16, 1, 1))
     h.kern.tuning = table
     h.kern._launches.clear()
@@ -372,3 +374,27 @@ def test_phase_four_tries_each_batch_best_with_a_separate_flush():
     assert separate_flush_candidates(times, keep=1, within=9.0, most=1) == [sf(a), sf(b)]
     times[sf(a)] = {1: 0.009}
     assert separate_flush_candidates(times, keep=1) == [sf(b)]
+
+
+def test_register_caps_round_trip_and_extend_the_best_verify_launches(tmp_path):
+    """A register cap (Launch.maxnreg, Triton's maxnreg option) is stored only when set,
+    read back, and passed to the launch; phase 2b tries the two best uncapped launches of
+    the verify under each cap, once."""
+    from replaygen.tune import REGISTER_CAPS, register_cap_candidates
+    t = TuningTable()
+    t.add("G", "cfg", "verify", 1, Launch(64, 1, 3, BKT=32, maxnreg=128))
+    t.add("G", "cfg", "verify", 8, Launch(64, 1, 3, BKT=32))
+    path = tmp_path / TUNING_FILE
+    t.write(path, "gdn")
+    entries = json.loads(path.read_text())["gpus"]["G"]["entries"]
+    assert [e.get("maxnreg") for e in entries] == [128, None]
+    back = TuningTable.read(path, "gdn")
+    assert back.lookup("cfg", "verify", "G", 1).options() == {"num_warps": 1, "num_stages": 3,
+                                                               "maxnreg": 128}
+    assert "maxnreg" not in back.lookup("cfg", "verify", "G", 8).options()
+    a, b, c = Launch(64, 1, 3, BKT=32), Launch(128, 2, 3, BKT=32), Launch(32, 1, 3, BKT=32)
+    times = {a: {256: 0.23}, b: {256: 0.25}, c: {256: 0.30}}
+    capped = lambda x, r: dataclasses.replace(x, maxnreg=r)   # noqa: E731
+    assert register_cap_candidates(times) == [capped(x, r) for x in (a, b) for r in REGISTER_CAPS]
+    times[capped(a, REGISTER_CAPS[0])] = {256: 0.2}   # timed already; capped ones are not re-capped
+    assert register_cap_candidates(times, keep=1) == [capped(a, r) for r in REGISTER_CAPS[1:]]

@@ -2,8 +2,8 @@
 # the templates and run `replaygen build`.
 # kernel: gla__H4_HV4_K256_V512__L16__state_fp16sr__read_nvfp4__rec_bf16_g-fp32__gcum
 # spec sha256: 2a7fe42937c3f75572badc158aa6b5a3525d5a4bced8d5656b63326bdec79ab1
-# templates sha256: 5dfea033fb251fbbcb72e90c0142022416e69e27d184748be7716b2856ba0463
-# generator sha256: ecaeff144e430c189a24df2c35a8e4c54226068470edd11714569c69385be083
+# templates sha256: 842759cfecae3e2d3b22c8333e43cc32857f4903ff072849008ffd9d89c99cc7
+# generator sha256: 995ec05c14cb70fdf2f3aa23806204206ac9594f36a7f5fa55a772820d6eb6f6
 """ReplaySSM kernels for gla: gla__H4_HV4_K256_V512__L16__state_fp16sr__read_nvfp4__rec_bf16_g-fp32__gcum.
 
 Replay form: S_t = C·Diag(exp(G_t)) + Σ_j w_j (Diag(exp(G_t - G_j))·k_j)ᵀ,  G_j = Σ_(i<=j) g_i

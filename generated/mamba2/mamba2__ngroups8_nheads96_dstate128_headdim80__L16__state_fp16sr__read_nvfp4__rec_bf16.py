@@ -2,8 +2,8 @@
 # the templates and run `replaygen build`.
 # kernel: mamba2__ngroups8_nheads96_dstate128_headdim80__L16__state_fp16sr__read_nvfp4__rec_bf16
 # spec sha256: b9b9d1221036064279430b56c5d997514355cbb9c52adf3b69fc5581e1456b5e
-# templates sha256: 5dfea033fb251fbbcb72e90c0142022416e69e27d184748be7716b2856ba0463
-# generator sha256: ecaeff144e430c189a24df2c35a8e4c54226068470edd11714569c69385be083
+# templates sha256: 842759cfecae3e2d3b22c8333e43cc32857f4903ff072849008ffd9d89c99cc7
+# generator sha256: 995ec05c14cb70fdf2f3aa23806204206ac9594f36a7f5fa55a772820d6eb6f6
 """ReplaySSM kernels for mamba2: mamba2__ngroups8_nheads96_dstate128_headdim80__L16__state_fp16sr__read_nvfp4__rec_bf16.
 
 Replay form: S_t = C·exp(G_t) + Σ_j w_j (exp(G_t - G_j)·k_j)ᵀ,  G_j = Σ_(i<=j) g_i
@@ -413,11 +413,13 @@ def verify_kernel(
 
     so the stream carries no other work. The value-side product is transposed ([DBV, BT],
     value rows as the mma's M): with M = BT = 16 every warp would hold the whole accumulator
-    and chunk (an mma row is 16). Per value tile: X += S_c · W_c (the committed state
-    read by every probe); the window decays exp(G_i - G_i') turn S_w into the draft-draft
-    scores S_d (i' <= i, query rows) and, for a delta rule, A[i, i'] / β_i (i' < i, key
-    rows); (I + A) W_d = R with R_i = β_i (v_i - X[T_MAX + i]) is solved by forward
-    substitution as W_d = M_v · V_d - M_x · X; out = X + S_d · W_d. The drafts' records go
+    and chunk (an mma row is 16). Once, before the stream (none of it depends on the
+    value tile): the window decays exp(G_i - G_i') turn S_w into the draft-draft scores
+    S_d (i' <= i, query rows) and, for a delta rule, A[i, i'] / β_i (i' < i, key rows),
+    and the forward substitution of (I + A) W_d = R gives M_v = (I + A)^-1 diag(β) and
+    M_x (the same, reading X's key rows). Per value tile: X += S_c · W_c (the committed
+    state read by every probe); with R_i = β_i (v_i - X[T_MAX + i]), W_d = M_v · V_d -
+    M_x · X; out = X + S_d · W_d. The drafts' records go
     to ring rows n + i (scalar and key-axis ones at head level, value ones per tile) and
     drafted[slot, head] = n_d, the most a commit may accept. The checkpoint and the cursor
     are never written. Outputs of drafts i >= n_d (up to T_IN) are zeros; padding rows
@@ -477,6 +479,7 @@ def verify_kernel(
         # each probe row as factor x raw input (sympy's split of its role): the checkpoint
         # stream multiplies raw rows and XT's columns take the factors once after it
         fac_query = 1.0 + tl.zeros([BT], tl.float32)
+        fac_key = 1.0 + tl.zeros([BT], tl.float32)
         ck_scale = tl.where(m_p, ck_weight * fac_query, 0.0)  # [BT]
         # window decays exp(G_i - G_i'), i' <= i (query rows) or i' < i (key rows)
         pair = tl.where(causal & m_t[None, :], tl.exp(tl.minimum(G_d[:, None] - G_d[None, :], 0.0)), 0.0)  # [BT, BT]
@@ -486,24 +489,32 @@ def verify_kernel(
         # against the committed records' keys (decayed to n) and against the drafts' keys
         ht_query = h_C
         ht_key = h_B
-        h_probe = tl.where(m_p[:, None], ht_query, 0.0)  # [BT, BK]
-        h_kd = tl.where(m_dk[:, None], ht_key, 0.0)  # rows i: draft i's key
         raw_probe_all = tl.where((o_t < T_MAX)[:, None], h_C, 0.0)  # [BT, BK] query rows
+        # the scores from raw rows, each role's factor applied to the [BT, BL] / [BT, BT]
+        # products (S[r, j] = fac_r (raw_r · key_j)): no [BT, BK] tile of finished probes
+        # is built (at one warp each such tile is 64 registers per thread; ncu, H200: the
+        # T = 8 verify used 255 and spilled)
+        h_kd = tl.where(m_dk[:, None], h_B, 0.0)  # rows i: draft i's raw key
+        fac_probe = tl.where(m_p, fac_query, 0.0)  # [BT]
         if i_hv % GROUP == 0:
             tl.store(ring_B_ptr + ((i_slot * H + i_kh) * RING + n + o_t[:, None]) * K + o_k[None, :], h_B.to(ring_B_ptr.dtype.element_ty), mask=m_dk[:, None] & m_k[None, :])
         r_B = tl.load(ring_B_ptr + ((i_slot * H + i_kh) * RING + o_l[:, None]) * K + o_k[None, :], mask=m_l[:, None] & m_k[None, :], other=0.0).to(tl.float32)  # [BL, BK]
         r_delta = tl.load(ring_delta_ptr + (i_slot * HV + i_hv) * RING + o_l, mask=m_l, other=0.0).to(tl.float32)  # [BL]
         rec_key = r_B
         kw = rec_weight[:, None] * rec_key  # [BL, BK] record keys decayed to n (zero past n)
-        p_w = draft_weight[:, None] * h_probe
         if DECODE_FOLD_DOT:
-            S_c = tl.dot(p_w, tl.trans(kw), input_precision="tf32")
+            S_c = tl.dot(raw_probe_all, tl.trans(kw), input_precision="tf32")
         else:
-            S_c = tl.sum(p_w[:, None, :] * kw[None, :, :], axis=2)
+            S_c = tl.sum(raw_probe_all[:, None, :] * kw[None, :, :], axis=2)
+        S_c = S_c * (draft_weight * fac_probe)[:, None]
         if DECODE_FOLD_DOT:
-            S_w = tl.dot(h_probe, tl.trans(h_kd), input_precision="tf32")
+            S_w = tl.dot(raw_probe_all, tl.trans(h_kd), input_precision="tf32")
         else:
-            S_w = tl.sum(h_probe[:, None, :] * h_kd[None, :, :], axis=2)
+            S_w = tl.sum(raw_probe_all[:, None, :] * h_kd[None, :, :], axis=2)
+        S_w = S_w * fac_probe[:, None] * fac_key[None, :]
+        # -- the window, the same for every value tile: solved once, before the stream
+        S_win = S_w * pair  # rows i: S_d[i, i']; rows T_MAX + i: A[i, i'] / β_i
+        S_d = tl.where((o_t < T_MAX)[:, None], S_win, 0.0)
         for i_v in range(DNV):
             o_v = i_v * DBV + o_vb
             m_v = o_v < V
@@ -536,10 +547,8 @@ def verify_kernel(
             else:
                 x_rec = tl.sum(tl.trans(rec_value)[:, :, None] * tl.trans(S_c)[None, :, :], axis=1)
             XT += x_rec  # [DBV, BT]: S_n·Decay·q_i (columns i), S_n·Decay·k_i (columns T_MAX + i)
-            S_win = S_w * pair  # rows i: S_d[i, i']; rows T_MAX + i: A[i, i'] / β_i
             w_dT = tl.trans(t_value)  # [DBV, BT]
             w_dT = tl.where(m_t[None, :], w_dT, 0.0)
-            S_d = tl.where((o_t < T_MAX)[:, None], S_win, 0.0)
             if DECODE_FOLD_DOT:
                 x_win = tl.dot(w_dT, tl.trans(S_d), input_precision="tf32")
             else:
