@@ -92,15 +92,19 @@ def _launchable(plan, kernel: str, bv: int, bkt: int | None) -> bool:
     return True
 
 
-def stage_candidates(times: dict[Launch, dict[int, float]], keep: int = 2) -> list[Launch]:
-    """Phase 2: the `keep` best (BV, warps) by their mean time relative to the best at each
-    batch, at the other stage counts."""
+def _ranked(times: dict[Launch, dict[int, float]]) -> list[Launch]:
+    """Launches by their mean time relative to the best at each batch (phases 2 and 2b)."""
     batches = sorted({b for t in times.values() for b in t})
     best = {b: min(t[b] for t in times.values() if b in t) for b in batches}
     score = {c: sum(t[b] / best[b] for b in t) / len(t) for c, t in times.items() if t}
-    ranked = sorted(score, key=score.get)[:keep]
-    return [Launch(c.BV, c.num_warps, s, c.BKT) for c in ranked for s in EXTRA_STAGES
-            if Launch(c.BV, c.num_warps, s, c.BKT) not in times]
+    return sorted(score, key=score.get)
+
+
+def stage_candidates(times: dict[Launch, dict[int, float]], keep: int = 2) -> list[Launch]:
+    """Phase 2: the `keep` best (BV, warps) by their mean time relative to the best at each
+    batch, at the other stage counts."""
+    return [Launch(c.BV, c.num_warps, s, c.BKT) for c in _ranked(times)[:keep]
+            for s in EXTRA_STAGES if Launch(c.BV, c.num_warps, s, c.BKT) not in times]
 
 
 REGISTER_CAPS = (128, 168)   # 16 / 12 one-warp programs per SM (255 registers: 8)
@@ -113,12 +117,8 @@ def register_cap_candidates(times: dict[Launch, dict[int, float]], keep: int = 2
     verify's fastest launch ran at one warp and 255 registers (ncu, H200, session 6:
     8 warps per SM, 28% of its stall samples at the barrier that waits for the
     checkpoint chunks, 12% occupancy); a cap trades spills for programs in flight."""
-    batches = sorted({b for t in times.values() for b in t})
-    best = {b: min(t[b] for t in times.values() if b in t) for b in batches}
-    score = {c: sum(t[b] / best[b] for b in t) / len(t) for c, t in times.items()
-             if t and c.maxnreg is None}
     out = []
-    for c in sorted(score, key=score.get)[:keep]:
+    for c in [c for c in _ranked(times) if c.maxnreg is None][:keep]:
         for cap in REGISTER_CAPS:
             cand = dataclasses.replace(c, maxnreg=cap)
             if cand not in times and cand not in out:

@@ -164,6 +164,23 @@ def load_default(variant, config, **options):
     return load(variant, **{**config.load_options(), **options})
 
 
+def _compile_config(i: int) -> tuple[int, list[str]]:
+    """Compile every kernel of CONFIGS[i]: (count, failures)."""
+    variant, config = CONFIGS[i]
+    kern = load_default(variant, config)
+    assert kern.name == config.name, (kern.name, config.name)
+    count, failures = 0, []
+    for name, flags in KERNELS:
+        if not hasattr(kern.module, name):   # quantize_kernel: quantised copies only
+            continue
+        count += 1
+        try:
+            assert ".entry " + name in compile_kernel(kern, name, **flags).asm["ptx"]
+        except Exception as exc:  # report every failure, not only the first
+            failures.append(f"{config.name}:{name}{flags}: {exc}")
+    return count, failures
+
+
 def _compile_tuned(i: int) -> str | None:
     """Compile TUNED[i]; its failure, or None."""
     variant, config, kernel, launch = TUNED[i]
@@ -181,22 +198,13 @@ def compile_all() -> tuple[int, list[str]]:
     """Compile every kernel of every default configuration, and every committed tuned
     launch: (count, failures)."""
     failures, count = [], 0
-    for variant, config in CONFIGS:
-        kern = load_default(variant, config)
-        assert kern.name == config.name, (kern.name, config.name)
-        for name, flags in KERNELS:
-            if not hasattr(kern.module, name):   # quantize_kernel: quantised copies only
-                continue
-            count += 1
-            try:
-                compiled = compile_kernel(kern, name, **flags)
-                assert ".entry " + name in compiled.asm["ptx"]
-            except Exception as exc:  # report every failure, not only the first
-                failures.append(f"{config.name}:{name}{flags}: {exc}")
-    # the tuned launches, the bulk of the work, on every core (CI has two): each is its
-    # own compilation, and Triton's cache takes concurrent writers
+    # every configuration's kernels, then the tuned launches, on every core (CI has two):
+    # each compilation is independent, and Triton's cache takes concurrent writers
     import concurrent.futures
     with concurrent.futures.ProcessPoolExecutor(max(1, min(4, os.cpu_count() or 1))) as pool:
+        for n, fails in pool.map(_compile_config, range(len(CONFIGS))):
+            count += n
+            failures += fails
         failures += [f for f in pool.map(_compile_tuned, range(len(TUNED))) if f]
     count += len(TUNED)
     # Each variant's first geometry, fp32 checkpoint, bf16 records: the T_MAX = 8 verify
