@@ -11,6 +11,7 @@ stand-in times are made up; nothing here measures anything.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import itertools
 
@@ -131,6 +132,9 @@ def tiny(monkeypatch, device):
     monkeypatch.setattr(perf, "copy_bandwidth", lambda device, timer: {"eager": 1e12, "graph": 1e12, "best": 1e12})
     monkeypatch.setattr(T, "BLOCK_VS", (8, 16))      # a small grid: the interpreter is slow
     monkeypatch.setattr(T, "WARPS", (1, 2))
+    # phase 4 on the three fastest only (the sweep's default tries up to ten per batch)
+    monkeypatch.setattr(T, "separate_flush_candidates",
+                        functools.partial(T.separate_flush_candidates, within=1.0))
     monkeypatch.setattr(T, "ELEMENTS_PER_THREAD", (1, 64))   # tiny tiles: keep 4 candidates
     monkeypatch.setattr(T, "DECODE_BLOCK_VS", (16, 32))
     monkeypatch.setattr(T, "BKT_CHOICES", (8, 16))
