@@ -728,15 +728,14 @@ def make_plan(deriv: Derivation, config: KernelConfig) -> KernelPlan:
     # statements with h_ names, ht_<role>), for the scores that need no checkpoint
     draft_names.update({r: r.name for r in reductions.values()})
     draft_key_code = key_axis_code(draft_names, "h_", "ht_")
+    # each role split once: the probe rows use the query (and, for a delta rule, the key);
+    # the head-level scores need the drafts' keys for every variant (S_w = P · K_dᵀ)
+    splits = {role: _split_probe(role, hoist(chunk_roles[role]), quantities, hoist, subs,
+                                 chunk_names) for role in ("query", "key")}
     probe_roles = ("query", "key") if t.update == "delta" else ("query",)
-    probe_factors = [_split_probe(role, hoist(chunk_roles[role]), quantities, hoist, subs, chunk_names)
-                     for role in probe_roles]
-    probe_factors = tuple(probe_factors) if all(probe_factors) else ()
-    # the head-level scores need the drafts' keys too (S_w = P · K_dᵀ), for every variant
-    score_factors = probe_factors + tuple(
-        _split_probe(role, hoist(chunk_roles[role]), quantities, hoist, subs, chunk_names)
-        for role in ("query", "key") if role not in probe_roles)
-    score_factors = score_factors if probe_factors and all(score_factors) else ()
+    probe_factors = tuple(splits[r] for r in probe_roles)
+    probe_factors = probe_factors if all(probe_factors) else ()
+    score_factors = (splits["query"], splits["key"]) if probe_factors and all(splits.values()) else ()
     drafts_vectorised = (
         all(sym.name in scalar_names for n in needed if quantities[n].axis == "scalar"
             for sym in subs(quantities[n].expr).free_symbols)

@@ -2,8 +2,8 @@
 # the templates and run `replaygen build`.
 # kernel: kda__H32_HV32_K128_V128__L16__state_fp16__rec_bf16_g-fp32__gcum
 # spec sha256: 900e043a38a9f7023de2cc4bf78d14388be9de5c6732cf3e1db42c3737507d77
-# templates sha256: 842759cfecae3e2d3b22c8333e43cc32857f4903ff072849008ffd9d89c99cc7
-# generator sha256: 995ec05c14cb70fdf2f3aa23806204206ac9594f36a7f5fa55a772820d6eb6f6
+# templates sha256: 6a278f2a522abde35d89e3894a6f603822bfd7856f7dfbefc9fdc5e980a2f49c
+# generator sha256: e613735384a1377a3bb3ecce7861a060f23df97d2dc903d3b55c05b14d86a20c
 """ReplaySSM kernels for kda: kda__H32_HV32_K128_V128__L16__state_fp16__rec_bf16_g-fp32__gcum.
 
 Replay form: S_t = C·Diag(exp(G_t)) + Σ_j u_j (Diag(exp(G_t - G_j))·k_j)ᵀ,  G_j = Σ_(i<=j) g_i
