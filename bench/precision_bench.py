@@ -58,10 +58,20 @@ CONFIGS = {
     "fp16sr": dict(state_dtype="fp16", stochastic=True),
     "shared-fp8row": dict(state_dtype="fp8"),
     "shared-nvfp4": dict(state_dtype="nvfp4"),
+    # NVFP4 read copies in the key-chunk decode (the plan's default is value tiles: with
+    # the flush fused, key chunks lost, session 3); timed with the flush separate too
+    "fp32+nvfp4-kc": dict(state_dtype="fp32", read_dtype="nvfp4", decode_structure="kchunks"),
+    "fp16sr+nvfp4-kc": dict(state_dtype="fp16", stochastic=True, read_dtype="nvfp4",
+                                 decode_structure="kchunks"),
 }
 CHECK_EVERY_VARIANT = ("fp32+fp8row", "fp32+nvfp4", "fp16sr+nvfp4", "shared-nvfp4")
 CHECK_FIRST_VARIANT = tuple(CONFIGS)          # all of them for the first variant
 TIMED = ("fp32", "fp32+fp8row", "fp32+nvfp4", "fp16sr+nvfp4")
+# the key-chunk NVFP4 decode (--compare only): its launches with the flush separate (the
+# decode kernel then has no fold, quantisation or Philox code), plus the plan's chunks
+NVFP4_KCHUNKS = ("fp32+nvfp4-kc", "fp16sr+nvfp4-kc")
+NVFP4_LAUNCHES = ((64, 32, 1, True), (128, 32, 2, True), (64, 64, 2, True), (32, 64, 1, True),
+                  (128, 64, 4, True), (64, 32, 1))
 # key-chunk read copies (issue 4): configurations checked by default with --quick
 QUICK_CHECKS = ("fp32+fp8row", "fp32+fp8tile", "fp32+nvfp4", "fp16sr+nvfp4", "bf16sr+fp8row")
 # other launches of a key-chunk read-copy decode, (DBV, BKT, warps[, separate flush]): the
@@ -217,11 +227,13 @@ def comparisons(variants) -> list[tuple[str, str, tuple | None]]:
     """(variant, config, launch or None for the value-tile twin) of --compare, most
     wanted first: the twins of every key-chunk read copy, then the other launches of the
     fp32 + FP8 / NVFP4 read copies (not of a stochastic-rounding checkpoint: its Philox
-    bits spill at 64 chunk elements per thread, which ALT_LAUNCHES have)."""
+    bits spill at 64 chunk elements per thread, which ALT_LAUNCHES have); before those,
+    the NVFP4 read copies in key chunks (NVFP4_LAUNCHES: the flush separate, but one)."""
     reads = [n for n in TIMED if CONFIGS[n].get("read_dtype")]
     items = [(v, n, None) for v in variants for n in reads]
     main = [n for n in reads if not CONFIGS[n].get("stochastic")]
-    return items + [(v, n, la) for la in ALT_LAUNCHES for v in variants for n in main]
+    nvfp4 = [(v, n, la) for la in NVFP4_LAUNCHES for v in variants for n in NVFP4_KCHUNKS]
+    return items + nvfp4 + [(v, n, la) for la in ALT_LAUNCHES for v in variants for n in main]
 
 
 def compare_one(res, variant, name, launch):
@@ -293,12 +305,15 @@ def markdown(report: dict) -> str:
                     f"{r[f'ratio_vtiles_nonflush/{name}']:.2f}x | | "
                     f"{r[f'vtiles_amortised/{name}']:.4f} | "
                     f"{r['conventional_fp32'] / r[f'vtiles_amortised/{name}']:.2f}x | |")
+        for name in TIMED + NVFP4_KCHUNKS:
+            # the same bytes as the configuration in its default structure
+            bytes_name = name.removesuffix("-kc")
             for key in sorted(k for k in r if k.startswith(f"launch_nonflush/{name}/")):
                 am = r.get(key.replace("launch_nonflush/", "launch_amortised/"))
                 amortised = (f"{am:.4f} | {r['conventional_fp32'] / am:.2f}x |" if am else " | |")
                 lines.append(f"| {r['variant']} | {name} | kchunks {key.split('/')[-1]} (DBVxBKTxwarps"
                              f"[+sf: separate flush]) | {r[key]:.4f} | {r['ratio_' + key]:.2f}x | "
-                             f"{100 * bound_ms(r, name) / r[key]:.0f}% | {amortised} |")
+                             f"{100 * bound_ms(r, bytes_name) / r[key]:.0f}% | {amortised} |")
         if r.get("skipped"):
             lines.append(f"| {r['variant']} | skipped (budget): {', '.join(r['skipped'])} | | | | | | | |")
     return "\n".join(lines) + "\n"

@@ -47,11 +47,11 @@ from replaygen.plan import VERIFY_VALUE_TILES, _pick_verify_warps, verify_is_chu
 from replaygen.render import render_module  # noqa: E402
 from replaygen.runtime import Kernels, _import_module, module_path  # noqa: E402
 from replaygen.traffic import speculative, traffic  # noqa: E402
-from replaygen.tuning import Launch  # noqa: E402
+from replaygen.tuning import Launch, TuningTable  # noqa: E402
 from spec_bench import L, check_paths, counts, draft_inputs, rel  # noqa: E402
 
 CHECK_TOL = 2e-2
-# (DBV, BKT, num_warps, num_stages, maxnreg or 0) launches of the key-chunked verify timed
+# (DBV, BKT, num_warps, num_stages, maxnreg or 0[, heads]) launches of the key-chunked verify timed
 # besides the plan's own (DBV = the value dim padded to <= 128, BKT = 32, 4 warps, Triton's
 # 3 stages), at the largest T only. Session 3 (H200, the previous verify, GDN T = 8):
 # [128, 16]/w4/s4 0.427 ms, /s3 0.435, [128, 32]/s2 0.482, plan 0.461; 8 warps 2.5x
@@ -65,7 +65,14 @@ CHECK_TOL = 2e-2
 ALTERNATIVES = ((128, 16, 4, 4, 0), (128, 16, 4, 3, 0), (128, 32, 4, 2, 0), (64, 32, 4, 3, 0),
                 (128, 32, 4, 3, 128), (128, 16, 4, 4, 128), (128, 16, 4, 3, 128),
                 # session 6: the tuned one-warp launch (255 registers, 8 warps per SM) capped
-                (64, 32, 1, 3, 0), (64, 32, 1, 3, 128), (64, 32, 1, 3, 168))
+                (64, 32, 1, 3, 0), (64, 32, 1, 3, 128), (64, 32, 1, 3, 168),
+                # session 7: session 6's tuned launches (GDN [16, 128]/w1/s2; Mamba-2 the
+                # same capped at 128), each program serving `heads` value heads of one key
+                # group (Launch.heads; skipped where heads does not divide the group)
+                (16, 128, 1, 2, 0), (16, 128, 1, 2, 128), (16, 128, 1, 2, 0, 2),
+                (16, 128, 1, 2, 128, 2), (16, 128, 1, 2, 0, 4), (16, 128, 1, 2, 128, 4),
+                (16, 128, 1, 2, 128, 3), (16, 128, 1, 2, 128, 6), (16, 128, 1, 2, 128, 12),
+                (16, 128, 1, 2, 168, 2), (32, 128, 1, 2, 128, 2), (16, 64, 1, 2, 128, 2))
 
 # (BV, num_warps, num_stages) launches of the commit's fold kernel, timed in verify+commit
 FOLD_ALTERNATIVES = ((64, 4, 3), (32, 4, 3), (32, 2, 3))
@@ -101,7 +108,13 @@ def value_tile_verify(kern: Kernels) -> Kernels:
                                verify_warps=_pick_verify_warps(p.BV, p.BK, p.channel_gate))
     text = render_module(plan, derive(kern.spec))
     module = _import_module(module_path(plan, text), plan.name + "__vtiles_verify")
-    return Kernels(kern.spec, plan, module, kern.tuning)
+    # the same tuned launches, but one value head per program: the value-tile verify
+    # serves one head per program (Launch.heads is the key-chunked verify's)
+    table = TuningTable("<value-tile verify>")
+    if kern.tuning is not None:
+        for gpu, config, kernel, batch, launch, info in kern.tuning.entries():
+            table.add(gpu, config, kernel, batch, dataclasses.replace(launch, heads=1), **info)
+    return Kernels(kern.spec, plan, module, table)
 
 
 def staggered_state(kern, params, batch, T, device, gen):
@@ -214,12 +227,13 @@ def time_variant(kern, old, params, batch, T, device, alternatives, fold_alterna
         res["bytes_x_decode"] = model["vs_decode"]
         res["bytes_x_snapshots"] = model["vs_snapshots"]
     alt = {}
-    for bv, bkt, w, st, regs in alternatives:
-        if bv > 128 or bkt > kern.plan.BK:
+    for bv, bkt, w, st, regs, *more in alternatives:
+        heads = more[0] if more else 1
+        if bv > 128 or bkt > kern.plan.BK or kern.plan.GROUP % heads:
             continue
-        name = f"{bv}x{bkt}/w{w}/s{st}" + (f"/r{regs}" if regs else "")
+        name = f"{bv}x{bkt}/w{w}/s{st}" + (f"/r{regs}" if regs else "") + (f"/h{heads}" if heads > 1 else "")
         kern.forced["verify"] = Launch(BV=bv, num_warps=w, num_stages=st, BKT=bkt,
-                                       maxnreg=regs or None)
+                                       maxnreg=regs or None, heads=heads)
         try:
             alt[name] = bench(verify(kern))
         except Exception as exc:   # report and go on

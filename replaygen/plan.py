@@ -246,6 +246,7 @@ class ProbeFactor:
     tensor: str     # the per-token key-axis input read raw
     head: str       # its head kind ("key" | "value" | "none")
     factor: str     # printed over the drafts' [BT] vectors (red_*, b_*)
+    value_level: bool = False   # the factor reads a value head's quantity
 
 
 @dataclass(frozen=True)
@@ -296,6 +297,7 @@ class KernelPlan:
     NK: int
     decode_fold_dot: bool   # the decode kernel's flush folds a [DBV, BL] x [BL, BKT] dot
     NSPLIT: int           # programs per (row, value head) of the key-chunk decode (tuned: small batches)
+    HPP: int              # value heads per key-chunked verify program, of one key group (tuned)
     STREAM_STAGES: int    # software-pipeline depth of the key-chunk decode's chunk streams (see below)
     FUSED_FLUSH: bool     # a decode row whose ring fills folds in the decode launch (see below)
     decode_warps: int
@@ -439,9 +441,10 @@ def _pick_verify_template(channel_gate: bool, drafts_in_chunks: bool = True) -> 
     tiles: their [BT, BKT] cumulative gates per chunk are the scan that made the key-chunk
     decode lose for KDA and GLA. Verify reads the plain checkpoint only (never a read
     copy, never writes it), so the precision configuration does not matter here. The key
-    chunks compute the drafts' head-level quantities as vectors over the drafts and store
-    their key-axis record fields from the chunk values (`drafts_in_chunks`: the variant's
-    quantities allow both)."""
+    chunks compute the drafts' head-level quantities as vectors over the drafts, store
+    their key-axis record fields from the chunk values, and compute their key-level work
+    once for the value heads of a program (`drafts_in_chunks`: the variant's quantities
+    allow all three)."""
     return VERIFY_VALUE_TILES if channel_gate or not drafts_in_chunks else VERIFY_KEY_CHUNKS
 
 
@@ -496,7 +499,7 @@ def plan_tiles(plan: "KernelPlan", kernel: str) -> tuple[int, int | None, int]:
 
 def launch_constants(plan: "KernelPlan", kernel: str, BV: int, BKT: int | None = None,
                      split: int = 1, stages: int | None = None,
-                     separate_flush: bool = False) -> dict[str, int | bool]:
+                     separate_flush: bool = False, heads: int = 1) -> dict[str, int | bool]:
     """The tl.constexpr arguments that follow from a launch's tiles (the kernels take them
     as arguments, so one module launches with any tiles): for the key-chunked decode
     kernel and the key-chunked verify BV is the value tile DBV (DNV passes cover V) and
@@ -509,7 +512,9 @@ def launch_constants(plan: "KernelPlan", kernel: str, BV: int, BKT: int | None =
     the tile count; see decode_splits); other kernels take 1. `stages` (a launch's
     num_stages; None: the plan's) is the depth of the key-chunk decode's chunk stream
     (STREAM_STAGES); `separate_flush` (decode only) leaves full rings to a fold launch
-    (FUSED_FLUSH false)."""
+    (FUSED_FLUSH false); `heads` (the key-chunked verify only) is the number of value heads
+    of one key group a program serves (HPP), sharing its key-level work: a divisor of
+    GROUP."""
     for what, v in (("value tile", BV), ("key chunk", BKT), ("split", split)):
         if v is not None and (isinstance(v, bool) or not isinstance(v, int) or v < 1 or v & (v - 1)):
             raise ConfigError(f"the {what} must be a power of two, got {v!r}")
@@ -545,6 +550,15 @@ def launch_constants(plan: "KernelPlan", kernel: str, BV: int, BKT: int | None =
         raise ConfigError(f"only the decode kernel splits rows, not {kernel}")
     if separate_flush and kernel != "replay_decode":
         raise ConfigError(f"only the decode kernel has a flush to separate, not {kernel}")
+    if isinstance(heads, bool) or not isinstance(heads, int) or heads < 1:
+        raise ConfigError(f"the value heads per program must be a positive integer, got {heads!r}")
+    if heads != 1 and not (kernel == "verify" and chunked):
+        raise ConfigError(f"only the key-chunked verify serves several value heads per "
+                          f"program, not {kernel}")
+    if plan.GROUP % heads:
+        raise ConfigError(f"{heads} value heads per program do not divide the key group of "
+                          f"{plan.GROUP} value heads")
+    out["HPP"] = heads
     out["STREAM_STAGES"] = plan.STREAM_STAGES if stages is None else stages
     out["FUSED_FLUSH"] = not separate_flush
     if kernel == "fold" and plan.T_MAX > 1 and BV >= 64 and out["FOLD_DOT"]:
@@ -819,8 +833,20 @@ def make_plan(deriv: Derivation, config: KernelConfig) -> KernelPlan:
                            key=list(quantities).index)
     # the key-chunked verify stores the drafts' key-axis record fields from the chunk
     # code's values (c_<field>), so each must be one of them
+    # What a key-chunked verify program computes before its per-head loop is shared by the
+    # HPP value heads of one key group it serves (Launch.heads): the drafts' key-axis
+    # inputs, their reductions, the probe roles' factors (score_factors: each role is
+    # factor x raw input) and the records' keys. None of it may read a value head's
+    # quantity; the template is picked only where that holds.
+    ring_heads = {f.name: f.head for f in ring}
+    key_level = (bool(score_factors)
+                 and not any(f.value_level for f in score_factors)
+                 and all(quantities[n].head != "value" for n in set(chunk_deps) | chunk_scalars
+                         if n in quantities)
+                 and all(ring_heads.get(sym.name) != "value" for sym in from_fields(deriv.key).free_symbols))
     verify_template = _pick_verify_template(
-        channel_gate, drafts_vectorised and all(f.name in chunk_deps for f in ring if f.axis == "K"))
+        channel_gate, drafts_vectorised and key_level
+        and all(f.name in chunk_deps for f in ring if f.axis == "K"))
     verify_dbv = config.block_v or _pick_verify_value_tile(V)
     return KernelPlan(
         config=config, spec_name=spec.name, spec_hash=spec.source_hash,
@@ -857,7 +883,7 @@ def make_plan(deriv: Derivation, config: KernelConfig) -> KernelPlan:
         # cut ptxas's registers from 228 to 155 (GDN, [64, 32] 1 warp) and from 168 to 94
         # (Mamba-2 Nano, [128, 32] 2 warps), for one more launch per step.
         FUSED_FLUSH=True,
-        NSPLIT=1, decode_warps=config.num_warps or (
+        NSPLIT=1, HPP=1, decode_warps=config.num_warps or (
             _pick_num_warps(BV, BK) if decode_template == VALUE_TILES
             # key chunks: 64 chunk elements per thread; 32 with stochastic rounding,
             # whose Philox bits in the flush pass spilled at 64 (ptxas, sm_90, GDN:
@@ -923,7 +949,9 @@ def _split_probe(role, expr, quantities, hoist, subs, names) -> ProbeFactor | No
     factor = sympy.simplify(expr / x)
     if factor.free_symbols & set(key_axis) or sympy.simplify(factor * x - expr) != 0:
         return None
-    return ProbeFactor(role, x.name, q.head, print_triton(subs(factor), names))
+    value_level = any(quantities[s.name].head == "value" for s in factor.free_symbols
+                      if s.name in quantities)
+    return ProbeFactor(role, x.name, q.head, print_triton(subs(factor), names), value_level)
 
 
 def expand_inputs(spec: Spec, expr) -> list[sympy.Symbol]:

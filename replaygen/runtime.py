@@ -399,7 +399,7 @@ class Kernels:
         out = self._check_draft_out(out, rows, T, dtype, state.device)
         if rows and T:
             consts, launch = self.launch_args("verify", rows, state.device)
-            self.module.verify_kernel[(rows, self.plan.HV)](
+            self.module.verify_kernel[(rows, self.plan.HV // consts["HPP"])](
                 slots_ptr=slots, num_slots=state.num_slots, cursor_ptr=state.cursor,
                 drafted_ptr=state.drafted, ckpt_ptr=state.checkpoint, **self._ring_args(state),
                 **args, **self._param_args(state.params), num_drafts_ptr=num_drafts, T_IN=T,
@@ -515,7 +515,7 @@ class Kernels:
         else:
             hit = ({**self._consts, **launch_constants(self.plan, kernel, launch.BV, launch.BKT,
                                                         launch.split, launch.num_stages,
-                                                        launch.separate_flush)},
+                                                        launch.separate_flush, launch.heads)},
                    launch.options())
         self._launches[key] = hit
         return hit

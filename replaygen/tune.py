@@ -20,7 +20,8 @@ bench/results/); num_stages 3 (Triton's
 default) first, then 1 and 2 for the two best (BV, warps) of the kernels that stream tiles
 through a loop (replay_decode, fold: the conventional kernel has no loop, so stages
 change nothing there); for the verify, the two best with a register cap (phase 2b,
-Launch.maxnreg); then, for small batches, splits of each (row, value head) over
+Launch.maxnreg) and the three best with programs over several value heads of a key
+group (phase 2c, Launch.heads); then, for small batches, splits of each (row, value head) over
 several programs (phase 3); then each batch's decode launches within 1.5x of its best
 (3 to 10 of them) with the flush in a separate fold launch (phase 4,
 Launch.separate_flush). What is measured: replay_decode
@@ -121,6 +122,28 @@ def register_cap_candidates(times: dict[Launch, dict[int, float]], keep: int = 2
     for c in [c for c in _ranked(times) if c.maxnreg is None][:keep]:
         for cap in REGISTER_CAPS:
             cand = dataclasses.replace(c, maxnreg=cap)
+            if cand not in times and cand not in out:
+                out.append(cand)
+    return out
+
+
+MAX_HEADS = 16   # value heads per verify program (Mamba-2's key groups hold 12 to 16)
+
+
+def shared_group_candidates(plan, times: dict[Launch, dict[int, float]], keep: int = 3) -> list[Launch]:
+    """Phase 2c (the key-chunked verify): the `keep` best launches so far (register caps
+    included) with each program serving d value heads of one key group, for every
+    divisor d > 1 of the group up to MAX_HEADS (Launch.heads): the key-level work (the
+    drafts' raw rows, reductions, record keys and raw scores; 3.3K of the T = 8 GDN
+    verify's 7.5K instructions per program, ncu, session 6) is then done once per d heads,
+    for d times fewer, longer programs."""
+    if not verify_is_chunked(plan):
+        return []
+    divisors = [d for d in range(2, min(plan.GROUP, MAX_HEADS) + 1) if plan.GROUP % d == 0]
+    out = []
+    for c in [c for c in _ranked(times) if c.heads == 1][:keep]:
+        for d in divisors:
+            cand = dataclasses.replace(c, heads=d)
             if cand not in times and cand not in out:
                 out.append(cand)
     return out
@@ -268,6 +291,15 @@ def tune(jobs: list[Job], batches, timer, device, workers: int, log=print, save=
         if time.perf_counter() > deadline:
             log("time budget reached: phase 3 skipped")
             return
+    todo = {(id(j), "verify"): shared_group_candidates(j.kern.plan, j.times["verify"])
+            for j in jobs if "verify" in j.kernels}
+    if any(todo.values()):
+        log(f"phase 2c (verify programs over several value heads): "
+            f"{sum(map(len, todo.values()))} more")
+        _measure(jobs, todo, batches, timer, device, workers, log, save, deadline)
+        if time.perf_counter() > deadline:
+            log("time budget reached: phase 3 skipped")
+            return
     todo = {(id(j), "replay_decode"): split_candidates(j.kern.plan, j.times["replay_decode"])
             for j in jobs if "replay_decode" in j.kernels}
     log(f"phase 3 (value-axis split of the decode): {sum(map(len, todo.values()))} more")
@@ -305,12 +337,12 @@ def table_of(jobs: list[Job], gpu: str, meta: dict, batches) -> dict[str, Tuning
 
 def report(tables: dict[str, TuningTable], log=print) -> None:
     log(f"\n{'configuration':<62} {'kernel':<20} {'batch':>5} {'BV':>3} {'BKT':>3} {'w':>2} {'s':>2} "
-        f"{'sp':>2} {'sf':>2} {'reg':>3} {'ms':>9} {'plan ms':>9} {'gain':>6}")
+        f"{'sp':>2} {'sf':>2} {'reg':>3} {'hd':>2} {'ms':>9} {'plan ms':>9} {'gain':>6}")
     for t in tables.values():
         for gpu, config, kernel, b, launch, info in t.entries():
             gain = info.get("plan_ms", info["ms"]) / info["ms"]
             log(f"{config:<62} {kernel:<20} {b:>5} {launch.BV:>3} {launch.BKT or '-':>3} {launch.num_warps:>2} "
-                f"{launch.num_stages:>2} {launch.split:>2} {'y' if launch.separate_flush else '-':>2} {launch.maxnreg or '-':>3} {info['ms']:>9.4f} {info.get('plan_ms', float('nan')):>9.4f} "
+                f"{launch.num_stages:>2} {launch.split:>2} {'y' if launch.separate_flush else '-':>2} {launch.maxnreg or '-':>3} {launch.heads:>2} {info['ms']:>9.4f} {info.get('plan_ms', float('nan')):>9.4f} "
                 f"{gain:>5.2f}x")
 
 

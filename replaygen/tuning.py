@@ -46,7 +46,7 @@ DECODE_KERNELS = KERNELS[:3]
 SPECULATIVE_KERNELS = ("verify", "fold")
 BATCH_BUCKETS = (1, 8, 64, 256, 512)
 ENTRY_KEYS = {"config", "kernel", "batch", "BV", "num_warps", "num_stages"}
-OPTIONAL_KEYS = {"BKT", "split", "separate_flush", "maxnreg"}
+OPTIONAL_KEYS = {"BKT", "split", "separate_flush", "maxnreg", "heads"}
 MAX_SPLIT = 64
 INFO_KEYS = {"ms", "plan_ms"}
 MAX_WARPS = 32        # Triton's limit (1024 threads)
@@ -63,7 +63,9 @@ class Launch:
     whose kernel then carries no fold code (fewer registers, more programs per SM);
     maxnreg: a cap on the registers per thread that ptxas may use (None: none; Triton's
     `maxnreg` launch option): more programs per SM for a kernel whose registers limit
-    them, at the price of spills where the cap is below what it needs."""
+    them, at the price of spills where the cap is below what it needs; heads (key-chunked
+    verify only): value heads of one key group per program, which share the program's
+    key-level work (fewer, longer programs; a divisor of the group size)."""
 
     BV: int
     num_warps: int
@@ -72,6 +74,7 @@ class Launch:
     split: int = 1
     separate_flush: bool = False
     maxnreg: int | None = None
+    heads: int = 1
 
     def options(self) -> dict[str, int]:
         """The launch's compile options (Triton's num_warps, num_stages, maxnreg)."""
@@ -90,6 +93,8 @@ class Launch:
             out["separate_flush"] = True
         if self.maxnreg is not None:
             out["maxnreg"] = self.maxnreg
+        if self.heads != 1:
+            out["heads"] = self.heads
         return out
 
 
@@ -216,7 +221,7 @@ class TuningTable:
                 table.add(gpu, e["config"], e["kernel"], e["batch"],
                           Launch(e["BV"], e["num_warps"], e["num_stages"], e.get("BKT"),
                                  e.get("split", 1), e.get("separate_flush", False),
-                                 e.get("maxnreg")), **info)
+                                 e.get("maxnreg"), e.get("heads", 1)), **info)
         return table
 
     @classmethod
@@ -257,6 +262,11 @@ class TuningTable:
         r = e.get("maxnreg")
         if "maxnreg" in e and (isinstance(r, bool) or not isinstance(r, int) or not 16 <= r <= 255):
             self._fail(key, f"'maxnreg' must be an integer register count in 16..255, got {r!r}")
+        h = e.get("heads")
+        if "heads" in e and (isinstance(h, bool) or not isinstance(h, int) or h < 1
+                             or e["kernel"] != "verify"):
+            self._fail(key, f"'heads' is a positive integer, and only for verify, got {h!r} "
+                            f"for {e['kernel']!r}")
         if not _power_of_two(e["num_warps"], MAX_WARPS):
             self._fail(key, f"'num_warps' must be a power of two <= {MAX_WARPS}, got {e['num_warps']!r}")
         s = e["num_stages"]

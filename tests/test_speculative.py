@@ -317,6 +317,31 @@ def test_key_chunk_verify_with_other_tiles(variant, device):
     d.verify((0, 1), 3, [2, 3])
 
 
+@pytest.mark.parametrize("variant", sorted(v for v in ALL_CASES if v in ("mamba2", "gdn")))
+@pytest.mark.parametrize("heads", [2, 4])
+def test_key_chunk_verify_shares_a_group(variant, heads, device):
+    """Programs serving several value heads of one key group (Launch.heads; 2 and 4 of a
+    group of 4, two key heads): the key-level work (raw draft rows, reductions, record
+    keys, raw scores) done once per program must give every head its own outputs and
+    records; rows at different cursors and partial acceptance, with the tl.dot branch,
+    checked against the float64 reference through windows that fold."""
+    from replaygen.tuning import Launch
+    cfg = Config(variant, H=2, ratio=4, K=16, V=16, L=4, state_dtype="fp32",
+                 record_dtype="fp32", input_dtype="fp32",
+                 optional=ALL_CASES[variant].optional_inputs, max_drafts=3)
+    d = SpecDriver(cfg, device, seed=11 + heads)
+    d.kern.forced["verify"] = Launch(BV=16, num_warps=1, num_stages=1, BKT=16, heads=heads)
+    consts, _ = d.kern.launch_args("verify", 3, device)
+    assert consts["HPP"] == heads and consts["DECODE_FOLD_DOT"]
+    d.decode((0, 2))
+    d.verify((0, 1, -1, 2), 3, [3, 2, 3, 1])
+    d.commit([3, 1, 0, 1])                      # slot 0 folds
+    d.verify((1, 0), 3, [3, 2])
+    d.commit([2, 2])
+    d.verify((2, 0, 1), 3, [2, 3, 3])
+    assert "verify rows at different cursors" in d.events
+
+
 @pytest.mark.cuda
 @pytest.mark.skipif(not CUDA, reason="real geometries are too slow for the interpreter")
 @pytest.mark.parametrize("variant", sorted(VARIANTS))

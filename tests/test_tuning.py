@@ -85,6 +85,29 @@ def test_split_round_trips_and_is_checked(tmp_path):
         launch_constants(sr, "replay_decode", 8, None, 2)
 
 
+
+def test_verify_heads_round_trip_and_are_checked(tmp_path):
+    """Value heads per verify program are stored only when not 1, read back, refused in a
+    file for other kernels, and refused by launch_constants where they do not divide the
+    key group or the kernel is not the key-chunked verify."""
+    t = TuningTable()
+    t.add("G", "cfg", "verify", 1, Launch(32, 1, 2, BKT=32, heads=2))
+    t.add("G", "cfg", "verify", 8, Launch(32, 1, 2, BKT=32))
+    path = tmp_path / TUNING_FILE
+    t.write(path, "gdn")
+    entries = json.loads(path.read_text())["gpus"]["G"]["entries"]
+    assert [e.get("heads") for e in entries] == [2, None]
+    assert TuningTable.read(path, "gdn").lookup("cfg", "verify", "G", 1).heads == 2
+    with pytest.raises(TuningError, match="'heads' is a positive integer, and only for verify"):
+        t.add("G", "cfg", "fold", 1, Launch(32, 1, 2, heads=2))
+    plan = load("gdn", H=2, HV=12, K=16, V=32, L=2, max_drafts=2, tuning=False).plan
+    assert launch_constants(plan, "verify", 16, 16, heads=3)["HPP"] == 3
+    assert launch_constants(plan, "verify", 16, 16)["HPP"] == 1
+    with pytest.raises(ConfigError, match="4 value heads per program do not divide the key group of 6"):
+        launch_constants(plan, "verify", 16, 16, heads=4)
+    with pytest.raises(ConfigError, match="only the key-chunked verify serves several"):
+        launch_constants(plan, "fold", 16, heads=2)
+
 def test_split_candidates_extend_the_fastest_small_batch_launches():
     plan = load("gdn", H=1, HV=1, K=16, V=32, L=2, tuning=False).plan
     times = {Launch(8, 1, 3, 16): {1: 3.0, 256: 1.0}, Launch(16, 1, 3, 16): {1: 1.0, 256: 2.0},

@@ -2,8 +2,8 @@
 # the templates and run `replaygen build`.
 # kernel: mamba2__ngroups8_nheads128_dstate128_headdim64__L16__state_fp32__rec_bf16
 # spec sha256: b9b9d1221036064279430b56c5d997514355cbb9c52adf3b69fc5581e1456b5e
-# templates sha256: 6a278f2a522abde35d89e3894a6f603822bfd7856f7dfbefc9fdc5e980a2f49c
-# generator sha256: e613735384a1377a3bb3ecce7861a060f23df97d2dc903d3b55c05b14d86a20c
+# templates sha256: 9aeccd65d9f3810196def691b866901d42be3f623719708e135953173d5538b0
+# generator sha256: f13cbe9f842312b164ce23d7973c0d35b3637358f492152df9da44c6bb877a77
 """ReplaySSM kernels for mamba2: mamba2__ngroups8_nheads128_dstate128_headdim64__L16__state_fp32__rec_bf16.
 
 Replay form: S_t = C·exp(G_t) + Σ_j w_j (exp(G_t - G_j)·k_j)ᵀ,  G_j = Σ_(i<=j) g_i
@@ -16,7 +16,7 @@ import triton.language as tl
 CONSTEXPRS = dict(H=8, HV=128, K=128, V=64, L=16, GROUP=16,
                   BK=128, BV=16, BL=16, NV=4,
                   FOLD_DOT=True, DBV=64, DNV=1,
-                  BKT=32, NK=4, DECODE_FOLD_DOT=True, NSPLIT=1, STREAM_STAGES=3, FUSED_FLUSH=True,
+                  BKT=32, NK=4, DECODE_FOLD_DOT=True, NSPLIT=1, HPP=1, STREAM_STAGES=3, FUSED_FLUSH=True,
                   KH=64, KS=8, NB=8,
                   RING=16, T_MAX=1, BT=16, BLF=16)
 NUM_WARPS = 2
@@ -32,7 +32,7 @@ def replay_decode_kernel(
     H: tl.constexpr, HV: tl.constexpr, K: tl.constexpr, V: tl.constexpr, L: tl.constexpr,
     GROUP: tl.constexpr, BK: tl.constexpr, BV: tl.constexpr, BL: tl.constexpr, NV: tl.constexpr,
     FOLD_DOT: tl.constexpr, DBV: tl.constexpr, DNV: tl.constexpr, BKT: tl.constexpr, NK: tl.constexpr,
-    DECODE_FOLD_DOT: tl.constexpr, NSPLIT: tl.constexpr, STREAM_STAGES: tl.constexpr, FUSED_FLUSH: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
+    DECODE_FOLD_DOT: tl.constexpr, NSPLIT: tl.constexpr, HPP: tl.constexpr, STREAM_STAGES: tl.constexpr, FUSED_FLUSH: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
     RING: tl.constexpr, T_MAX: tl.constexpr, BT: tl.constexpr, BLF: tl.constexpr,
     FOLD_EVERY_STEP: tl.constexpr,
 ):
@@ -197,7 +197,7 @@ def fold_kernel(
     H: tl.constexpr, HV: tl.constexpr, K: tl.constexpr, V: tl.constexpr, L: tl.constexpr,
     GROUP: tl.constexpr, BK: tl.constexpr, BV: tl.constexpr, BL: tl.constexpr, NV: tl.constexpr,
     FOLD_DOT: tl.constexpr, DBV: tl.constexpr, DNV: tl.constexpr, BKT: tl.constexpr, NK: tl.constexpr,
-    DECODE_FOLD_DOT: tl.constexpr, NSPLIT: tl.constexpr, STREAM_STAGES: tl.constexpr, FUSED_FLUSH: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
+    DECODE_FOLD_DOT: tl.constexpr, NSPLIT: tl.constexpr, HPP: tl.constexpr, STREAM_STAGES: tl.constexpr, FUSED_FLUSH: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
     RING: tl.constexpr, T_MAX: tl.constexpr, BT: tl.constexpr, BLF: tl.constexpr,
 ):
     """Fold the committed records of row i_b, value head i_hv into its full state.
@@ -292,7 +292,7 @@ def conventional_decode_kernel(
     H: tl.constexpr, HV: tl.constexpr, K: tl.constexpr, V: tl.constexpr, L: tl.constexpr,
     GROUP: tl.constexpr, BK: tl.constexpr, BV: tl.constexpr, BL: tl.constexpr, NV: tl.constexpr,
     FOLD_DOT: tl.constexpr, DBV: tl.constexpr, DNV: tl.constexpr, BKT: tl.constexpr, NK: tl.constexpr,
-    DECODE_FOLD_DOT: tl.constexpr, NSPLIT: tl.constexpr, STREAM_STAGES: tl.constexpr, FUSED_FLUSH: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
+    DECODE_FOLD_DOT: tl.constexpr, NSPLIT: tl.constexpr, HPP: tl.constexpr, STREAM_STAGES: tl.constexpr, FUSED_FLUSH: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
     RING: tl.constexpr, T_MAX: tl.constexpr, BT: tl.constexpr, BLF: tl.constexpr,
 ):
     """The conventional decode step for row i_b, value head i_hv, value tile i_v:
@@ -349,39 +349,43 @@ def verify_kernel(
     H: tl.constexpr, HV: tl.constexpr, K: tl.constexpr, V: tl.constexpr, L: tl.constexpr,
     GROUP: tl.constexpr, BK: tl.constexpr, BV: tl.constexpr, BL: tl.constexpr, NV: tl.constexpr,
     FOLD_DOT: tl.constexpr, DBV: tl.constexpr, DNV: tl.constexpr, BKT: tl.constexpr, NK: tl.constexpr,
-    DECODE_FOLD_DOT: tl.constexpr, NSPLIT: tl.constexpr, STREAM_STAGES: tl.constexpr, FUSED_FLUSH: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
+    DECODE_FOLD_DOT: tl.constexpr, NSPLIT: tl.constexpr, HPP: tl.constexpr, STREAM_STAGES: tl.constexpr, FUSED_FLUSH: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
     RING: tl.constexpr, T_MAX: tl.constexpr, BT: tl.constexpr, BLF: tl.constexpr,
 ):
-    """Speculative verification for row i_b, value head i_hv, in key chunks: the outputs
-    of the row's drafts i < n_d (num_drafts, clamped to [0, T_IN]) appended after its n
-    committed records, by output-only evaluation. Probe rows r of one [BT, BKT] tile
-    hold the drafts' queries (rows i) and, for a delta rule, their keys (rows T_MAX + i);
-    o_dr[r] is the draft of row r and G_d[r] its cumulative log decay from the checkpoint.
-    The drafts' head-level work is done once for all of them, over the whole key axis
-    ([BT] vectors and [BT, BK] tiles): gates, reductions, and the scores that need no
-    checkpoint, S_c = P_w · kwᵀ (P_w[r] = exp(G_d - G_n) p_r against the committed
-    records' keys kw decayed to n) and S_w = P · K_dᵀ (K_d[i] the drafts' keys). Then the
-    checkpoint is streamed once in [DBV, BKT] chunks with one product per chunk,
+    """Speculative verification for row i_b and the HPP value heads i_hv0 .. i_hv0 +
+    HPP - 1 of one key group, in key chunks: the outputs of the row's drafts i < n_d
+    (num_drafts, clamped to [0, T_IN]) appended after its n committed records, by
+    output-only evaluation. Probe rows r of one [BT, BKT] tile hold the drafts' queries
+    (rows i) and, for a delta rule, their keys (rows T_MAX + i); o_dr[r] is the draft of
+    row r and G_d[r] its cumulative log decay from the checkpoint. Each probe row is
+    factor x raw input (plan.score_factors), so everything that needs no value head is
+    done once per program, for all its heads: the drafts' raw rows over the whole key axis
+    ([BT, BK]), their reductions and factors, the committed records' keys, and the raw
+    scores R_c = raw_P · rec_keyᵀ and R_w = raw_P · raw_K_dᵀ. Then per value head: its
+    gates and decays, S_c = diag(exp(G_d - G_n) fac) R_c diag(exp(G_n - G_j)) (the
+    probes against the records' keys decayed to n) and S_w = diag(fac) R_w diag(fac_key)
+    (against the drafts' keys), and the checkpoint streamed once in [DBV, BKT] chunks with
+    one product per chunk,
 
-        Xᵀ += C · P_ckᵀ    (P_ck[r] = exp(G_d) p_r, the probes' chunk recomputed),
+        Xᵀ += C · raw_Pᵀ    (its columns scaled by exp(G_d) fac after the stream),
 
     so the stream carries no other work. The value-side product is transposed ([DBV, BT],
     value rows as the mma's M): with M = BT = 16 every warp would hold the whole accumulator
-    and chunk (an mma row is 16). Once, before the stream (none of it depends on the
-    value tile): the window decays exp(G_i - G_i') turn S_w into the draft-draft scores
-    S_d (i' <= i, query rows) and, for a delta rule, A[i, i'] / β_i (i' < i, key rows),
-    and the forward substitution of (I + A) W_d = R gives M_v = (I + A)^-1 diag(β) and
-    M_x (the same, reading X's key rows). Per value tile: X += S_c · W_c (the committed
-    state read by every probe); with R_i = β_i (v_i - X[T_MAX + i]), W_d = M_v · V_d -
-    M_x · X; out = X + S_d · W_d. The drafts' records go
-    to ring rows n + i (scalar and key-axis ones at head level, value ones per tile) and
-    drafted[slot, head] = n_d, the most a commit may accept. The checkpoint and the cursor
-    are never written. Outputs of drafts i >= n_d (up to T_IN) are zeros; padding rows
-    (slot < 0) get zeros, slots outside the pool NaNs, and write nothing.
+    and chunk (an mma row is 16). Once per head, before the stream (none of it depends on
+    the value tile): the window decays exp(G_i - G_i') turn S_w into the draft-draft
+    scores S_d (i' <= i, query rows) and, for a delta rule, A[i, i'] / β_i (i' < i, key
+    rows), and the forward substitution of (I + A) W_d = R gives M_v = (I + A)^-1 diag(β)
+    and M_x (the same, reading X's key rows). Per value tile: X += S_c · W_c (the
+    committed state read by every probe); with R_i = β_i (v_i - X[T_MAX + i]), W_d = M_v ·
+    V_d - M_x · X; out = X + S_d · W_d. The drafts' records go to ring rows n + i (key-axis
+    ones once per group, scalar ones per head, value ones per tile) and drafted[slot,
+    head] = n_d, the most a commit may accept. The checkpoint and the cursor are never
+    written. Outputs of drafts i >= n_d (up to T_IN) are zeros; padding rows (slot < 0)
+    get zeros, slots outside the pool NaNs, and write nothing.
     """
     i_b = tl.program_id(0)
-    i_hv = tl.program_id(1)
-    i_kh = i_hv // GROUP
+    i_hv0 = tl.program_id(1) * HPP  # the program's first value head (HPP heads of one key group)
+    i_kh = i_hv0 // GROUP
     i_slot = tl.load(slots_ptr + i_b).to(tl.int64)
     o_k = tl.arange(0, BK)
     m_k = o_k < K
@@ -390,138 +394,154 @@ def verify_kernel(
     o_vb = tl.arange(0, DBV)
     o_kb = tl.arange(0, BKT)
     o_dr = tl.where(o_t < T_MAX, o_t, o_t - T_MAX)  # the draft of each probe row
-    p_out = out_ptr + (i_b * T_IN + o_t[:, None]) * stride_out + i_hv * V  # [BT, 1]
     m_out = o_t < T_IN
     if (i_slot >= 0) & (i_slot < num_slots):
+        # -- the key group's part, once for the program's HPP value heads: the drafts' raw
+        # key-axis rows, their reductions and factors, the key records, and the raw scores
+        # R_c = raw_P · rec_keyᵀ, R_w = raw_P · raw_K_dᵀ (plan.verify_shares_keys: none of
+        # it reads a value head's input). A row's heads advance together (decode and commit
+        # move every head's cursor alike), so the first head's cursor is the group's: the
+        # records the group shares sit at the same rows for all its heads.
+        i_hv = i_hv0
         n = tl.load(cursor_ptr + i_slot * HV + i_hv)
         n_d = tl.load(num_drafts_ptr + i_b)
         n_d = tl.maximum(tl.minimum(n_d, tl.minimum(T_IN, RING - n)), 0)
         m_l = o_l < n
-        m_t = o_t < n_d  # output rows of present drafts
         m_p = (o_dr < n_d) & (o_t < T_MAX)  # probe rows of present drafts
-        causal = o_t[None, :] <= o_dr[:, None]
-        # -- committed records: scalar log decays, weights to the committed end n ----------
-        b_A_log = tl.load(A_log_ptr + i_hv).to(tl.float32)
-        b_dt_bias = tl.load(dt_bias_ptr + i_hv).to(tl.float32)
-        b_D = tl.load(D_ptr + i_hv).to(tl.float32)
-        r_delta = tl.load(ring_delta_ptr + (i_slot * HV + i_hv) * RING + o_l, mask=m_l, other=0.0).to(tl.float32)  # [BL]
-        rec_gate = -r_delta * tl.exp(b_A_log)
-        rec_gate = tl.where(m_l, rec_gate, 0.0)
-        G_rec = tl.cumsum(rec_gate, axis=0)
-        G_t = tl.sum(rec_gate, axis=0)
-        rec_weight = tl.where(m_l, tl.exp(-G_rec + G_t), 0.0)  # decay from record j to n, <= 1
-        G_n = G_t
-        # -- drafts' head-level quantities, all drafts at once as [BT] vectors over the probe
-        # rows (o_dr: the draft of each row; absent drafts load zeros and are masked), so
-        # their loads issue together: scalars from [BT] loads, the whole-axis reductions
-        # from [BT, BK] tiles of the key-axis tensors (the chunk loads over the whole axis)
         m_dk = (o_t < T_MAX) & m_p  # rows i of present drafts: their records' rows n + i
         m_dr = o_dr < n_d  # every probe row of a present draft
-        b_dt = tl.load(dt_ptr + (i_b * T_IN + o_dr) * stride_dt + i_hv, mask=m_dr, other=0.0).to(tl.float32)  # [BT]
-        b_delta = tl.where((b_dt + b_dt_bias) > 20.0, (b_dt + b_dt_bias), tl.log(1.0 + tl.exp(tl.minimum((b_dt + b_dt_bias), 20.0))))
-        b_g = -b_delta * tl.exp(b_A_log)
-        t_gate = b_g
         h_B = tl.load(B_ptr + (i_b * T_IN + o_dr[:, None]) * stride_B + i_kh * K + o_k[None, :], mask=m_p[:, None] & m_k[None, :], other=0.0).to(tl.float32)  # [BT, BKT]
         h_C = tl.load(C_ptr + (i_b * T_IN + o_dr[:, None]) * stride_C + i_kh * K + o_k[None, :], mask=m_p[:, None] & m_k[None, :], other=0.0).to(tl.float32)  # [BT, BKT]
-        # G_d[r]: the log decay from the checkpoint to draft o_dr[r] (absent: to n)
-        g_d = tl.where(m_dk, t_gate, 0.0)  # rows i: draft i's gate
-        G_d = tl.where(m_dr, G_n + tl.sum(tl.where(o_t[None, :] <= o_dr[:, None], g_d[None, :], 0.0), axis=1), G_n)
-        d_delta = tl.where(m_dr, b_delta, 0.0)
-        tl.store(ring_delta_ptr + ((i_slot * HV + i_hv) * RING + n + o_t), b_delta.to(ring_delta_ptr.dtype.element_ty), mask=m_dk)
-        ck_weight = tl.exp(G_d)  # [BT] decay from the checkpoint to each probe
-        draft_weight = tl.exp(-G_n + G_d)  # [BT] decay from n to each probe
         # each probe row as factor x raw input (sympy's split of its role): the checkpoint
         # stream multiplies raw rows and XT's columns take the factors once after it
         fac_query = 1.0 + tl.zeros([BT], tl.float32)
         fac_key = 1.0 + tl.zeros([BT], tl.float32)
-        fac_probe = tl.where(m_p, fac_query, 0.0)  # [BT]
-        ck_scale = ck_weight * fac_probe  # [BT]
-        # window decays exp(G_i - G_i'), i' <= i (query rows) or i' < i (key rows)
-        pair = tl.where(causal & m_t[None, :], tl.exp(tl.minimum(G_d[:, None] - G_d[None, :], 0.0)), 0.0)  # [BT, BT]
-        # per-draft scalars and whole-axis reductions, broadcast over the chunk and tile axes
-        b_delta = d_delta[:, None]
-        # -- the scores that need no checkpoint, once over the whole key axis: probes
-        # against the committed records' keys (decayed to n) and against the drafts' keys
+        # whole-axis reductions broadcast over the key axis (absent drafts: 0)
         ht_query = h_C
         ht_key = h_B
         raw_probe_all = tl.where((o_t < T_MAX)[:, None], h_C, 0.0)  # [BT, BK] query rows
-        # the scores from raw rows, each role's factor applied to the [BT, BL] / [BT, BT]
-        # products (S[r, j] = fac_r (raw_r · key_j)): no [BT, BK] tile of finished probes
-        # is built (at one warp each such tile is 64 registers per thread; ncu, H200: the
-        # T = 8 verify used 255 and spilled)
         h_kd = tl.where(m_dk[:, None], h_B, 0.0)  # rows i: draft i's raw key
         if i_hv % GROUP == 0:
             tl.store(ring_B_ptr + ((i_slot * H + i_kh) * RING + n + o_t[:, None]) * K + o_k[None, :], h_B.to(ring_B_ptr.dtype.element_ty), mask=m_dk[:, None] & m_k[None, :])
         r_B = tl.load(ring_B_ptr + ((i_slot * H + i_kh) * RING + o_l[:, None]) * K + o_k[None, :], mask=m_l[:, None] & m_k[None, :], other=0.0).to(tl.float32)  # [BL, BK]
-        r_delta = tl.load(ring_delta_ptr + (i_slot * HV + i_hv) * RING + o_l, mask=m_l, other=0.0).to(tl.float32)  # [BL]
         rec_key = r_B
-        kw = rec_weight[:, None] * rec_key  # [BL, BK] record keys decayed to n (zero past n)
+        # the scores from raw rows; each value head applies its decays and each role's
+        # factor to these [BT, BL] / [BT, BT] products (S[r, j] = fac_r (raw_r · key_j)):
+        # no [BT, BK] tile of finished probes is built (at one warp each such tile is 64
+        # registers per thread; ncu, H200: the T = 8 verify used 255 and spilled)
         if DECODE_FOLD_DOT:
-            S_c = tl.dot(raw_probe_all, tl.trans(kw), input_precision="tf32")
+            R_c = tl.dot(raw_probe_all, tl.trans(rec_key), input_precision="tf32")
         else:
-            S_c = tl.sum(raw_probe_all[:, None, :] * kw[None, :, :], axis=2)
-        S_c = S_c * (draft_weight * fac_probe)[:, None]
+            R_c = tl.sum(raw_probe_all[:, None, :] * rec_key[None, :, :], axis=2)
         if DECODE_FOLD_DOT:
-            S_w = tl.dot(raw_probe_all, tl.trans(h_kd), input_precision="tf32")
+            R_w = tl.dot(raw_probe_all, tl.trans(h_kd), input_precision="tf32")
         else:
-            S_w = tl.sum(raw_probe_all[:, None, :] * h_kd[None, :, :], axis=2)
-        S_w = S_w * fac_probe[:, None] * fac_key[None, :]
-        # -- the window, the same for every value tile: solved once, before the stream
-        S_win = S_w * pair  # rows i: S_d[i, i']; rows T_MAX + i: A[i, i'] / β_i
-        S_d = tl.where((o_t < T_MAX)[:, None], S_win, 0.0)
-        for i_v in range(DNV):
-            o_v = i_v * DBV + o_vb
-            m_v = o_v < V
-            p_rows = ckpt_ptr + ((i_slot * HV + i_hv) * V + o_v) * K  # [DBV] checkpoint rows
-            XT = tl.zeros([DBV, BT], tl.float32)  # C·(decayed probe), every probe at once
-            for i_k in range(NK):
-                o_kc = i_k * BKT + o_kb
-                m_kc = o_kc < K
-                c_chunk = tl.load(p_rows[:, None] + o_kc[None, :], mask=m_v[:, None] & m_kc[None, :], other=0.0).to(tl.float32)
-                if NK == 1:   # one chunk spans the key axis: the probes of every value tile
-                    raw_probe = raw_probe_all
-                else:
-                    raw_probe = tl.load(C_ptr + (i_b * T_IN + o_dr[:, None]) * stride_C + i_kh * K + o_kc[None, :], mask=(m_p & (o_t < T_MAX))[:, None] & m_kc[None, :], other=0.0).to(tl.float32)  # [BT, BKT] query rows
+            R_w = tl.sum(raw_probe_all[:, None, :] * h_kd[None, :, :], axis=2)
+        for i_g in range(HPP):
+            i_hv = i_hv0 + i_g
+            p_out = out_ptr + (i_b * T_IN + o_t[:, None]) * stride_out + i_hv * V  # [BT, 1]
+            n = tl.load(cursor_ptr + i_slot * HV + i_hv)
+            n_d = tl.load(num_drafts_ptr + i_b)
+            n_d = tl.maximum(tl.minimum(n_d, tl.minimum(T_IN, RING - n)), 0)
+            m_l = o_l < n
+            m_t = o_t < n_d  # output rows of present drafts
+            m_p = (o_dr < n_d) & (o_t < T_MAX)
+            causal = o_t[None, :] <= o_dr[:, None]
+            m_dk = (o_t < T_MAX) & m_p
+            m_dr = o_dr < n_d
+            # -- committed records: scalar log decays, weights to the committed end n ------
+            b_A_log = tl.load(A_log_ptr + i_hv).to(tl.float32)
+            b_dt_bias = tl.load(dt_bias_ptr + i_hv).to(tl.float32)
+            b_D = tl.load(D_ptr + i_hv).to(tl.float32)
+            r_delta = tl.load(ring_delta_ptr + (i_slot * HV + i_hv) * RING + o_l, mask=m_l, other=0.0).to(tl.float32)  # [BL]
+            rec_gate = -r_delta * tl.exp(b_A_log)
+            rec_gate = tl.where(m_l, rec_gate, 0.0)
+            G_rec = tl.cumsum(rec_gate, axis=0)
+            G_t = tl.sum(rec_gate, axis=0)
+            rec_weight = tl.where(m_l, tl.exp(-G_rec + G_t), 0.0)  # decay from record j to n, <= 1
+            G_n = G_t
+            # -- this head's draft scalars, all drafts at once as [BT] vectors over the probe
+            # rows (o_dr: the draft of each row; absent drafts load zeros and are masked)
+            b_dt = tl.load(dt_ptr + (i_b * T_IN + o_dr) * stride_dt + i_hv, mask=m_dr, other=0.0).to(tl.float32)  # [BT]
+            b_delta = tl.where((b_dt + b_dt_bias) > 20.0, (b_dt + b_dt_bias), tl.log(1.0 + tl.exp(tl.minimum((b_dt + b_dt_bias), 20.0))))
+            b_g = -b_delta * tl.exp(b_A_log)
+            t_gate = b_g
+            # G_d[r]: the log decay from the checkpoint to draft o_dr[r] (absent: to n)
+            g_d = tl.where(m_dk, t_gate, 0.0)  # rows i: draft i's gate
+            G_d = tl.where(m_dr, G_n + tl.sum(tl.where(o_t[None, :] <= o_dr[:, None], g_d[None, :], 0.0), axis=1), G_n)
+            d_delta = tl.where(m_dr, b_delta, 0.0)
+            tl.store(ring_delta_ptr + ((i_slot * HV + i_hv) * RING + n + o_t), b_delta.to(ring_delta_ptr.dtype.element_ty), mask=m_dk)
+            ck_weight = tl.exp(G_d)  # [BT] decay from the checkpoint to each probe
+            draft_weight = tl.exp(-G_n + G_d)  # [BT] decay from n to each probe
+            fac_probe = tl.where(m_p, fac_query, 0.0)  # [BT]
+            ck_scale = ck_weight * fac_probe  # [BT]
+            # window decays exp(G_i - G_i'), i' <= i (query rows) or i' < i (key rows)
+            pair = tl.where(causal & m_t[None, :], tl.exp(tl.minimum(G_d[:, None] - G_d[None, :], 0.0)), 0.0)  # [BT, BT]
+            # per-draft scalars, broadcast over the tile axis
+            b_delta = d_delta[:, None]
+            # this head's scores: the probes against the committed records' keys decayed
+            # to n (zero past n) and against the drafts' keys
+            S_c = tl.where(m_l[None, :], R_c, 0.0) * rec_weight[None, :] * (draft_weight * fac_probe)[:, None]
+            S_w = R_w * fac_probe[:, None] * fac_key[None, :]
+            # -- the window, the same for every value tile: solved once, before the stream
+            S_win = S_w * pair  # rows i: S_d[i, i']; rows T_MAX + i: A[i, i'] / β_i
+            S_d = tl.where((o_t < T_MAX)[:, None], S_win, 0.0)
+            for i_v in range(DNV):
+                o_v = i_v * DBV + o_vb
+                m_v = o_v < V
+                p_rows = ckpt_ptr + ((i_slot * HV + i_hv) * V + o_v) * K  # [DBV] checkpoint rows
+                XT = tl.zeros([DBV, BT], tl.float32)  # C·(decayed probe), every probe at once
+                for i_k in range(NK):
+                    o_kc = i_k * BKT + o_kb
+                    m_kc = o_kc < K
+                    c_chunk = tl.load(p_rows[:, None] + o_kc[None, :], mask=m_v[:, None] & m_kc[None, :], other=0.0).to(tl.float32)
+                    if NK == 1:   # one chunk spans the key axis: the probes of every value tile
+                        raw_probe = raw_probe_all
+                    else:
+                        raw_probe = tl.load(C_ptr + (i_b * T_IN + o_dr[:, None]) * stride_C + i_kh * K + o_kc[None, :], mask=(m_p & (o_t < T_MAX))[:, None] & m_kc[None, :], other=0.0).to(tl.float32)  # [BT, BKT] query rows
+                    if DECODE_FOLD_DOT:
+                        x_ck = tl.dot(c_chunk, tl.trans(raw_probe), input_precision="tf32")
+                    else:
+                        x_ck = tl.sum(c_chunk[:, None, :] * raw_probe[None, :, :], axis=2)
+                    XT += x_ck
+                XT = XT * ck_scale[None, :]
+                # -- this value tile: the committed records' values, the window, the outputs
+                b_x = tl.load(x_ptr + (i_b * T_IN + o_t[:, None]) * stride_x + i_hv * V + o_v[None, :], mask=m_t[:, None] & m_v[None, :], other=0.0).to(tl.float32)  # [BT, BV]
+                if HAS_z:
+                    b_z = tl.load(z_ptr + (i_b * T_IN + o_t[:, None]) * stride_z + i_hv * V + o_v[None, :], mask=m_t[:, None] & m_v[None, :], other=0.0).to(tl.float32)  # [BT, BV]
+                t_value = b_delta * b_x
+                r_x = tl.load(ring_x_ptr + ((i_slot * HV + i_hv) * RING + o_l[:, None]) * V + o_v[None, :], mask=m_l[:, None] & m_v[None, :], other=0.0).to(tl.float32)  # [BL, BV]
+                rec_value = r_delta[:, None] * r_x
+                rec_value = tl.where(m_l[:, None], rec_value, 0.0)  # [BL, DBV]
                 if DECODE_FOLD_DOT:
-                    x_ck = tl.dot(c_chunk, tl.trans(raw_probe), input_precision="tf32")
+                    x_rec = tl.dot(tl.trans(rec_value), tl.trans(S_c), input_precision="tf32")
                 else:
-                    x_ck = tl.sum(c_chunk[:, None, :] * raw_probe[None, :, :], axis=2)
-                XT += x_ck
-            XT = XT * ck_scale[None, :]
-            # -- this value tile: the committed records' values, the window, the outputs
-            b_x = tl.load(x_ptr + (i_b * T_IN + o_t[:, None]) * stride_x + i_hv * V + o_v[None, :], mask=m_t[:, None] & m_v[None, :], other=0.0).to(tl.float32)  # [BT, BV]
-            if HAS_z:
-                b_z = tl.load(z_ptr + (i_b * T_IN + o_t[:, None]) * stride_z + i_hv * V + o_v[None, :], mask=m_t[:, None] & m_v[None, :], other=0.0).to(tl.float32)  # [BT, BV]
-            t_value = b_delta * b_x
-            r_x = tl.load(ring_x_ptr + ((i_slot * HV + i_hv) * RING + o_l[:, None]) * V + o_v[None, :], mask=m_l[:, None] & m_v[None, :], other=0.0).to(tl.float32)  # [BL, BV]
-            rec_value = r_delta[:, None] * r_x
-            rec_value = tl.where(m_l[:, None], rec_value, 0.0)  # [BL, DBV]
-            if DECODE_FOLD_DOT:
-                x_rec = tl.dot(tl.trans(rec_value), tl.trans(S_c), input_precision="tf32")
-            else:
-                x_rec = tl.sum(tl.trans(rec_value)[:, :, None] * tl.trans(S_c)[None, :, :], axis=1)
-            XT += x_rec  # [DBV, BT]: S_n·Decay·q_i (columns i), S_n·Decay·k_i (columns T_MAX + i)
-            w_dT = tl.trans(t_value)  # [DBV, BT]
-            w_dT = tl.where(m_t[None, :], w_dT, 0.0)
-            if DECODE_FOLD_DOT:
-                x_win = tl.dot(w_dT, tl.trans(S_d), input_precision="tf32")
-            else:
-                x_win = tl.sum(w_dT[:, :, None] * tl.trans(S_d)[None, :, :], axis=1)
-            out = tl.trans(XT + x_win)  # [BT, DBV]
-            w_d = tl.trans(w_dT)
-            out = out + b_D * b_x
-            if HAS_z:
-                out = out * (((b_z) / (1.0 + tl.exp(-(b_z)))))
-            out = tl.where(m_t[:, None], out, 0.0)
-            tl.store(p_out + o_v[None, :], out.to(out_ptr.dtype.element_ty), mask=m_out[:, None] & m_v[None, :])
-            tl.store(ring_x_ptr + ((i_slot * HV + i_hv) * RING + n + o_t[:, None]) * V + o_v[None, :], b_x.to(ring_x_ptr.dtype.element_ty), mask=m_t[:, None] & m_v[None, :])
-        tl.store(drafted_ptr + i_slot * HV + i_hv, n_d)
+                    x_rec = tl.sum(tl.trans(rec_value)[:, :, None] * tl.trans(S_c)[None, :, :], axis=1)
+                XT += x_rec  # [DBV, BT]: S_n·Decay·q_i (columns i), S_n·Decay·k_i (columns T_MAX + i)
+                w_dT = tl.trans(t_value)  # [DBV, BT]
+                w_dT = tl.where(m_t[None, :], w_dT, 0.0)
+                if DECODE_FOLD_DOT:
+                    x_win = tl.dot(w_dT, tl.trans(S_d), input_precision="tf32")
+                else:
+                    x_win = tl.sum(w_dT[:, :, None] * tl.trans(S_d)[None, :, :], axis=1)
+                out = tl.trans(XT + x_win)  # [BT, DBV]
+                w_d = tl.trans(w_dT)
+                out = out + b_D * b_x
+                if HAS_z:
+                    out = out * (((b_z) / (1.0 + tl.exp(-(b_z)))))
+                out = tl.where(m_t[:, None], out, 0.0)
+                tl.store(p_out + o_v[None, :], out.to(out_ptr.dtype.element_ty), mask=m_out[:, None] & m_v[None, :])
+                tl.store(ring_x_ptr + ((i_slot * HV + i_hv) * RING + n + o_t[:, None]) * V + o_v[None, :], b_x.to(ring_x_ptr.dtype.element_ty), mask=m_t[:, None] & m_v[None, :])
+            tl.store(drafted_ptr + i_slot * HV + i_hv, n_d)
     else:
-        # padding row (zero output) or a slot outside the pool (NaN output); no state write
-        fill = tl.where(i_slot < 0, 0.0, float("nan"))
-        for i_v in range(DNV):
-            o_v = i_v * DBV + o_vb
-            tl.store(p_out + o_v[None, :], (tl.zeros([BT, DBV], tl.float32) + fill).to(out_ptr.dtype.element_ty), mask=m_out[:, None] & (o_v < V)[None, :])
+        for i_g in range(HPP):
+            i_hv = i_hv0 + i_g
+            p_out = out_ptr + (i_b * T_IN + o_t[:, None]) * stride_out + i_hv * V  # [BT, 1]
+            # padding row (zero output) or a slot outside the pool (NaN output); no state write
+            fill = tl.where(i_slot < 0, 0.0, float("nan"))
+            for i_v in range(DNV):
+                o_v = i_v * DBV + o_vb
+                tl.store(p_out + o_v[None, :], (tl.zeros([BT, DBV], tl.float32) + fill).to(out_ptr.dtype.element_ty), mask=m_out[:, None] & (o_v < V)[None, :])
 
 
 
@@ -533,7 +553,7 @@ def conventional_verify_kernel(
     H: tl.constexpr, HV: tl.constexpr, K: tl.constexpr, V: tl.constexpr, L: tl.constexpr,
     GROUP: tl.constexpr, BK: tl.constexpr, BV: tl.constexpr, BL: tl.constexpr, NV: tl.constexpr,
     FOLD_DOT: tl.constexpr, DBV: tl.constexpr, DNV: tl.constexpr, BKT: tl.constexpr, NK: tl.constexpr,
-    DECODE_FOLD_DOT: tl.constexpr, NSPLIT: tl.constexpr, STREAM_STAGES: tl.constexpr, FUSED_FLUSH: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
+    DECODE_FOLD_DOT: tl.constexpr, NSPLIT: tl.constexpr, HPP: tl.constexpr, STREAM_STAGES: tl.constexpr, FUSED_FLUSH: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
     RING: tl.constexpr, T_MAX: tl.constexpr, BT: tl.constexpr, BLF: tl.constexpr,
 ):
     """The conventional speculative step (as serving engines do it) for row i_b, value
@@ -598,7 +618,7 @@ def conventional_select_kernel(
     H: tl.constexpr, HV: tl.constexpr, K: tl.constexpr, V: tl.constexpr, L: tl.constexpr,
     GROUP: tl.constexpr, BK: tl.constexpr, BV: tl.constexpr, BL: tl.constexpr, NV: tl.constexpr,
     FOLD_DOT: tl.constexpr, DBV: tl.constexpr, DNV: tl.constexpr, BKT: tl.constexpr, NK: tl.constexpr,
-    DECODE_FOLD_DOT: tl.constexpr, NSPLIT: tl.constexpr, STREAM_STAGES: tl.constexpr, FUSED_FLUSH: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
+    DECODE_FOLD_DOT: tl.constexpr, NSPLIT: tl.constexpr, HPP: tl.constexpr, STREAM_STAGES: tl.constexpr, FUSED_FLUSH: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
     RING: tl.constexpr, T_MAX: tl.constexpr, BT: tl.constexpr, BLF: tl.constexpr,
 ):
     """Install the state after the row's last accepted draft (snap[i_b, a - 1]) as its
