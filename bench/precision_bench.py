@@ -4,7 +4,8 @@ error study.
 
 Usage (on the H200):
     python bench/precision_bench.py --out DIR [--variants gdn,...] [--quick]
-                                    [--checks NAME,...] [--compare] [--budget-s S]
+                                    [--checks NAME,...] [--compare [--compare-configs NAME,...]]
+                                    [--budget-s S]
                                     [--accuracy VARIANT [--accuracy-tokens N]]
 Writes DIR/precision_bench.json (GPU, date, commit, command, every check and timing) and
 DIR/precision_bench.md (tables), and with --accuracy DIR/accuracy-VARIANT/ (result.json,
@@ -330,6 +331,8 @@ def parse(argv=None):
                     f"read copies {','.join(QUICK_CHECKS)})")
     ap.add_argument("--compare", action="store_true",
                     help="also time key-chunk read copies as value tiles and with other launches")
+    ap.add_argument("--compare-configs", metavar="NAME,...",
+                    help="with --compare, only these configurations' comparisons")
     ap.add_argument("--budget-s", type=float, default=float("inf"),
                     help="skip the optional timings once S seconds have passed")
     ap.add_argument("--peak-tbs", type=float, default=PEAK_TBS,
@@ -343,7 +346,8 @@ def parse(argv=None):
     unknown = [v for v in args.variants.split(",") if v not in GEOMS]
     if unknown:
         ap.error(f"unknown variant(s) {unknown}; known: {list(GEOMS)}")
-    bad = [c for c in (args.checks or "").split(",") if c and c not in CONFIGS]
+    bad = [c for c in (args.checks or "").split(",") + (args.compare_configs or "").split(",")
+           if c and c not in CONFIGS]
     if bad:
         ap.error(f"unknown configuration(s) {bad}; known: {list(CONFIGS)}")
     return args
@@ -381,7 +385,10 @@ def main(argv=None):
         report["timings"].append(r)
         print("BENCH", json.dumps(r), f"({time.perf_counter() - start:.0f} s)", flush=True)
     rows = {r["variant"]: r for r in report["timings"] if "error" not in r}
+    wanted = [c for c in (args.compare_configs or "").split(",") if c]
     for v, name, launch in (comparisons(list(rows)) if args.compare else []):
+        if wanted and name not in wanted:
+            continue
         what = f"{name}/" + ("vtiles" if launch is None else launch_tag(launch))
         if time.perf_counter() - start >= args.budget_s:
             rows[v]["skipped"].append(what)
