@@ -405,10 +405,16 @@ def _pick_decode_template(channel_gate: bool, cumulative: bool, ckpt: StateForma
       round-to-nearest checkpoint and no read copy or an FP8 row/tile-scale read copy
       (the scale factors out of the key sum): GDN fp32 0.194 ms vs 0.251 in value tiles
       (version 6), GDN FP8 read 0.212 vs 0.253, Mamba-2 FP8 read 0.418 vs 0.428.
-    * Value tiles otherwise. NVFP4 read copies and stochastic rounding: their key-chunk
-      flush (fold, store, re-read and quantise, Philox per chunk) costs more than the
-      non-flush step saves (GDN NVFP4 amortised 0.506 ms vs 0.365, fp16-SR + NVFP4 0.538
-      vs 0.469). Per-channel decays: even with cumulative gate records (no scan per
+    * Key chunks for NVFP4 read copies (with a plain fp32 or stochastically rounded
+      checkpoint), whose flush then runs in a second launch (the plan's FUSED_FLUSH is
+      false; the fold kernel quantises the read copy): session 7, GDN amortised 0.2237
+      ms ([64, 32]/w1) vs 0.3705 in value tiles, fp16-SR + NVFP4 0.3254 vs 0.4723;
+      Mamba-2 0.4288 vs 0.7181 and 0.6227 vs 0.8519. With the flush fused, key chunks
+      lost (GDN 0.4936; session 3: 0.506 vs 0.365): the key-chunk flush folds, stores,
+      re-reads and quantises per chunk.
+    * Value tiles otherwise. Stochastic rounding without a read copy: its key-chunk flush
+      draws Philox bits per chunk (fp16-SR + NVFP4 with the flush fused: 0.538 ms vs
+      0.469, session 3). Per-channel decays: even with cumulative gate records (no scan per
       chunk) key chunks lost (KDA 0.261 ms vs 0.212 for cumulative records in value
       tiles, 0.230 for per-step records). Shared quantised checkpoints and FP8 column
       scales do not factor out of a chunk's key sum.
@@ -422,8 +428,9 @@ def _pick_decode_template(channel_gate: bool, cumulative: bool, ckpt: StateForma
     else:
         chunkable = ckpt.kind == "plain" and (read is None or read.kind == "nvfp4"
                                               or read.scale in ("row", "tile"))
-        preferred = (ckpt.kind == "plain" and not ckpt.stochastic
-                     and (read is None or (read.kind == "fp8" and read.scale in ("row", "tile"))))
+        preferred = ckpt.kind == "plain" and (
+            (not ckpt.stochastic and (read is None or (read.kind == "fp8" and read.scale in ("row", "tile"))))
+            or (read is not None and read.kind == "nvfp4"))
     if forced is not None:
         if forced == "kchunks" and not chunkable:
             raise ConfigError("decode_structure='kchunks' needs a plain checkpoint (and, for "
@@ -560,7 +567,8 @@ def launch_constants(plan: "KernelPlan", kernel: str, BV: int, BKT: int | None =
                           f"{plan.GROUP} value heads")
     out["HPP"] = heads
     out["STREAM_STAGES"] = plan.STREAM_STAGES if stages is None else stages
-    out["FUSED_FLUSH"] = not separate_flush
+    # (a plan whose decode never folds in its own launch keeps that for every launch)
+    out["FUSED_FLUSH"] = plan.FUSED_FLUSH and not separate_flush
     if kernel == "fold" and plan.T_MAX > 1 and BV >= 64 and out["FOLD_DOT"]:
         # On the H200 (Triton 3.6) every [64, K] tl.dot fold of a speculative configuration tried
         # (GDN, L = 16, T_MAX = 8: 4 warps 1 or 3 stages, 8 warps 3 stages) ended in
@@ -626,6 +634,8 @@ def make_plan(deriv: Derivation, config: KernelConfig) -> KernelPlan:
     if decode_template == KEY_CHUNKS and read is not None and read.scale == "tile":
         DBV = max(DBV, BV)   # a decode value tile holds whole scale tiles (powers of two)
     decode_fold_dot = DBV >= 16 and BKT >= 16
+    # the key-chunk decode of an NVFP4 read copy leaves full rings to a fold launch
+    fused_flush = not (decode_template == KEY_CHUNKS and read is not None and read.kind == "nvfp4")
     if fold_dot or decode_fold_dot:
         BL = max(BL, 16)   # tl.dot needs every tile dim >= 16; the extra rows are masked
     if fold_dot:
@@ -881,8 +891,9 @@ def make_plan(deriv: Derivation, config: KernelConfig) -> KernelPlan:
         # per row). A tuned launch may fold in a second launch instead (Launch.
         # separate_flush, runtime.decode): the decode kernel then has no fold code, which
         # cut ptxas's registers from 228 to 155 (GDN, [64, 32] 1 warp) and from 168 to 94
-        # (Mamba-2 Nano, [128, 32] 2 warps), for one more launch per step.
-        FUSED_FLUSH=True,
+        # (Mamba-2 Nano, [128, 32] 2 warps), for one more launch per step. The key-chunk
+        # decode of an NVFP4 read copy always folds so (_pick_decode_template).
+        FUSED_FLUSH=fused_flush,
         NSPLIT=1, HPP=1, decode_warps=config.num_warps or (
             _pick_num_warps(BV, BK) if decode_template == VALUE_TILES
             # key chunks: 64 chunk elements per thread; 32 with stochastic rounding,
@@ -892,7 +903,7 @@ def make_plan(deriv: Derivation, config: KernelConfig) -> KernelPlan:
             # each chunk (GDN at L = 32 spilled 100 bytes at one warp with Triton 3.9's
             # ptxas, none at two)
             else max(1, min(8, DBV * BKT * max(1, BL // 16)
-                            // (1024 if ckpt.stochastic else 2048)))),
+                            // (1024 if ckpt.stochastic and fused_flush else 2048)))),
         decode_template=decode_template,
         channel_gate=channel_gate, gate_field=deriv.cumulative_gate if cumulative else "",
         chunk_tensors=chunk_tensors, chunk_code=tuple(chunk_code),

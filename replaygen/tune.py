@@ -307,8 +307,9 @@ def tune(jobs: list[Job], batches, timer, device, workers: int, log=print, save=
     if time.perf_counter() > deadline:
         log("time budget reached: phase 4 skipped")
         return
+    # (a plan whose decode always leaves its flush to the fold launch has nothing to add)
     todo = {(id(j), "replay_decode"): separate_flush_candidates(j.times["replay_decode"])
-            for j in jobs if "replay_decode" in j.kernels}
+            for j in jobs if "replay_decode" in j.kernels and j.kern.plan.FUSED_FLUSH}
     log(f"phase 4 (the decode's flush in a separate launch): {sum(map(len, todo.values()))} more")
     _measure(jobs, todo, batches, timer, device, workers, log, save, deadline)
 

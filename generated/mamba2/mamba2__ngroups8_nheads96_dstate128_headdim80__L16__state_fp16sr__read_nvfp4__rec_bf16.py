@@ -3,7 +3,7 @@
 # kernel: mamba2__ngroups8_nheads96_dstate128_headdim80__L16__state_fp16sr__read_nvfp4__rec_bf16
 # spec sha256: b9b9d1221036064279430b56c5d997514355cbb9c52adf3b69fc5581e1456b5e
 # templates sha256: 9aeccd65d9f3810196def691b866901d42be3f623719708e135953173d5538b0
-# generator sha256: f13cbe9f842312b164ce23d7973c0d35b3637358f492152df9da44c6bb877a77
+# generator sha256: 0f7c2eda6cd6fb56dae7512303de6c82b4e29ca98bc3c14cbd41921716313624
 """ReplaySSM kernels for mamba2: mamba2__ngroups8_nheads96_dstate128_headdim80__L16__state_fp16sr__read_nvfp4__rec_bf16.
 
 Replay form: S_t = C·exp(G_t) + Σ_j w_j (exp(G_t - G_j)·k_j)ᵀ,  G_j = Σ_(i<=j) g_i
@@ -18,7 +18,7 @@ from replaygen import formats
 CONSTEXPRS = dict(H=8, HV=96, K=128, V=80, L=16, GROUP=12,
                   BK=128, BV=16, BL=16, NV=5,
                   FOLD_DOT=True, DBV=128, DNV=1,
-                  BKT=32, NK=4, DECODE_FOLD_DOT=True, NSPLIT=1, HPP=1, STREAM_STAGES=3, FUSED_FLUSH=True,
+                  BKT=32, NK=4, DECODE_FOLD_DOT=True, NSPLIT=1, HPP=1, STREAM_STAGES=3, FUSED_FLUSH=False,
                   KH=64, KS=8, NB=8,
                   RING=16, T_MAX=1, BT=16, BLF=16)
 NUM_WARPS = 2
@@ -38,20 +38,22 @@ def replay_decode_kernel(
     RING: tl.constexpr, T_MAX: tl.constexpr, BT: tl.constexpr, BLF: tl.constexpr,
     FOLD_EVERY_STEP: tl.constexpr,
 ):
-    """One ReplaySSM decode step for row i_b, value head i_hv (value-tile streaming).
+    """One ReplaySSM decode step for row i_b, value head i_hv.
 
     Output-only evaluation: o_t = C·(exp(G_t)·q) + Σ_j w_j ((exp(G_t - G_j)·k_j)·q), with
     C the checkpoint and j over the n committed records plus the current token. No state
     is built unless the ring becomes full (n + 1 == L): then this program folds the
     records into its checkpoint and empties its ring (flush on the device, per row).
-    The key-side work (record scores and decays) is done once per head; the checkpoint
-    is then streamed in [BV, BK] tiles, the next tile's load issued before the current
-    tile's math. The program owns its cursor (slot, value head): no other program of
-    the launch reads or writes it. A negative slot is a padding row (zero output); a slot
+    The checkpoint is streamed in [DBV, BKT] chunks of the key axis: each chunk's
+    products with the decayed q (and k) accumulate into [DBV] vectors, and the records'
+    scores into [BL] vectors, all in one layout; the record terms are applied once per
+    value tile. A flush walks the chunks again (the checkpoint re-read, from L2) and
+    folds. The program owns its cursor (slot, value head): no other program of the
+    launch reads or writes it. A negative slot is a padding row (zero output); a slot
     past the pool writes nothing and gets a NaN output, so the mistake cannot go unseen.
-    With NSPLIT > 1 (small batches; plain round-to-nearest states only, plan.decode_splits)
-    NSPLIT programs share the (row, value head), each taking every NSPLIT-th value tile;
-    the last one to finish publishes the cursor (`publish_cursor` in _macros.j2).
+    With NSPLIT > 1 (small batches: more programs in flight), NSPLIT programs share the
+    (row, value head), each taking every NSPLIT-th value tile; all of them read the cursor,
+    and the last one to finish publishes it (an arrival count in `drafted`'s high bits).
     """
     i_b = tl.program_id(0)
     i_hv = tl.program_id(1)
@@ -64,15 +66,13 @@ def replay_decode_kernel(
     o_k = tl.arange(0, BK)
     m_k = o_k < K
     o_l = tl.arange(0, BL)
-    o_vb = tl.arange(0, BV)
+    o_vb = tl.arange(0, DBV)
+    o_kb = tl.arange(0, BKT)
+    o_kpb = tl.arange(0, BKT // 2)  # packed NVFP4 bytes of a chunk row
+    NBC: tl.constexpr = (BKT + 15) // 16  # NVFP4 blocks (16 keys, or the whole chunk) of a chunk row
+    BKB: tl.constexpr = BKT // 2 // NBC  # ... and packed bytes per block
+    o_ksb = tl.arange(0, NBC)
     if (i_slot >= 0) & (i_slot < num_slots):
-        # The state (the read copy, if any) is the one large read: its first tile is issued
-        # before anything else so that the cursor, records and token math overlap with it.
-        o_kh = tl.arange(0, BK // 2)  # packed NVFP4 bytes of a tile row
-        o_ks = tl.arange(0, NB)  # NVFP4 block scales of a tile row
-        c_next = tl.load(read_ptr + ((i_slot * HV + i_hv) * V + (o_vb + i_split * BV)[:, None]) * KH + o_kh[None, :], mask=((o_vb + i_split * BV) < V)[:, None] & (o_kh < KH)[None, :], other=0)
-        c_next_b = tl.load(read_bscale_ptr + ((i_slot * HV + i_hv) * V + (o_vb + i_split * BV)[:, None]) * KS + o_ks[None, :], mask=((o_vb + i_split * BV) < V)[:, None] & (o_ks < KS)[None, :], other=0.0)
-        c_next_s = tl.load(read_scale_ptr + (i_slot * HV + i_hv) * NV + i_split)
         p_cursor = cursor_ptr + i_slot * HV + i_hv
         n = tl.load(p_cursor)
         m_l = o_l < n
@@ -84,12 +84,10 @@ def replay_decode_kernel(
             # every row appends its record (a full ring holds L): a second launch, the
             # fold kernel, folds full rings (runtime.decode); no fold code is compiled here
             FLUSH = False
-        # a flushing row reads the high-precision checkpoint instead
-        f_next = tl.load(ckpt_ptr + ((i_slot * HV + i_hv) * V + (o_vb + i_split * BV)[:, None]) * K + o_k[None, :], mask=tl.where(FLUSH, ((o_vb + i_split * BV) < V)[:, None] & m_k[None, :], False), other=0.0)
         p_flushes = flushes_ptr + (i_slot * HV + i_hv)
         sr_count = tl.load(p_flushes)
         sr_key = ((i_slot * HV + i_hv) << 32) + (sr_seed + sr_count).to(tl.uint32, bitcast=True).to(tl.int64)
-        # -- the current token: key-axis and scalar quantities ---------------------
+        # -- the current token: scalars, whole-axis reductions, key-axis values ------
         b_dt = tl.load(dt_ptr + i_b * stride_dt + i_hv).to(tl.float32)
         b_B = tl.load(B_ptr + i_b * stride_B + i_kh * K + o_k, mask=m_k, other=0.0).to(tl.float32)
         b_C = tl.load(C_ptr + i_b * stride_C + i_kh * K + o_k, mask=m_k, other=0.0).to(tl.float32)
@@ -101,59 +99,122 @@ def replay_decode_kernel(
         t_query = b_C
         t_key = b_B
         t_gate = b_g
-        # -- committed records: keys and log decays --------------------------------
-        r_B = tl.load(ring_B_ptr + ((i_slot * H + i_kh) * RING + o_l[:, None]) * K + o_k[None, :], mask=m_l[:, None] & m_k[None, :], other=0.0).to(tl.float32)  # [BL, BK]
+        # -- committed records: scalar log decays -------------------------------------
         r_delta = tl.load(ring_delta_ptr + (i_slot * HV + i_hv) * RING + o_l, mask=m_l, other=0.0).to(tl.float32)  # [BL]
-        rec_key = r_B
         rec_gate = -r_delta * tl.exp(b_A_log)
-        rec_key = tl.where(m_l[:, None], rec_key, 0.0)  # [BL, BK]
         rec_gate = tl.where(m_l, rec_gate, 0.0)  # log decays of the committed records
         G_rec = tl.cumsum(rec_gate, axis=0)  # cumulative log decay after each record
         G_t = tl.sum(rec_gate, axis=0) + t_gate  # ... and after the last record and the current token
-        rec_weight = tl.exp(-G_rec + G_t)  # decay from record j to t, <= 1
+        rec_weight = tl.where(m_l, tl.exp(-G_rec + G_t), 0.0)  # decay from record j to t, <= 1
         ck_weight = tl.exp(G_t)  # decay from the checkpoint to t
-        kw = tl.where(m_l[:, None], rec_weight[:, None] * rec_key, 0.0)  # [BL, BK] decayed keys
-        s_q = tl.sum(kw * t_query[None, :], axis=1)  # [BL] record scores for q
-        q_ck = ck_weight * t_query  # [BK]
-        s_kq = tl.sum(t_key * t_query, axis=0)  # the current token's own score
-        for i_vs in range((NV + NSPLIT - 1) // NSPLIT):  # this program's value tiles
-            i_v = i_split + i_vs * NSPLIT  # (past NV: a fully masked tile, when NSPLIT does not divide it)
-            o_v = i_v * BV + o_vb
+        for i_vs in range((DNV + NSPLIT - 1) // NSPLIT):  # this program's value tiles
+            i_v = i_split + i_vs * NSPLIT  # (past DNV: a fully masked tile, when NSPLIT does not divide it)
+            o_v = i_v * DBV + o_vb
             m_v = o_v < V
-            c_tile = formats.nvfp4_dequantize(c_next, c_next_b, c_next_s, BV, BK, NB)  # [BV, BK]
-            c_tile = tl.where(FLUSH, f_next.to(tl.float32), c_tile)
-            o_vn = o_v + NSPLIT * BV  # prefetch the program's next tile (masked off past the last one)
-            i_vn = i_v + 1 - (i_v + 1) // NV  # its scales' tile (past the end: the last one)
-            c_next = tl.load(read_ptr + ((i_slot * HV + i_hv) * V + o_vn[:, None]) * KH + o_kh[None, :], mask=(o_vn < V)[:, None] & (o_kh < KH)[None, :], other=0)
-            c_next_b = tl.load(read_bscale_ptr + ((i_slot * HV + i_hv) * V + o_vn[:, None]) * KS + o_ks[None, :], mask=(o_vn < V)[:, None] & (o_ks < KS)[None, :], other=0.0)
-            c_next_s = tl.load(read_scale_ptr + (i_slot * HV + i_hv) * NV + i_vn)
-            f_next = tl.load(ckpt_ptr + ((i_slot * HV + i_hv) * V + o_vn[:, None]) * K + o_k[None, :], mask=tl.where(FLUSH, (o_vn < V)[:, None] & m_k[None, :], False), other=0.0)
-            # -- this value tile: value-axis inputs and records ---------------------
+            p_rows = ckpt_ptr + ((i_slot * HV + i_hv) * V + o_v) * K  # [DBV] checkpoint rows
+            acc_q = tl.zeros([DBV], tl.float32)  # C·(decayed q)
+            s_q = tl.zeros([BL], tl.float32)  # record scores for q
+            kq = tl.zeros([BKT], tl.float32)  # the token's own score, per lane
+            if FLUSH:  # a flushing row reads the checkpoint, never the read copy
+                for i_k in tl.range(NK, num_stages=STREAM_STAGES):
+                    o_kc = i_k * BKT + o_kb
+                    m_kc = o_kc < K
+                    c_B = tl.load(B_ptr + i_b * stride_B + i_kh * K + o_kc, mask=m_kc, other=0.0).to(tl.float32)
+                    c_C = tl.load(C_ptr + i_b * stride_C + i_kh * K + o_kc, mask=m_kc, other=0.0).to(tl.float32)
+                    ct_query = c_C
+                    ct_key = c_B
+                    r_B = tl.load(ring_B_ptr + ((i_slot * H + i_kh) * RING + o_l[:, None]) * K + o_kc[None, :], mask=m_l[:, None] & m_kc[None, :], other=0.0).to(tl.float32)  # [BL, BKT]
+                    rec_key = r_B
+                    kw = rec_weight[:, None] * rec_key  # [BL, BKT] decayed record keys (zero past n)
+                    c_chunk = tl.load(p_rows[:, None] + o_kc[None, :], mask=m_v[:, None] & m_kc[None, :], other=0.0).to(tl.float32)
+                    acc_q += tl.sum(c_chunk * (ck_weight * ct_query)[None, :], axis=1)
+                    s_q += tl.sum(kw * ct_query[None, :], axis=1)
+                    kq += ct_key * ct_query
+                s_kq = tl.sum(kq, axis=0)
+            else:
+                r_scale = tl.load(read_scale_ptr + (i_slot * HV + i_hv) * NV + o_v // BV, mask=m_v, other=0.0)  # [DBV]: the rows' tile scales
+                # NVFP4: packed bytes hold keys 2j (low nibble) and 2j + 1 (high nibble); the token
+                # and records are taken at the even keys, then at the odd ones, so the bytes are
+                # decoded in place. Values come out as 2^-14 * e2m1 (formats.e2m1_scaled).
+                r_scale = r_scale * 16384.0
+                p_read = read_ptr + ((i_slot * HV + i_hv) * V + o_v) * KH  # [DBV] packed rows
+                p_bscale = read_bscale_ptr + ((i_slot * HV + i_hv) * V + o_v) * KS
+                kq_h = tl.zeros([BKT // 2], tl.float32)
+                for i_k in tl.range(NK, num_stages=STREAM_STAGES):
+                    o_kp = i_k * (BKT // 2) + o_kpb  # the chunk's packed bytes
+                    m_kp = m_v[:, None] & (o_kp < KH)[None, :]
+                    packed = tl.load(p_read[:, None] + o_kp[None, :], mask=m_kp, other=0)
+                    # each byte's block scale (8 bytes share one: the same address, loaded once per byte)
+                    b_byte = tl.load(p_bscale[:, None] + (o_kp // 8)[None, :], mask=m_kp, other=0.0).to(tl.float32)
+                    for i_p in tl.static_range(2):  # even keys, then odd keys
+                        o_kc = i_k * BKT + 2 * o_kpb + i_p
+                        m_kc = o_kc < K
+                        c_B = tl.load(B_ptr + i_b * stride_B + i_kh * K + o_kc, mask=m_kc, other=0.0).to(tl.float32)
+                        c_C = tl.load(C_ptr + i_b * stride_C + i_kh * K + o_kc, mask=m_kc, other=0.0).to(tl.float32)
+                        ct_query = c_C
+                        ct_key = c_B
+                        r_B = tl.load(ring_B_ptr + ((i_slot * H + i_kh) * RING + o_l[:, None]) * K + o_kc[None, :], mask=m_l[:, None] & m_kc[None, :], other=0.0).to(tl.float32)  # [BL, BKT]
+                        rec_key = r_B
+                        kw = rec_weight[:, None] * rec_key  # [BL, BKT] decayed record keys (zero past n)
+                        c_chunk = formats.e2m1_scaled(packed >> (4 * i_p)) * b_byte
+                        acc_q += tl.sum(c_chunk * (ck_weight * ct_query)[None, :], axis=1)
+                        s_q += tl.sum(kw * ct_query[None, :], axis=1)
+                        kq_h += ct_key * ct_query
+                s_kq = tl.sum(kq_h, axis=0)
+                acc_q = acc_q * r_scale
+            # -- this value tile: value-axis inputs and records -----------------------
             b_x = tl.load(x_ptr + i_b * stride_x + i_hv * V + o_v, mask=m_v, other=0.0).to(tl.float32)
             if HAS_z:
                 b_z = tl.load(z_ptr + i_b * stride_z + i_hv * V + o_v, mask=m_v, other=0.0).to(tl.float32)
             t_value = b_delta * b_x
             r_x = tl.load(ring_x_ptr + ((i_slot * HV + i_hv) * RING + o_l[:, None]) * V + o_v[None, :], mask=m_l[:, None] & m_v[None, :], other=0.0).to(tl.float32)  # [BL, BV]
             rec_value = r_delta[:, None] * r_x
-            rec_value = tl.where(m_l[:, None], rec_value, 0.0)  # [BL, BV]
-            w_t = t_value  # [BV]
-            out = tl.sum(c_tile * q_ck[None, :], axis=1) + tl.sum(rec_value * s_q[:, None], axis=0) + w_t * s_kq
+            rec_value = tl.where(m_l[:, None], rec_value, 0.0)  # [BL, DBV]
+            w_t = t_value  # [DBV]
+            out = acc_q + tl.sum(rec_value * s_q[:, None], axis=0) + w_t * s_kq
             out = out + b_D * b_x
             if HAS_z:
                 out = out * (((b_z) / (1.0 + tl.exp(-(b_z)))))
             tl.store(out_ptr + i_b * stride_out + i_hv * V + o_v, out.to(out_ptr.dtype.element_ty), mask=m_v)
             if FLUSH:
-                # S_t = C·exp(G_t) + Σ_j w_j (exp(G_t - G_j)·k_j)ᵀ + w_t k_tᵀ
-                s_tile = c_tile * ck_weight + w_t[:, None] * t_key[None, :]
-                if FOLD_DOT:  # one [BV, BL] x [BL, BK] product
-                    s_tile += tl.dot(tl.trans(rec_value), kw, input_precision="tf32")
-                else:  # tiles too small for tl.dot (a dim < 16): broadcast and reduce
-                    s_tile += tl.sum(rec_value[:, :, None] * kw[:, None, :], axis=0)
-                tl.store(ckpt_ptr + ((i_slot * HV + i_hv) * V + o_v[:, None]) * K + o_k[None, :], formats.round_fp16_stochastic(s_tile, formats.random_bits(sr_key, o_v[:, None] * K + o_k[None, :])), mask=(o_v < V)[:, None] & m_k[None, :])
-                q_p, q_b, q_t = formats.nvfp4_quantize(tl.where((o_v < V)[:, None] & m_k[None, :], s_tile, 0.0), BV, BK, NB)
-                tl.store(read_ptr + ((i_slot * HV + i_hv) * V + o_v[:, None]) * KH + o_kh[None, :], q_p, mask=(o_v < V)[:, None] & (o_kh < KH)[None, :])
-                tl.store(read_bscale_ptr + ((i_slot * HV + i_hv) * V + o_v[:, None]) * KS + o_ks[None, :], q_b.to(read_bscale_ptr.dtype.element_ty), mask=(o_v < V)[:, None] & (o_ks < KS)[None, :])
-                tl.store(read_scale_ptr + (i_slot * HV + i_hv) * NV + i_v, q_t)
+                # S_t = C·exp(G_t) + Σ_j w_j (exp(G_t - G_j)·k_j)ᵀ + w_t k_tᵀ, chunk by chunk
+                amax = tl.zeros([DBV], tl.float32)  # per row, max |S_t| as stored: the read copy's scales
+                for i_k in range(NK):
+                    o_kc = i_k * BKT + o_kb
+                    m_kc = o_kc < K
+                    c_B = tl.load(B_ptr + i_b * stride_B + i_kh * K + o_kc, mask=m_kc, other=0.0).to(tl.float32)
+                    c_C = tl.load(C_ptr + i_b * stride_C + i_kh * K + o_kc, mask=m_kc, other=0.0).to(tl.float32)
+                    ct_query = c_C
+                    ct_key = c_B
+                    r_B = tl.load(ring_B_ptr + ((i_slot * H + i_kh) * RING + o_l[:, None]) * K + o_kc[None, :], mask=m_l[:, None] & m_kc[None, :], other=0.0).to(tl.float32)  # [BL, BKT]
+                    rec_key = r_B
+                    kw = rec_weight[:, None] * rec_key  # [BL, BKT] decayed record keys (zero past n)
+                    p_chunk = p_rows[:, None] + o_kc[None, :]
+                    s_tile = tl.load(p_chunk, mask=m_v[:, None] & m_kc[None, :], other=0.0).to(tl.float32)
+                    s_tile = s_tile * ck_weight + w_t[:, None] * ct_key[None, :]
+                    if DECODE_FOLD_DOT:  # one [BV, BL] x [BL, BK] product
+                        s_tile += tl.dot(tl.trans(rec_value), kw, input_precision="tf32")
+                    else:  # tiles too small for tl.dot (a dim < 16): broadcast and reduce
+                        s_tile += tl.sum(rec_value[:, :, None] * kw[:, None, :], axis=0)
+                    m_c = m_v[:, None] & m_kc[None, :]
+                    s_tile = formats.round_fp16_stochastic(s_tile, formats.random_bits(sr_key, o_v[:, None] * K + o_kc[None, :]))
+                    tl.store(p_chunk, s_tile, mask=m_c)
+                    amax = tl.maximum(amax, tl.max(tl.where(m_c, tl.abs(s_tile.to(tl.float32)), 0.0), axis=1))
+                # pass 2 reads chunks that other threads of this program stored
+                tl.debug_barrier()
+                amax = formats.group_max(amax, DBV, BV)  # each row's scale tile's maximum
+                q_t = tl.math.div_rn(amax, 2688.0)  # the tile scale, per row: amax / (6 * 448)
+                p_read = read_ptr + ((i_slot * HV + i_hv) * V + o_v) * KH
+                p_bscale = read_bscale_ptr + ((i_slot * HV + i_hv) * V + o_v) * KS
+                for i_k in range(NK):
+                    o_kp = i_k * (BKT // 2) + o_kpb
+                    x_e = tl.load(p_rows[:, None] + 2 * o_kp[None, :], mask=m_v[:, None] & (2 * o_kp < K)[None, :], other=0.0).to(tl.float32)
+                    x_o = tl.load(p_rows[:, None] + 2 * o_kp[None, :] + 1, mask=m_v[:, None] & (2 * o_kp + 1 < K)[None, :], other=0.0).to(tl.float32)
+                    q_p, q_b = formats.nvfp4_quantize_pairs(x_e, x_o, q_t, DBV, BKT // 2, BKB)
+                    tl.store(p_read[:, None] + o_kp[None, :], q_p, mask=m_v[:, None] & (o_kp < KH)[None, :])
+                    o_ks = i_k * NBC + o_ksb
+                    tl.store(p_bscale[:, None] + o_ks[None, :], q_b.to(read_bscale_ptr.dtype.element_ty), mask=m_v[:, None] & (o_ks < KS)[None, :])
+                tl.store(read_scale_ptr + (i_slot * HV + i_hv) * NV + o_v // BV, q_t, mask=m_v)
             else:
                 tl.store(ring_x_ptr + ((i_slot * HV + i_hv) * RING + n) * V + o_v, b_x.to(ring_x_ptr.dtype.element_ty), mask=m_v)
                 pass
@@ -187,9 +248,9 @@ def replay_decode_kernel(
     else:
         # padding row (zero output) or a slot outside the pool (NaN output); no state write
         fill = tl.where(i_slot < 0, 0.0, float("nan"))
-        for i_vs in range((NV + NSPLIT - 1) // NSPLIT):
-            o_v = (i_split + i_vs * NSPLIT) * BV + o_vb
-            tl.store(out_ptr + i_b * stride_out + i_hv * V + o_v, (tl.zeros([BV], tl.float32) + fill).to(out_ptr.dtype.element_ty), mask=o_v < V)
+        for i_vs in range((DNV + NSPLIT - 1) // NSPLIT):
+            o_v = (i_split + i_vs * NSPLIT) * DBV + o_vb
+            tl.store(out_ptr + i_b * stride_out + i_hv * V + o_v, (tl.zeros([DBV], tl.float32) + fill).to(out_ptr.dtype.element_ty), mask=o_v < V)
 
 
 
