@@ -475,6 +475,8 @@ def make_parser() -> argparse.ArgumentParser:
     t.add_argument("--read-dtype", choices=QUANTIZED,
                    help="tune the configurations with this read copy (default: none)")
     t.add_argument("--fp8-scale", choices=FP8_SCALES, help="fp8 read copy scales (default row)")
+    t.add_argument("--stochastic", action="store_true",
+                   help="tune the fp16/bf16 checkpoints with stochastic rounding")
     t.add_argument("--kernels", type=kernel_list, metavar="K,...",
                    help="tune only these kernels (replay_decode, fold, conventional_decode, "
                         "verify; default: all of the configuration's)")
