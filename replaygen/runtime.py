@@ -316,30 +316,18 @@ class Kernels:
                 # the decode appended every row's record: fold the rings it filled (L
                 # records), or every ring when each step folds
                 self._fold(state, slots, state.checkpoint, flush=True,
-                           fold_from=1 if fold_all else self.plan.L, split=True)
+                           fold_from=1 if fold_all else self.plan.L)
         return out
 
-    def _fold(self, state: ReplayState, slots, dst, flush: bool, accepted=None, fold_from: int = 1,
-              split: bool = False):
-        """The fold kernel over `slots`. `split` (a flush after a decode that left it to
-        this launch, where typically one row in L is full): one program per value tile of
-        each (row, value head), then a second launch publishes the folded rows' cursors.
-        One program per (row, head) walked its tiles in turn: with 1/16 of the rows full
-        the NVFP4 read copy's fold took 0.060 ms per step for GDN 4B at batch 256 (H200,
-        session 7), 3.5x its bytes' time."""
+    def _fold(self, state: ReplayState, slots, dst, flush: bool, accepted=None, fold_from: int = 1):
         consts, launch = self.launch_args("fold", slots.shape[0], state.device)
-        tiles = consts["NV"] if split and flush and accepted is None else 1
-        args = dict(slots_ptr=slots, num_slots=state.num_slots, cursor_ptr=state.cursor,
-                    ckpt_ptr=state.checkpoint, **self._state_args(state), **self._ring_args(state),
-                    **self._param_args(state.params), dst_ptr=dst,
-                    drafted_ptr=state.drafted, accepted_ptr=slots if accepted is None else accepted,
-                    FLUSH=flush, COMMIT=accepted is not None, FOLD_FROM=fold_from, **self._has,
-                    **consts, **launch)
-        self.module.fold_kernel[(slots.shape[0], self.plan.HV, tiles)](
-            **args, FOLD_SPLIT=tiles, FOLD_TILES=True)
-        if tiles > 1:   # the folded rows' cursors, flush counters and pending drafts
-            self.module.fold_kernel[(slots.shape[0], self.plan.HV, 1)](
-                **args, FOLD_SPLIT=1, FOLD_TILES=False)
+        self.module.fold_kernel[(slots.shape[0], self.plan.HV)](
+            slots_ptr=slots, num_slots=state.num_slots, cursor_ptr=state.cursor,
+            ckpt_ptr=state.checkpoint, **self._state_args(state), **self._ring_args(state),
+            **self._param_args(state.params), dst_ptr=dst,
+            drafted_ptr=state.drafted, accepted_ptr=slots if accepted is None else accepted,
+            FLUSH=flush, COMMIT=accepted is not None, FOLD_FROM=fold_from, **self._has, **consts,
+            **launch)
 
     def materialize(self, state: ReplayState, slots: torch.Tensor,
                     out: torch.Tensor | None = None) -> torch.Tensor:
