@@ -184,14 +184,6 @@ def device_name(device: torch.device) -> str:
     return name
 
 
-# Programs per (row, value head) of the fold launch that follows a decode whose kernel
-# left full rings to it (typically one row in L is full). One program walked its value
-# tiles in turn: GDN 4B NVFP4 at batch 256, 0.060 ms per step for the 1/16 of rows that
-# fold, 3.5x their bytes' time (H200, session 7). One program per tile (8) halved that
-# but its 65K mostly idle programs cost +0.04 ms on every step (~0.7 ns each); 2 adds
-# 8K idle programs (~6 us) for about half the tile chain.
-DECODE_FOLD_SPLIT = 2
-
 class Kernels:
     """The generated kernels of one configuration, with checked entry points."""
 
@@ -324,28 +316,18 @@ class Kernels:
                 # the decode appended every row's record: fold the rings it filled (L
                 # records), or every ring when each step folds
                 self._fold(state, slots, state.checkpoint, flush=True,
-                           fold_from=1 if fold_all else self.plan.L, split=True)
+                           fold_from=1 if fold_all else self.plan.L)
         return out
 
-    def _fold(self, state: ReplayState, slots, dst, flush: bool, accepted=None, fold_from: int = 1,
-              split: bool = False):
-        """The fold kernel over `slots`. `split` (a flush after a decode that left it to
-        this launch, where typically one row in L is full): DECODE_FOLD_SPLIT programs
-        share the value tiles of each (row, value head), then a second launch publishes
-        the folded rows' cursors."""
+    def _fold(self, state: ReplayState, slots, dst, flush: bool, accepted=None, fold_from: int = 1):
         consts, launch = self.launch_args("fold", slots.shape[0], state.device)
-        tiles = min(DECODE_FOLD_SPLIT, consts["NV"]) if split and flush and accepted is None else 1
-        args = dict(slots_ptr=slots, num_slots=state.num_slots, cursor_ptr=state.cursor,
-                    ckpt_ptr=state.checkpoint, **self._state_args(state), **self._ring_args(state),
-                    **self._param_args(state.params), dst_ptr=dst,
-                    drafted_ptr=state.drafted, accepted_ptr=slots if accepted is None else accepted,
-                    FLUSH=flush, COMMIT=accepted is not None, FOLD_FROM=fold_from, **self._has,
-                    **consts, **launch)
-        self.module.fold_kernel[(slots.shape[0], self.plan.HV, tiles)](
-            **args, FOLD_SPLIT=tiles, FOLD_TILES=True)
-        if tiles > 1:   # the folded rows' cursors, flush counters and pending drafts
-            self.module.fold_kernel[(slots.shape[0], self.plan.HV, 1)](
-                **args, FOLD_SPLIT=1, FOLD_TILES=False)
+        self.module.fold_kernel[(slots.shape[0], self.plan.HV)](
+            slots_ptr=slots, num_slots=state.num_slots, cursor_ptr=state.cursor,
+            ckpt_ptr=state.checkpoint, **self._state_args(state), **self._ring_args(state),
+            **self._param_args(state.params), dst_ptr=dst,
+            drafted_ptr=state.drafted, accepted_ptr=slots if accepted is None else accepted,
+            FLUSH=flush, COMMIT=accepted is not None, FOLD_FROM=fold_from, **self._has, **consts,
+            **launch)
 
     def materialize(self, state: ReplayState, slots: torch.Tensor,
                     out: torch.Tensor | None = None) -> torch.Tensor:

@@ -115,9 +115,6 @@ KERNELS = (("replay_decode_kernel", {}), ("replay_decode_kernel", {"FOLD_EVERY_S
            ("fold_kernel", {"FLUSH": True, "COMMIT": False}),
            ("fold_kernel", {"FLUSH": False, "COMMIT": False}), ("conventional_decode_kernel", {}),
            ("fold_kernel", {"FLUSH": True, "COMMIT": True}), ("verify_kernel", {}),
-           # the decode's fold launch split over value tiles, and its cursor launch
-           ("fold_kernel", {"FLUSH": True, "COMMIT": False, "FOLD_SPLIT": 2}),
-           ("fold_kernel", {"FLUSH": True, "COMMIT": False, "FOLD_TILES": False}),
            ("conventional_verify_kernel", {}), ("conventional_select_kernel", {}),
            ("quantize_kernel", {}))
 # Speculative configurations (T_MAX = 8, L = 16, fp32 checkpoint, bf16 records: the

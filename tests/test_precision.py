@@ -15,7 +15,7 @@ from __future__ import annotations
 import pytest
 import torch
 
-from harness import ALL_CASES, Config, Harness, Step, same_bits, snapshot, tolerance
+from harness import ALL_CASES, Config, Harness, Step, snapshot, tolerance
 
 PRECISIONS = {   # name -> (state_dtype, Config precision fields)
     "fp32+fp8row": ("fp32", dict(read_dtype="fp8", fp8_scale="row")),
@@ -92,52 +92,6 @@ def test_flush_never_reads_the_read_copy(variant, precision, device):
     assert torch.isnan(out).all(), "a non-flush step did not read the read copy"
     assert torch.equal(h.state.checkpoint, before["checkpoint"])
 
-
-
-@pytest.mark.parametrize("precision", ["fp32+nvfp4", "fp16sr+nvfp4"])
-@pytest.mark.parametrize("split", [2, 3])
-def test_split_fold_after_a_decode_is_bit_identical(precision, split, device, monkeypatch):
-    """The fold launch that follows a decode whose kernel leaves full rings to it (the
-    key-chunk NVFP4 read copy) runs `split` programs per (row, head) over its 3 value
-    tiles (2: tiles 0 and 2 in one, 1 in the other; 3: one each) and publishes the
-    cursors in a second launch: every state tensor (checkpoint, read copy, scales, flush
-    counters, cursors) comes out bit for bit as from one program per (row, head), the
-    stochastic rounding's bits included; slot 1, not full, is untouched."""
-    import replaygen.runtime as runtime
-    monkeypatch.setattr(runtime, "DECODE_FOLD_SPLIT", split)
-    state_dtype, fields = PRECISIONS[precision]
-    cfg = Config("gdn", H=1, ratio=2, K=20, V=40, L=3, state_dtype=state_dtype,
-                 record_dtype="bf16", input_dtype="bf16", **fields)
-    h = Harness(cfg, num_slots=2, device=device, seed=5, check_conventional=False)
-    assert not h.kern.plan.FUSED_FLUSH and h.kern.plan.NV == 3
-    h.run([Step((0, 1)), Step((0,))])            # slot 0: 2 records (L = 3), slot 1: 1
-    start = snapshot(h.state)
-    inputs, _ = h.make_inputs(2)
-    slots = torch.tensor([0, 1], dtype=torch.int32, device=device)
-    results = []
-    for split_fold in (True, False):
-        for n, t in start["aux"].items():
-            h.state.aux[n].copy_(t)
-        for n, t in start["ring"].items():
-            h.state.ring[n].copy_(t)
-        h.state.checkpoint.copy_(start["checkpoint"])
-        h.state.cursor.copy_(start["cursor"])
-        h.state.drafted.copy_(start["drafted"])
-        fold = h.kern._fold
-        h.kern._fold = lambda *a, _f=fold, _s=split_fold, **k: _f(*a, **{**k, "split": k.get("split") and _s})
-        try:
-            h.kern.decode(h.state, slots, **inputs)
-        finally:
-            h.kern._fold = fold
-        results.append(snapshot(h.state))
-    shared, whole = results
-    assert shared["cursor"].tolist() == [[0, 0], [2, 2]]
-    for n in ("checkpoint", "cursor", "drafted"):
-        assert same_bits(shared[n], whole[n]), n
-    for n in shared["aux"]:
-        assert same_bits(shared["aux"][n], whole["aux"][n]), n
-    assert not torch.equal(shared["checkpoint"][0], start["checkpoint"][0]), "slot 0 did not fold"
-    assert torch.equal(shared["checkpoint"][1], start["checkpoint"][1])
 
 def test_stochastic_rounding_draws_fresh_bits_every_flush(device):
     """Two slots holding the same state and the same records flush to different fp16

@@ -2,7 +2,7 @@
 # the templates and run `replaygen build`.
 # kernel: gdn__H16_HV32_K128_V128__L16__state_fp16sr__read_nvfp4__rec_bf16
 # spec sha256: 269ae606d36dd56b152535499facfacd42680cd4fda27f9a1b04094384a173fb
-# templates sha256: c135c2c625ce8d41e4d857ab25acf55e6b113cfb5c3a6c7e78f610c154a529aa
+# templates sha256: 9aeccd65d9f3810196def691b866901d42be3f623719708e135953173d5538b0
 # generator sha256: 0f7c2eda6cd6fb56dae7512303de6c82b4e29ca98bc3c14cbd41921716313624
 """ReplaySSM kernels for gdn: gdn__H16_HV32_K128_V128__L16__state_fp16sr__read_nvfp4__rec_bf16.
 
@@ -273,7 +273,7 @@ def fold_kernel(
     slots_ptr, num_slots, cursor_ptr, ckpt_ptr, read_ptr, read_scale_ptr, read_bscale_ptr, flushes_ptr, sr_seed, ring_k_hat_ptr, ring_g_ptr, ring_u_ptr,
     A_log_ptr, dt_bias_ptr,
     dst_ptr, drafted_ptr, accepted_ptr, FLUSH: tl.constexpr, COMMIT: tl.constexpr,
-    FOLD_FROM: tl.constexpr, FOLD_SPLIT: tl.constexpr, FOLD_TILES: tl.constexpr,
+    FOLD_FROM: tl.constexpr,
     H: tl.constexpr, HV: tl.constexpr, K: tl.constexpr, V: tl.constexpr, L: tl.constexpr,
     GROUP: tl.constexpr, BK: tl.constexpr, BV: tl.constexpr, BL: tl.constexpr, NV: tl.constexpr,
     FOLD_DOT: tl.constexpr, DBV: tl.constexpr, DNV: tl.constexpr, BKT: tl.constexpr, NK: tl.constexpr,
@@ -289,19 +289,9 @@ def fold_kernel(
     COMMIT (with FLUSH): first advance the cursor by the row's accepted drafts (clamped
     to [0, drafted]); fold only when that makes L committed records (the capacity rule),
     else just store the new cursor. Folding or committing clears the pending drafts.
-    FOLD_SPLIT > 1 (FLUSH without COMMIT: the decode's fold launch, where few rows are
-    full): FOLD_SPLIT programs (at most NV) share a (row, value head), each folding every
-    FOLD_SPLIT-th value tile, and none writes the cursor, the flush counter or the
-    pending drafts: all of them read the cursor, so a second launch with FOLD_TILES
-    false (one program per (row, value head), no tile work) publishes them for the rows
-    the first one folded (the same rule picks them: the cursor is unchanged in between).
     """
     i_b = tl.program_id(0)
     i_hv = tl.program_id(1)
-    if FOLD_SPLIT == 1:
-        i_split = 0  # a compile-time 0: unsplit folds keep static value-tile offsets
-    else:
-        i_split = tl.program_id(2)
     i_kh = i_hv // GROUP
     i_slot = tl.load(slots_ptr + i_b).to(tl.int64)
     o_k = tl.arange(0, BK)
@@ -330,47 +320,43 @@ def fold_kernel(
         p_flushes = flushes_ptr + (i_slot * HV + i_hv)
         sr_count = tl.load(p_flushes)
         sr_key = ((i_slot * HV + i_hv) << 32) + (sr_seed + sr_count).to(tl.uint32, bitcast=True).to(tl.int64)
-        if FOLD_TILES:
-            b_A_log = tl.load(A_log_ptr + i_hv).to(tl.float32)
-            b_dt_bias = tl.load(dt_bias_ptr + i_hv).to(tl.float32)
-            r_k_hat = tl.load(ring_k_hat_ptr + ((i_slot * H + i_kh) * RING + o_l[:, None]) * K + o_k[None, :], mask=m_l[:, None] & m_k[None, :], other=0.0).to(tl.float32)  # [BL, BK]
-            r_g = tl.load(ring_g_ptr + (i_slot * HV + i_hv) * RING + o_l, mask=m_l, other=0.0).to(tl.float32)  # [BL]
-            rec_key = r_k_hat
-            rec_gate = r_g
-            rec_key = tl.where(m_l[:, None], rec_key, 0.0)  # [BL, BK]
-            # the fold's time is the last committed record
-            rec_gate = tl.where(m_l, rec_gate, 0.0)  # log decays of the committed records
-            G_rec = tl.cumsum(rec_gate, axis=0)  # cumulative log decay after each record
-            G_t = tl.sum(rec_gate, axis=0)  # ... and after the last record
-            rec_weight = tl.exp(-G_rec + G_t)
-            ck_weight = tl.exp(G_t)
-            kw = tl.where(m_l[:, None], rec_weight[:, None] * rec_key, 0.0)  # [BL, BK]
-            # this program's value tiles i_split, i_split + FOLD_SPLIT, ... < NV (all NV
-            # when unsplit: a compile-time count)
-            for i_vs in range((NV - i_split + FOLD_SPLIT - 1) // FOLD_SPLIT):
-                i_v = i_split + i_vs * FOLD_SPLIT
-                o_v = i_v * BV + o_vb
-                m_v = o_v < V
-                m_s = m_v[:, None] & m_k[None, :]
-                c_raw = tl.load(ckpt_ptr + ((i_slot * HV + i_hv) * V + o_v[:, None]) * K + o_k[None, :], mask=(o_v < V)[:, None] & m_k[None, :], other=0.0)
-                c_tile = c_raw.to(tl.float32)  # [BV, BK]
-                r_u = tl.load(ring_u_ptr + ((i_slot * HV + i_hv) * RING + o_l[:, None]) * V + o_v[None, :], mask=m_l[:, None] & m_v[None, :], other=0.0).to(tl.float32)  # [BL, BV]
-                rec_value = r_u
-                rec_value = tl.where(m_l[:, None], rec_value, 0.0)  # [BL, BV]
-                s_tile = c_tile * ck_weight
-                if FOLD_DOT:  # one [BV, BL] x [BL, BK] product
-                    s_tile += tl.dot(tl.trans(rec_value), kw, input_precision="tf32")
-                else:  # tiles too small for tl.dot (a dim < 16): broadcast and reduce
-                    s_tile += tl.sum(rec_value[:, :, None] * kw[:, None, :], axis=0)
-                if FLUSH:
-                    tl.store(ckpt_ptr + ((i_slot * HV + i_hv) * V + o_v[:, None]) * K + o_k[None, :], formats.round_fp16_stochastic(s_tile, formats.random_bits(sr_key, o_v[:, None] * K + o_k[None, :])), mask=(o_v < V)[:, None] & m_k[None, :])
-                    q_p, q_b, q_t = formats.nvfp4_quantize(tl.where((o_v < V)[:, None] & m_k[None, :], s_tile, 0.0), BV, BK, NB)
-                    tl.store(read_ptr + ((i_slot * HV + i_hv) * V + o_v[:, None]) * KH + o_kh[None, :], q_p, mask=(o_v < V)[:, None] & (o_kh < KH)[None, :])
-                    tl.store(read_bscale_ptr + ((i_slot * HV + i_hv) * V + o_v[:, None]) * KS + o_ks[None, :], q_b.to(read_bscale_ptr.dtype.element_ty), mask=(o_v < V)[:, None] & (o_ks < KS)[None, :])
-                    tl.store(read_scale_ptr + (i_slot * HV + i_hv) * NV + i_v, q_t)
-                else:
-                    tl.store(p_dst + o_v[:, None] * K + o_k[None, :], s_tile, mask=m_s)
-        if FLUSH and FOLD_SPLIT == 1:
+        b_A_log = tl.load(A_log_ptr + i_hv).to(tl.float32)
+        b_dt_bias = tl.load(dt_bias_ptr + i_hv).to(tl.float32)
+        r_k_hat = tl.load(ring_k_hat_ptr + ((i_slot * H + i_kh) * RING + o_l[:, None]) * K + o_k[None, :], mask=m_l[:, None] & m_k[None, :], other=0.0).to(tl.float32)  # [BL, BK]
+        r_g = tl.load(ring_g_ptr + (i_slot * HV + i_hv) * RING + o_l, mask=m_l, other=0.0).to(tl.float32)  # [BL]
+        rec_key = r_k_hat
+        rec_gate = r_g
+        rec_key = tl.where(m_l[:, None], rec_key, 0.0)  # [BL, BK]
+        # the fold's time is the last committed record
+        rec_gate = tl.where(m_l, rec_gate, 0.0)  # log decays of the committed records
+        G_rec = tl.cumsum(rec_gate, axis=0)  # cumulative log decay after each record
+        G_t = tl.sum(rec_gate, axis=0)  # ... and after the last record
+        rec_weight = tl.exp(-G_rec + G_t)
+        ck_weight = tl.exp(G_t)
+        kw = tl.where(m_l[:, None], rec_weight[:, None] * rec_key, 0.0)  # [BL, BK]
+        for i_v in range(NV):
+            o_v = i_v * BV + o_vb
+            m_v = o_v < V
+            m_s = m_v[:, None] & m_k[None, :]
+            c_raw = tl.load(ckpt_ptr + ((i_slot * HV + i_hv) * V + o_v[:, None]) * K + o_k[None, :], mask=(o_v < V)[:, None] & m_k[None, :], other=0.0)
+            c_tile = c_raw.to(tl.float32)  # [BV, BK]
+            r_u = tl.load(ring_u_ptr + ((i_slot * HV + i_hv) * RING + o_l[:, None]) * V + o_v[None, :], mask=m_l[:, None] & m_v[None, :], other=0.0).to(tl.float32)  # [BL, BV]
+            rec_value = r_u
+            rec_value = tl.where(m_l[:, None], rec_value, 0.0)  # [BL, BV]
+            s_tile = c_tile * ck_weight
+            if FOLD_DOT:  # one [BV, BL] x [BL, BK] product
+                s_tile += tl.dot(tl.trans(rec_value), kw, input_precision="tf32")
+            else:  # tiles too small for tl.dot (a dim < 16): broadcast and reduce
+                s_tile += tl.sum(rec_value[:, :, None] * kw[:, None, :], axis=0)
+            if FLUSH:
+                tl.store(ckpt_ptr + ((i_slot * HV + i_hv) * V + o_v[:, None]) * K + o_k[None, :], formats.round_fp16_stochastic(s_tile, formats.random_bits(sr_key, o_v[:, None] * K + o_k[None, :])), mask=(o_v < V)[:, None] & m_k[None, :])
+                q_p, q_b, q_t = formats.nvfp4_quantize(tl.where((o_v < V)[:, None] & m_k[None, :], s_tile, 0.0), BV, BK, NB)
+                tl.store(read_ptr + ((i_slot * HV + i_hv) * V + o_v[:, None]) * KH + o_kh[None, :], q_p, mask=(o_v < V)[:, None] & (o_kh < KH)[None, :])
+                tl.store(read_bscale_ptr + ((i_slot * HV + i_hv) * V + o_v[:, None]) * KS + o_ks[None, :], q_b.to(read_bscale_ptr.dtype.element_ty), mask=(o_v < V)[:, None] & (o_ks < KS)[None, :])
+                tl.store(read_scale_ptr + (i_slot * HV + i_hv) * NV + i_v, q_t)
+            else:
+                tl.store(p_dst + o_v[:, None] * K + o_k[None, :], s_tile, mask=m_s)
+        if FLUSH:
             tl.store(p_cursor, 0)
             tl.store(p_flushes, sr_count + 1)
             tl.store(p_drafted, 0)
