@@ -47,19 +47,12 @@ def pytest_report_header(config):
 
 def pytest_collection_modifyitems(session, config, items):
     """The sm_90 compile check (test_compile_sm90) runs in a child process that needs no
-    other test and takes minutes. Under pytest-xdist (the README's command: one worker
-    per core) its test goes first, so that one worker waits on the child (one compile
-    process) from the start while the others take the interpreter tests. Without xdist
-    the child starts now, on the cores the interpreter tests leave idle, and its test
-    runs last, where it only waits."""
+    other test: start it now on the cores the interpreter tests leave idle, and run its
+    test last, so the suite's time is the longer of the two rather than their sum."""
     checks = [i for i in items if hasattr(getattr(i, "module", None), "start_check")]
     if not checks or len(checks) == len(items) or not checks[0].module._ptxas_available():
         return
-    rest = [i for i in items if i not in checks]
-    if hasattr(config, "workerinput"):   # an xdist worker: every worker collects all items
-        items[:] = checks + rest
-        return
-    items[:] = rest + checks
+    items[:] = [i for i in items if i not in checks] + checks
     checks[0].module.start_check(workers=max(1, (os.cpu_count() or 1) - 1))
 
 

@@ -13,8 +13,7 @@ CPU machine: it turns Triton's own library functions into interpreted ones), so 
 runs this file as a script in a child process. The compilations are independent of every
 other test and take minutes, while the interpreter tests keep one core busy: when the
 session runs other tests too, conftest starts the child right after collection on the
-cores those tests leave idle (`start_check`) and runs this test last, where it only waits;
-under pytest-xdist this test goes first and starts a one-process child on its worker.
+cores those tests leave idle (`start_check`) and runs this test last, where it only waits.
 """
 from __future__ import annotations
 
@@ -275,9 +274,7 @@ def start_check(workers: int | None = None) -> tuple[subprocess.Popen, Path]:
 
 @pytest.mark.skipif(not _ptxas_available(), reason="Triton's NVIDIA backend (ptxas) is absent")
 def test_default_kernels_compile_for_sm90():
-    # already running when conftest started it; under xdist one compile process, beside
-    # the workers that run the other tests
-    proc, out = start_check(workers=1 if os.environ.get("PYTEST_XDIST_WORKER") else None)
+    proc, out = start_check()   # already running when conftest started it
     proc.wait(timeout=1800)
     stdout, stderr = ((out / n).read_text() for n in ("stdout", "stderr"))
     assert proc.returncode == 0, stdout[-4000:] + stderr[-4000:]
