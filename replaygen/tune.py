@@ -118,10 +118,17 @@ def register_cap_candidates(times: dict[Launch, dict[int, float]], keep: int = 2
     verify's fastest launch ran at one warp and 255 registers (ncu, H200, session 6:
     8 warps per SM, 28% of its stall samples at the barrier that waits for the
     checkpoint chunks, 12% occupancy); a cap trades spills for programs in flight."""
+    return _variants(times, keep, "maxnreg", None, REGISTER_CAPS)
+
+
+def _variants(times: dict[Launch, dict[int, float]], keep: int, field: str, default,
+              values) -> list[Launch]:
+    """The `keep` best launches so far (ranked as in phase 2) whose `field` is `default`,
+    each with `field` set to every one of `values`; launches already timed left out."""
     out = []
-    for c in [c for c in _ranked(times) if c.maxnreg is None][:keep]:
-        for cap in REGISTER_CAPS:
-            cand = dataclasses.replace(c, maxnreg=cap)
+    for c in [c for c in _ranked(times) if getattr(c, field) == default][:keep]:
+        for v in values:
+            cand = dataclasses.replace(c, **{field: v})
             if cand not in times and cand not in out:
                 out.append(cand)
     return out
@@ -140,13 +147,7 @@ def shared_group_candidates(plan, times: dict[Launch, dict[int, float]], keep: i
     if not verify_is_chunked(plan):
         return []
     divisors = [d for d in range(2, min(plan.GROUP, MAX_HEADS) + 1) if plan.GROUP % d == 0]
-    out = []
-    for c in [c for c in _ranked(times) if c.heads == 1][:keep]:
-        for d in divisors:
-            cand = dataclasses.replace(c, heads=d)
-            if cand not in times and cand not in out:
-                out.append(cand)
-    return out
+    return _variants(times, keep, "heads", 1, divisors)
 
 
 def separate_flush_candidates(times: dict[Launch, dict[int, float]], keep: int = 3,

@@ -45,17 +45,6 @@ def pytest_report_header(config):
     return f"replaygen kernels: {mode}; Hypothesis examples x{scale():g}"
 
 
-def pytest_collection_modifyitems(session, config, items):
-    """The sm_90 compile check (test_compile_sm90) runs in a child process that needs no
-    other test: start it now on the cores the interpreter tests leave idle, and run its
-    test last, so the suite's time is the longer of the two rather than their sum."""
-    checks = [i for i in items if hasattr(getattr(i, "module", None), "start_check")]
-    if not checks or len(checks) == len(items) or not checks[0].module._ptxas_available():
-        return
-    items[:] = [i for i in items if i not in checks] + checks
-    checks[0].module.start_check(workers=max(1, (os.cpu_count() or 1) - 1))
-
-
 @pytest.fixture(scope="session")
 def device() -> str:
     return "cuda" if CUDA else "cpu"

@@ -10,10 +10,8 @@ runtime specialisation gives real tensors, so the code compiled is the code that
 
 The compiler must run without TRITON_INTERPRET (which the rest of the suite sets on a
 CPU machine: it turns Triton's own library functions into interpreted ones), so the test
-runs this file as a script in a child process. The compilations are independent of every
-other test and take minutes, while the interpreter tests keep one core busy: when the
-session runs other tests too, conftest starts the child right after collection on the
-cores those tests leave idle (`start_check`) and runs this test last, where it only waits.
+runs this file as a script in a child process. (Run in the background beside the
+interpreter tests, it saved nothing on CI's two cores: those tests use more than one.)
 """
 from __future__ import annotations
 
@@ -204,8 +202,7 @@ def compile_all() -> tuple[int, list[str]]:
     # every configuration's kernels, then the tuned launches, on every core (CI has two):
     # each compilation is independent, and Triton's cache takes concurrent writers
     import concurrent.futures
-    workers = int(os.environ.get(WORKERS_ENV, 0)) or max(1, min(4, os.cpu_count() or 1))
-    with concurrent.futures.ProcessPoolExecutor(workers) as pool:
+    with concurrent.futures.ProcessPoolExecutor(max(1, min(4, os.cpu_count() or 1))) as pool:
         for n, fails in pool.map(_compile_config, range(len(CONFIGS))):
             count += n
             failures += fails
@@ -248,36 +245,13 @@ def compile_all() -> tuple[int, list[str]]:
     return count, failures
 
 
-WORKERS_ENV = "REPLAYGEN_COMPILE_WORKERS"
-_check: tuple[subprocess.Popen, Path] | None = None
-
-
-def start_check(workers: int | None = None) -> tuple[subprocess.Popen, Path]:
-    """Start compiling (this file as a script, `workers` processes) in the background,
-    once per session: (the child, the folder of its stdout and stderr files)."""
-    global _check
-    if _check is None:
-        import atexit
-        import shutil
-        import tempfile
-        env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
-        if workers:
-            env[WORKERS_ENV] = str(workers)
-        out = Path(tempfile.mkdtemp(prefix="replaygen-sm90-"))
-        # files, not pipes: a child blocked on a full pipe would never finish
-        with open(out / "stdout", "w") as so, open(out / "stderr", "w") as se:
-            proc = subprocess.Popen([sys.executable, __file__], env=env, stdout=so, stderr=se)
-        atexit.register(lambda: (proc.kill(), proc.wait(), shutil.rmtree(out, True)))
-        _check = proc, out
-    return _check
-
-
 @pytest.mark.skipif(not _ptxas_available(), reason="Triton's NVIDIA backend (ptxas) is absent")
 def test_default_kernels_compile_for_sm90():
-    proc, out = start_check()   # already running when conftest started it
-    proc.wait(timeout=1800)
-    stdout, stderr = ((out / n).read_text() for n in ("stdout", "stderr"))
-    assert proc.returncode == 0, stdout[-4000:] + stderr[-4000:]
+    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
+    proc = subprocess.run([sys.executable, __file__], env=env, capture_output=True,
+                          text=True, timeout=900)
+    stdout = proc.stdout
+    assert proc.returncode == 0, stdout[-4000:] + proc.stderr[-4000:]
     # every module has the kernels of KERNELS but quantize_kernel, which only a quantised
     # copy's has; plus the tuned launches and each variant's T_MAX = 8 verify kernel
     quantized = sum(c.read_dtype is not None or c.state_dtype in ("fp8", "nvfp4")

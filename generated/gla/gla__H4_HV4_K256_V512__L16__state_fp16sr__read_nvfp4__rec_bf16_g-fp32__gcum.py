@@ -2,7 +2,7 @@
 # the templates and run `replaygen build`.
 # kernel: gla__H4_HV4_K256_V512__L16__state_fp16sr__read_nvfp4__rec_bf16_g-fp32__gcum
 # spec sha256: 2a7fe42937c3f75572badc158aa6b5a3525d5a4bced8d5656b63326bdec79ab1
-# templates sha256: 9aeccd65d9f3810196def691b866901d42be3f623719708e135953173d5538b0
+# templates sha256: b47482eb7f4a0236168160ddbaf3b7848228485f4b9277f2976d018c6986d812
 # generator sha256: 0f7c2eda6cd6fb56dae7512303de6c82b4e29ca98bc3c14cbd41921716313624
 """ReplaySSM kernels for gla: gla__H4_HV4_K256_V512__L16__state_fp16sr__read_nvfp4__rec_bf16_g-fp32__gcum.
 

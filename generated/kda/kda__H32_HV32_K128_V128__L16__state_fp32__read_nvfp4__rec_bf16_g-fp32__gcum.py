@@ -2,7 +2,7 @@
 # the templates and run `replaygen build`.
 # kernel: kda__H32_HV32_K128_V128__L16__state_fp32__read_nvfp4__rec_bf16_g-fp32__gcum
 # spec sha256: 900e043a38a9f7023de2cc4bf78d14388be9de5c6732cf3e1db42c3737507d77
-# templates sha256: 9aeccd65d9f3810196def691b866901d42be3f623719708e135953173d5538b0
+# templates sha256: b47482eb7f4a0236168160ddbaf3b7848228485f4b9277f2976d018c6986d812
 # generator sha256: 0f7c2eda6cd6fb56dae7512303de6c82b4e29ca98bc3c14cbd41921716313624
 """ReplaySSM kernels for kda: kda__H32_HV32_K128_V128__L16__state_fp32__read_nvfp4__rec_bf16_g-fp32__gcum.
 

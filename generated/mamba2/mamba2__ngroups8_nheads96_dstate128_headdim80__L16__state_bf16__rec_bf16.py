@@ -2,7 +2,7 @@
 # the templates and run `replaygen build`.
 # kernel: mamba2__ngroups8_nheads96_dstate128_headdim80__L16__state_bf16__rec_bf16
 # spec sha256: b9b9d1221036064279430b56c5d997514355cbb9c52adf3b69fc5581e1456b5e
-# templates sha256: 9aeccd65d9f3810196def691b866901d42be3f623719708e135953173d5538b0
+# templates sha256: b47482eb7f4a0236168160ddbaf3b7848228485f4b9277f2976d018c6986d812
 # generator sha256: 0f7c2eda6cd6fb56dae7512303de6c82b4e29ca98bc3c14cbd41921716313624
 """ReplaySSM kernels for mamba2: mamba2__ngroups8_nheads96_dstate128_headdim80__L16__state_bf16__rec_bf16.
 
@@ -444,11 +444,11 @@ def verify_kernel(
             n_d = tl.load(num_drafts_ptr + i_b)
             n_d = tl.maximum(tl.minimum(n_d, tl.minimum(T_IN, RING - n)), 0)
             m_l = o_l < n
+            m_p = (o_dr < n_d) & (o_t < T_MAX)  # probe rows of present drafts
+            m_dk = (o_t < T_MAX) & m_p  # rows i of present drafts: their records' rows n + i
+            m_dr = o_dr < n_d  # every probe row of a present draft
             m_t = o_t < n_d  # output rows of present drafts
-            m_p = (o_dr < n_d) & (o_t < T_MAX)
             causal = o_t[None, :] <= o_dr[:, None]
-            m_dk = (o_t < T_MAX) & m_p
-            m_dr = o_dr < n_d
             # -- committed records: scalar log decays, weights to the committed end n ------
             b_A_log = tl.load(A_log_ptr + i_hv).to(tl.float32)
             b_dt_bias = tl.load(dt_bias_ptr + i_hv).to(tl.float32)
