@@ -7,6 +7,9 @@ tuning table of the repository picks the launches, as in serving. With --max-dra
 the configuration is the speculative one and the kernels are verify (T drafts past L/2
 committed records) and the commit's fold (every row accepts them all), each launched
 once to warm up and once more to be profiled (skip 2: `-k regex:"verify|fold"`).
+With --staggered: one decode step with staggered cursors (one row in L folds; with
+the flush separate, its fold launch too) between cudaProfilerStart and Stop, for
+`ncu --profile-from-start off`.
 
 Usage (on the GPU machine):
   ncu --clock-control none -k regex:decode --launch-skip 18 --launch-count 3 \
@@ -34,6 +37,10 @@ ap.add_argument("--batch", type=int, default=256)
 ap.add_argument("--max-drafts", type=int, default=1)
 ap.add_argument("--read-dtype", default=None)   # fp8 / nvfp4: the read-copy configuration
 ap.add_argument("--fp8-scale", default="row")
+ap.add_argument("--staggered", action="store_true",
+                help="profile one decode step with staggered cursors (1 row in L folds; its "
+                     "fold launch too, when the flush is separate) between "
+                     "cudaProfilerStart/Stop: run ncu with --profile-from-start off")
 ap.add_argument("--device", default="cuda")   # cpu: a check of this script in the interpreter
 args = ap.parse_args()
 read = {"read_dtype": args.read_dtype, "fp8_scale": args.fp8_scale} if args.read_dtype else {}
@@ -50,6 +57,17 @@ if args.max_drafts > 1:
     if args.device == "cuda":
         torch.cuda.synchronize()
     print(kern.name, "profiled: verify of", T, "drafts at n =", L // 2, "and its commit")
+    sys.exit(0)
+if args.staggered:
+    for _ in range(2):   # warm-up, then the profiled step
+        w.staggered()()
+        torch.cuda.synchronize()
+        if _:
+            torch.cuda.profiler.start()
+        w.decode(args.batch)
+        torch.cuda.synchronize()
+    torch.cuda.profiler.stop()
+    print(kern.name, "profiled: one decode step with staggered cursors")
     sys.exit(0)
 for n in (L // 2, L - 1):   # warm-up: compile everything first
     w.cursors(n)()

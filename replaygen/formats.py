@@ -70,6 +70,14 @@ def e2m1_value(c):
 
 
 @triton.jit
+def block_scaled_sum(x, b, R: tl.constexpr, NB: tl.constexpr, G: tl.constexpr):
+    """Per row of x [R, NB * G], the sum of its NB blocks of G elements, each block's
+    partial sum times its scale b [R, NB]: one multiply per block instead of one per
+    element (the key-chunk decode of an NVFP4 read copy, G = 16 keys)."""
+    return tl.sum(tl.sum(tl.reshape(x, [R, NB, G]), axis=2) * b, axis=1)
+
+
+@triton.jit
 def fp8_inverse_scale(amax):
     """448 / amax: multiplies x into e4m3's range (zero for an all-zero group)."""
     safe = tl.where(amax > 0, amax, 1.0)   # no division by zero, even in discarded lanes

@@ -2,8 +2,8 @@
 # the templates and run `replaygen build`.
 # kernel: gla__H4_HV4_K256_V512__L16__state_fp32__read_nvfp4__rec_bf16_g-fp32__gcum
 # spec sha256: 2a7fe42937c3f75572badc158aa6b5a3525d5a4bced8d5656b63326bdec79ab1
-# templates sha256: b47482eb7f4a0236168160ddbaf3b7848228485f4b9277f2976d018c6986d812
-# generator sha256: 0f7c2eda6cd6fb56dae7512303de6c82b4e29ca98bc3c14cbd41921716313624
+# templates sha256: 4ac572607cdcaea0b5a9873cfe77eb3581fafdc5e1c63de2064fa7eeb294f105
+# generator sha256: bb242600f3cab86a1dfb6318ee5a374e04b9a0f0a04d89480b589d9b58fc3a05
 """ReplaySSM kernels for gla: gla__H4_HV4_K256_V512__L16__state_fp32__read_nvfp4__rec_bf16_g-fp32__gcum.
 
 Replay form: S_t = C·Diag(exp(G_t)) + Σ_j w_j (Diag(exp(G_t - G_j))·k_j)ᵀ,  G_j = Σ_(i<=j) g_i

@@ -2,8 +2,8 @@
 # the templates and run `replaygen build`.
 # kernel: mamba2__ngroups8_nheads96_dstate128_headdim80__L16__state_fp16sr__read_nvfp4__rec_bf16
 # spec sha256: b9b9d1221036064279430b56c5d997514355cbb9c52adf3b69fc5581e1456b5e
-# templates sha256: b47482eb7f4a0236168160ddbaf3b7848228485f4b9277f2976d018c6986d812
-# generator sha256: 0f7c2eda6cd6fb56dae7512303de6c82b4e29ca98bc3c14cbd41921716313624
+# templates sha256: 4ac572607cdcaea0b5a9873cfe77eb3581fafdc5e1c63de2064fa7eeb294f105
+# generator sha256: bb242600f3cab86a1dfb6318ee5a374e04b9a0f0a04d89480b589d9b58fc3a05
 """ReplaySSM kernels for mamba2: mamba2__ngroups8_nheads96_dstate128_headdim80__L16__state_fp16sr__read_nvfp4__rec_bf16.
 
 Replay form: S_t = C·exp(G_t) + Σ_j w_j (exp(G_t - G_j)·k_j)ᵀ,  G_j = Σ_(i<=j) g_i
@@ -133,34 +133,31 @@ def replay_decode_kernel(
                 s_kq = tl.sum(kq, axis=0)
             else:
                 r_scale = tl.load(read_scale_ptr + (i_slot * HV + i_hv) * NV + o_v // BV, mask=m_v, other=0.0)  # [DBV]: the rows' tile scales
-                # NVFP4: packed bytes hold keys 2j (low nibble) and 2j + 1 (high nibble); the token
-                # and records are taken at the even keys, then at the odd ones, so the bytes are
-                # decoded in place. Values come out as 2^-14 * e2m1 (formats.e2m1_scaled).
+                # NVFP4: packed bytes hold keys 2j (low nibble) and 2j + 1 (high nibble), unpacked
+                # side by side into key order; values come out as 2^-14 * e2m1 (formats.e2m1_scaled),
+                # and each 16-key block's partial sum takes its block scale once.
                 r_scale = r_scale * 16384.0
                 p_read = read_ptr + ((i_slot * HV + i_hv) * V + o_v) * KH  # [DBV] packed rows
                 p_bscale = read_bscale_ptr + ((i_slot * HV + i_hv) * V + o_v) * KS
-                kq_h = tl.zeros([BKT // 2], tl.float32)
                 for i_k in tl.range(NK, num_stages=STREAM_STAGES):
+                    o_kc = i_k * BKT + o_kb
+                    m_kc = o_kc < K
+                    c_B = tl.load(B_ptr + i_b * stride_B + i_kh * K + o_kc, mask=m_kc, other=0.0).to(tl.float32)
+                    c_C = tl.load(C_ptr + i_b * stride_C + i_kh * K + o_kc, mask=m_kc, other=0.0).to(tl.float32)
+                    ct_query = c_C
+                    ct_key = c_B
+                    r_B = tl.load(ring_B_ptr + ((i_slot * H + i_kh) * RING + o_l[:, None]) * K + o_kc[None, :], mask=m_l[:, None] & m_kc[None, :], other=0.0).to(tl.float32)  # [BL, BKT]
+                    rec_key = r_B
+                    kw = rec_weight[:, None] * rec_key  # [BL, BKT] decayed record keys (zero past n)
                     o_kp = i_k * (BKT // 2) + o_kpb  # the chunk's packed bytes
-                    m_kp = m_v[:, None] & (o_kp < KH)[None, :]
-                    packed = tl.load(p_read[:, None] + o_kp[None, :], mask=m_kp, other=0)
-                    # each byte's block scale (8 bytes share one: the same address, loaded once per byte)
-                    b_byte = tl.load(p_bscale[:, None] + (o_kp // 8)[None, :], mask=m_kp, other=0.0).to(tl.float32)
-                    for i_p in tl.static_range(2):  # even keys, then odd keys
-                        o_kc = i_k * BKT + 2 * o_kpb + i_p
-                        m_kc = o_kc < K
-                        c_B = tl.load(B_ptr + i_b * stride_B + i_kh * K + o_kc, mask=m_kc, other=0.0).to(tl.float32)
-                        c_C = tl.load(C_ptr + i_b * stride_C + i_kh * K + o_kc, mask=m_kc, other=0.0).to(tl.float32)
-                        ct_query = c_C
-                        ct_key = c_B
-                        r_B = tl.load(ring_B_ptr + ((i_slot * H + i_kh) * RING + o_l[:, None]) * K + o_kc[None, :], mask=m_l[:, None] & m_kc[None, :], other=0.0).to(tl.float32)  # [BL, BKT]
-                        rec_key = r_B
-                        kw = rec_weight[:, None] * rec_key  # [BL, BKT] decayed record keys (zero past n)
-                        c_chunk = formats.e2m1_scaled(packed >> (4 * i_p)) * b_byte
-                        acc_q += tl.sum(c_chunk * (ck_weight * ct_query)[None, :], axis=1)
-                        s_q += tl.sum(kw * ct_query[None, :], axis=1)
-                        kq_h += ct_key * ct_query
-                s_kq = tl.sum(kq_h, axis=0)
+                    packed = tl.load(p_read[:, None] + o_kp[None, :], mask=m_v[:, None] & (o_kp < KH)[None, :], other=0)
+                    c_chunk = formats.e2m1_scaled(tl.reshape(tl.join(packed, packed >> 4), [DBV, BKT]))
+                    o_ks = i_k * NBC + o_ksb  # the chunk's blocks
+                    b_scale = tl.load(p_bscale[:, None] + o_ks[None, :], mask=m_v[:, None] & (o_ks < KS)[None, :], other=0.0).to(tl.float32)  # [DBV, NBC]
+                    acc_q += formats.block_scaled_sum(c_chunk * (ck_weight * ct_query)[None, :], b_scale, DBV, NBC, BKT // NBC)
+                    s_q += tl.sum(kw * ct_query[None, :], axis=1)
+                    kq += ct_key * ct_query
+                s_kq = tl.sum(kq, axis=0)
                 acc_q = acc_q * r_scale
             # -- this value tile: value-axis inputs and records -----------------------
             b_x = tl.load(x_ptr + i_b * stride_x + i_hv * V + o_v, mask=m_v, other=0.0).to(tl.float32)
