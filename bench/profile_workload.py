@@ -43,7 +43,9 @@ ap.add_argument("--staggered", action="store_true",
                      "cudaProfilerStart/Stop: run ncu with --profile-from-start off")
 ap.add_argument("--device", default="cuda")   # cpu: a check of this script in the interpreter
 args = ap.parse_args()
-read = {"read_dtype": args.read_dtype, "fp8_scale": args.fp8_scale} if args.read_dtype else {}
+read = {"read_dtype": args.read_dtype} if args.read_dtype else {}
+if args.read_dtype == "fp8":   # (load refuses a scale granularity for other formats)
+    read["fp8_scale"] = args.fp8_scale
 kern = replaygen.load(args.variant, config=args.config, L=args.L, max_drafts=args.max_drafts, **read)
 w = Workload(kern, args.batch, args.device)
 L = kern.plan.L

@@ -194,6 +194,7 @@ class Kernels:
         # candidates through the very entry points (and lookup) that serving uses.
         self.forced: dict[str, Launch] = {}
         self._launches: dict[tuple[str, int, str], tuple[dict, dict]] = {}
+        self._fold_warps: dict[tuple, int | None] = {}   # the decode launches' Launch.fold_warps
         self.dims = plan.config.dim_map   # model-native dim name -> size
         self.heads = {"key": plan.H, "value": plan.HV, "none": 1}
         self.state_shape = (plan.HV, plan.V, plan.K)
@@ -302,6 +303,8 @@ class Kernels:
         out = self._check_out(out, rows, dtype, state.device)
         if rows:
             consts, launch = self.launch_args("replay_decode", rows, state.device)
+            fold_warps = self._fold_warps[("replay_decode", rows, str(state.device),
+                                           self.forced.get("replay_decode"))]
             fold_all = bool(fold_every_step if fold_every_step is not None
                             else self.folds_every_step(rows))
             fused = consts["FUSED_FLUSH"]
@@ -316,11 +319,14 @@ class Kernels:
                 # the decode appended every row's record: fold the rings it filled (L
                 # records), or every ring when each step folds
                 self._fold(state, slots, state.checkpoint, flush=True,
-                           fold_from=1 if fold_all else self.plan.L)
+                           fold_from=1 if fold_all else self.plan.L, warps=fold_warps)
         return out
 
-    def _fold(self, state: ReplayState, slots, dst, flush: bool, accepted=None, fold_from: int = 1):
+    def _fold(self, state: ReplayState, slots, dst, flush: bool, accepted=None, fold_from: int = 1,
+              warps: int | None = None):
         consts, launch = self.launch_args("fold", slots.shape[0], state.device)
+        if warps is not None:   # the decode launch's choice for the fold that follows it
+            launch = {**launch, "num_warps": warps}
         self.module.fold_kernel[(slots.shape[0], self.plan.HV)](
             slots_ptr=slots, num_slots=state.num_slots, cursor_ptr=state.cursor,
             ckpt_ptr=state.checkpoint, **self._state_args(state), **self._ring_args(state),
@@ -518,6 +524,7 @@ class Kernels:
                                                         launch.separate_flush, launch.heads)},
                    launch.options())
         self._launches[key] = hit
+        self._fold_warps[key] = launch.fold_warps if launch is not None else None
         return hit
 
     def warmup(self, state: ReplayState, batch_sizes, *, pool: torch.Tensor | None = None,

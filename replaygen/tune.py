@@ -24,7 +24,8 @@ Launch.maxnreg) and the three best with programs over several value heads of a k
 group (phase 2c, Launch.heads); then, for small batches, splits of each (row, value head) over
 several programs (phase 3); then each batch's decode launches within 1.5x of its best
 (3 to 10 of them) with the flush in a separate fold launch (phase 4,
-Launch.separate_flush). What is measured: replay_decode
+Launch.separate_flush); then the two best of those at each batch with that fold launch
+at each warp count (phase 5, Launch.fold_warps). What is measured: replay_decode
 amortised per step over a whole flush cycle with staggered rows (both launches when the
 flush is separate); fold as a flush of L - 1 records; the conventional step.
 """
@@ -175,6 +176,25 @@ def separate_flush_candidates(times: dict[Launch, dict[int, float]], keep: int =
     return out
 
 
+def fold_warps_candidates(plan, times: dict[Launch, dict[int, float]], keep: int = 2) -> list[Launch]:
+    """Phase 5 (decode): at each batch the `keep` fastest launches whose flush is separate
+    (Launch.separate_flush, or a plan whose decode always leaves it to the fold launch),
+    with that fold launch at each warp count (Launch.fold_warps). After a decode step one
+    row in L folds: a few busy programs, whose best shape is not that of a flush of every
+    row (the fold's own table entry)."""
+    batches = sorted({b for t in times.values() for b in t})
+    out = []
+    for b in batches:
+        measured = {c: t[b] for c, t in times.items() if b in t and c.fold_warps is None
+                    and (c.separate_flush or not plan.FUSED_FLUSH)}
+        for c in sorted(measured, key=measured.get)[:keep]:
+            for w in WARPS:
+                cand = dataclasses.replace(c, fold_warps=w)
+                if cand not in times and cand not in out:
+                    out.append(cand)
+    return out
+
+
 SPLITS = (2, 4, 8)
 
 
@@ -266,53 +286,38 @@ def _measure(jobs: list[Job], todo: dict, batches, timer, device, workers, log, 
     log(f"  timed in {time.perf_counter() - t0:.1f} s")
 
 
+def _phases():
+    """The phases after the first: (description, kernels, candidates(job, times of the
+    kernel)); a phase with no candidates is skipped silently."""
+    decode_sf = lambda j, t: separate_flush_candidates(t) if j.kern.plan.FUSED_FLUSH else []  # noqa: E731
+    # (a plan whose decode always leaves its flush to the fold launch has nothing to add in 4)
+    return (("phase 2 (num_stages)", STREAMING, lambda j, t: stage_candidates(t)),
+            ("phase 2b (register caps)", CAPPED, lambda j, t: register_cap_candidates(t)),
+            ("phase 2c (verify programs over several value heads)", ("verify",),
+             lambda j, t: shared_group_candidates(j.kern.plan, t)),
+            ("phase 3 (value-axis split of the decode)", ("replay_decode",),
+             lambda j, t: split_candidates(j.kern.plan, t)),
+            ("phase 4 (the decode's flush in a separate launch)", ("replay_decode",), decode_sf),
+            ("phase 5 (the warps of the separate fold launch)", ("replay_decode",),
+             lambda j, t: fold_warps_candidates(j.kern.plan, t)))
+
+
 def tune(jobs: list[Job], batches, timer, device, workers: int, log=print, save=None,
          deadline=float("inf")) -> None:
-    """The four phases; `save()` after each configuration, so a run cut short keeps what it
-    measured."""
+    """Phase 1, then each of `_phases()` on what the phases before measured; `save()`
+    after each configuration, so a run cut short keeps what it measured."""
     todo = {(id(j), k): candidates(j.kern.plan, k) for j in jobs for k in j.kernels}
     log(f"phase 1: {sum(map(len, todo.values()))} (configuration, kernel, launch) at "
         f"{len(batches)} batch sizes")
     _measure(jobs, todo, batches, timer, device, workers, log, save, deadline)
-    if time.perf_counter() > deadline:
-        log("time budget reached: phase 2 skipped")
-        return
-    todo = {(id(j), k): stage_candidates(j.times[k]) for j in jobs for k in STREAMING
-            if k in j.kernels}
-    log(f"phase 2 (num_stages): {sum(map(len, todo.values()))} more")
-    _measure(jobs, todo, batches, timer, device, workers, log, save, deadline)
-    if time.perf_counter() > deadline:
-        log("time budget reached: phase 3 skipped")
-        return
-    todo = {(id(j), k): register_cap_candidates(j.times[k]) for j in jobs for k in CAPPED
-            if k in j.kernels}
-    if any(todo.values()):
-        log(f"phase 2b (register caps): {sum(map(len, todo.values()))} more")
-        _measure(jobs, todo, batches, timer, device, workers, log, save, deadline)
+    for name, kernels, extend in _phases():
         if time.perf_counter() > deadline:
-            log("time budget reached: phase 3 skipped")
+            log(f"time budget reached: {name} and the phases after it skipped")
             return
-    todo = {(id(j), "verify"): shared_group_candidates(j.kern.plan, j.times["verify"])
-            for j in jobs if "verify" in j.kernels}
-    if any(todo.values()):
-        log(f"phase 2c (verify programs over several value heads): "
-            f"{sum(map(len, todo.values()))} more")
-        _measure(jobs, todo, batches, timer, device, workers, log, save, deadline)
-        if time.perf_counter() > deadline:
-            log("time budget reached: phase 3 skipped")
-            return
-    todo = {(id(j), "replay_decode"): split_candidates(j.kern.plan, j.times["replay_decode"])
-            for j in jobs if "replay_decode" in j.kernels}
-    log(f"phase 3 (value-axis split of the decode): {sum(map(len, todo.values()))} more")
-    _measure(jobs, todo, batches, timer, device, workers, log, save, deadline)
-    if time.perf_counter() > deadline:
-        log("time budget reached: phase 4 skipped")
-        return
-    # (a plan whose decode always leaves its flush to the fold launch has nothing to add)
-    todo = {(id(j), "replay_decode"): separate_flush_candidates(j.times["replay_decode"])
-            for j in jobs if "replay_decode" in j.kernels and j.kern.plan.FUSED_FLUSH}
-    log(f"phase 4 (the decode's flush in a separate launch): {sum(map(len, todo.values()))} more")
-    _measure(jobs, todo, batches, timer, device, workers, log, save, deadline)
+        todo = {(id(j), k): extend(j, j.times[k]) for j in jobs for k in kernels if k in j.kernels}
+        if any(todo.values()):
+            log(f"{name}: {sum(map(len, todo.values()))} more")
+            _measure(jobs, todo, batches, timer, device, workers, log, save, deadline)
 
 
 def table_of(jobs: list[Job], gpu: str, meta: dict, batches) -> dict[str, TuningTable]:
@@ -339,12 +344,12 @@ def table_of(jobs: list[Job], gpu: str, meta: dict, batches) -> dict[str, Tuning
 
 def report(tables: dict[str, TuningTable], log=print) -> None:
     log(f"\n{'configuration':<62} {'kernel':<20} {'batch':>5} {'BV':>3} {'BKT':>3} {'w':>2} {'s':>2} "
-        f"{'sp':>2} {'sf':>2} {'reg':>3} {'hd':>2} {'ms':>9} {'plan ms':>9} {'gain':>6}")
+        f"{'sp':>2} {'sf':>2} {'fw':>2} {'reg':>3} {'hd':>2} {'ms':>9} {'plan ms':>9} {'gain':>6}")
     for t in tables.values():
         for gpu, config, kernel, b, launch, info in t.entries():
             gain = info.get("plan_ms", info["ms"]) / info["ms"]
             log(f"{config:<62} {kernel:<20} {b:>5} {launch.BV:>3} {launch.BKT or '-':>3} {launch.num_warps:>2} "
-                f"{launch.num_stages:>2} {launch.split:>2} {'y' if launch.separate_flush else '-':>2} {launch.maxnreg or '-':>3} {launch.heads:>2} {info['ms']:>9.4f} {info.get('plan_ms', float('nan')):>9.4f} "
+                f"{launch.num_stages:>2} {launch.split:>2} {'y' if launch.separate_flush else '-':>2} {launch.fold_warps or '-':>2} {launch.maxnreg or '-':>3} {launch.heads:>2} {info['ms']:>9.4f} {info.get('plan_ms', float('nan')):>9.4f} "
                 f"{gain:>5.2f}x")
 
 

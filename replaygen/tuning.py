@@ -46,7 +46,7 @@ DECODE_KERNELS = KERNELS[:3]
 SPECULATIVE_KERNELS = ("verify", "fold")
 BATCH_BUCKETS = (1, 8, 64, 256, 512)
 ENTRY_KEYS = {"config", "kernel", "batch", "BV", "num_warps", "num_stages"}
-OPTIONAL_KEYS = {"BKT", "split", "separate_flush", "maxnreg", "heads"}
+OPTIONAL_KEYS = {"BKT", "split", "separate_flush", "maxnreg", "heads", "fold_warps"}
 MAX_SPLIT = 64
 INFO_KEYS = {"ms", "plan_ms"}
 MAX_WARPS = 32        # Triton's limit (1024 threads)
@@ -65,7 +65,12 @@ class Launch:
     `maxnreg` launch option): more programs per SM for a kernel whose registers limit
     them, at the price of spills where the cap is below what it needs; heads (key-chunked
     verify only): value heads of one key group per program, which share the program's
-    key-level work (fewer, longer programs; a divisor of the group size)."""
+    key-level work (fewer, longer programs; a divisor of the group size); fold_warps
+    (decode only, where its flush is separate): the num_warps of that fold launch (None:
+    the fold's own launch). After a decode step one row in L folds, so the fold launch's
+    best shape differs from that of a flush of every row (its own table entry): fewer,
+    busier programs (H200, GDN fp32 + NVFP4, batch 256: 4 warps instead of the plan's 2
+    took the amortised step from 0.163 to 0.151 ms; bench/results/session8-2026-12-01/)."""
 
     BV: int
     num_warps: int
@@ -75,6 +80,7 @@ class Launch:
     separate_flush: bool = False
     maxnreg: int | None = None
     heads: int = 1
+    fold_warps: int | None = None
 
     def options(self) -> dict[str, int]:
         """The launch's compile options (Triton's num_warps, num_stages, maxnreg)."""
@@ -95,6 +101,8 @@ class Launch:
             out["maxnreg"] = self.maxnreg
         if self.heads != 1:
             out["heads"] = self.heads
+        if self.fold_warps is not None:
+            out["fold_warps"] = self.fold_warps
         return out
 
 
@@ -221,7 +229,7 @@ class TuningTable:
                 table.add(gpu, e["config"], e["kernel"], e["batch"],
                           Launch(e["BV"], e["num_warps"], e["num_stages"], e.get("BKT"),
                                  e.get("split", 1), e.get("separate_flush", False),
-                                 e.get("maxnreg"), e.get("heads", 1)), **info)
+                                 e.get("maxnreg"), e.get("heads", 1), e.get("fold_warps")), **info)
         return table
 
     @classmethod
@@ -267,6 +275,10 @@ class TuningTable:
                              or e["kernel"] != "verify"):
             self._fail(key, f"'heads' is a positive integer, and only for verify, got {h!r} "
                             f"for {e['kernel']!r}")
+        if "fold_warps" in e and (not _power_of_two(e["fold_warps"], MAX_WARPS)
+                                  or e["kernel"] != "replay_decode"):
+            self._fail(key, f"'fold_warps' is a power of two <= {MAX_WARPS}, and only for "
+                            f"replay_decode, got {e['fold_warps']!r} for {e['kernel']!r}")
         if not _power_of_two(e["num_warps"], MAX_WARPS):
             self._fail(key, f"'num_warps' must be a power of two <= {MAX_WARPS}, got {e['num_warps']!r}")
         s = e["num_stages"]

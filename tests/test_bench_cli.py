@@ -135,6 +135,8 @@ def tiny(monkeypatch, device):
     # phase 4 on the three fastest only (the sweep's default tries up to ten per batch)
     monkeypatch.setattr(T, "separate_flush_candidates",
                         functools.partial(T.separate_flush_candidates, within=1.0))
+    monkeypatch.setattr(T, "fold_warps_candidates",   # phase 5 on each batch's fastest only
+                        functools.partial(T.fold_warps_candidates, keep=1))
     monkeypatch.setattr(T, "ELEMENTS_PER_THREAD", (1, 64))   # tiny tiles: keep 4 candidates
     monkeypatch.setattr(T, "DECODE_BLOCK_VS", (16, 32))
     monkeypatch.setattr(T, "BKT_CHOICES", (8, 16))

@@ -182,6 +182,9 @@ def test_merge_replaces_same_keys():
      "only for replay_decode, got True for 'fold'"),
     (table_json([entry(maxnreg=8)]), "entries[0]", "'maxnreg' must be an integer register count"),
     (table_json([entry(maxnreg=128.0)]), "entries[0]", "'maxnreg' must be an integer register count"),
+    (table_json([entry(fold_warps=3)]), "entries[0]", "'fold_warps' is a power of two"),
+    (table_json([entry(kernel="fold", fold_warps=4)]), "entries[0]",
+     "only for replay_decode, got 4 for 'fold'"),
 ])
 def test_invalid_tables_name_file_entry_and_reason(tmp_path, data, where, reason):
     path = tmp_path / TUNING_FILE
@@ -259,7 +262,8 @@ def test_tuned_launches_match_the_reference(variant, structure, chunked, device)
     fold off for 8) and, for the key-chunked decode kernel (gdn; kda's cumulative gate
     records forced into key chunks; its default is value tiles), key chunks 8 and 16, different per kernel and per batch
     bucket (launches of 2 and 3 rows), and a value-axis split of the decode with its flush
-    in a separate fold launch (2 rows), so rings fill and fold both ways."""
+    in a separate fold launch (2 rows; that fold at 4 warps, Launch.fold_warps), so rings
+    fill and fold both ways."""
     cfg = Config(variant, H=1, ratio=2, K=16, V=20, L=3, state_dtype="fp32",
                  record_dtype="bf16", input_dtype="bf16",
                  optional=ALL_CASES[variant].optional_inputs, decode_structure=structure)
@@ -269,7 +273,8 @@ def test_tuned_launches_match_the_reference(variant, structure, chunked, device)
     name = h.kern.name
     # 2-row launches split each (row, value head) over 2 programs (3 tiles: tiles 0 and 2
     # in one, 1 in the other), so rows flush and publish cursors shared (both structures)
-    table.add(gpu, name, "replay_decode", 2, Launch(8, 1, 1, split=2, separate_flush=True))
+    table.add(gpu, name, "replay_decode", 2, Launch(8, 1, 1, split=2, separate_flush=True,
+                                                    fold_warps=4))
     table.add(gpu, name, "replay_decode", 3, Launch(32, 2, 2, BKT=8))
     table.add(gpu, name, "fold", 1, Launch(8, 2, 1, maxnreg=128))   # a register cap too
     table.add(gpu, name, "conventional_decode", 1, Launch(16, 1, 1))
@@ -281,6 +286,7 @@ def test_tuned_launches_match_the_reference(variant, structure, chunked, device)
     assert h.kern.launch_args("replay_decode", 3, device)[0][passes] == 1
     assert h.kern.launch_args("replay_decode", 2, device)[0]["NSPLIT"] == 2
     assert h.kern.launch_args("replay_decode", 2, device)[0]["FUSED_FLUSH"] is False
+    assert h.kern._fold_warps[("replay_decode", 2, str(torch.device(device)), None)] == 4
     assert h.kern.launch_args("replay_decode", 3, device)[0]["FUSED_FLUSH"] is True
     if chunked:
         assert h.kern.launch_args("replay_decode", 3, device)[0]["NK"] == 2
@@ -397,6 +403,30 @@ def test_phase_four_tries_each_batch_best_with_a_separate_flush():
     assert separate_flush_candidates(times, keep=1, within=9.0, most=1) == [sf(a), sf(b)]
     times[sf(a)] = {1: 0.009}
     assert separate_flush_candidates(times, keep=1) == [sf(b)]
+
+
+def test_phase_five_tries_the_separate_fold_at_every_warp_count(tmp_path):
+    """Phase 5: at each batch the `keep` fastest decode launches whose flush is separate
+    (marked, or every launch where the plan never fuses it), with the fold launch at each
+    warp count; Launch.fold_warps round-trips through a table file."""
+    from replaygen.tune import WARPS, fold_warps_candidates
+    fused = load("gdn", H=1, HV=2, K=16, V=16, L=3, tuning=False).plan
+    never = load("gdn", H=1, HV=2, K=32, V=16, L=3, read_dtype="nvfp4",
+                 decode_structure="kchunks", tuning=False).plan
+    assert fused.FUSED_FLUSH and not never.FUSED_FLUSH, "the test means to cover both plans"
+    a, b = Launch(64, 1, 3, BKT=32), Launch(128, 2, 1, BKT=32, separate_flush=True)
+    times = {a: {256: 0.20}, b: {256: 0.25}}
+    fw = lambda x: [dataclasses.replace(x, fold_warps=w) for w in WARPS]   # noqa: E731
+    assert fold_warps_candidates(fused, times) == fw(b)
+    assert fold_warps_candidates(never, times) == fw(a) + fw(b)
+    assert fold_warps_candidates(never, times, keep=1) == fw(a)
+    times[fw(a)[0]] = {256: 0.1}   # timed already, and not extended again
+    assert fold_warps_candidates(never, times, keep=1) == fw(a)[1:]
+    t = TuningTable()
+    t.add("G", "cfg", "replay_decode", 1, fw(b)[2])
+    path = tmp_path / "tuning.json"
+    t.write(path, "gdn")
+    assert TuningTable.read(path, "gdn").lookup("cfg", "replay_decode", "G", 1).fold_warps == WARPS[2]
 
 
 def test_register_caps_round_trip_and_extend_the_best_verify_launches(tmp_path):
