@@ -48,7 +48,8 @@ BATCH_BUCKETS = (1, 8, 64, 256, 512)
 ENTRY_KEYS = {"config", "kernel", "batch", "BV", "num_warps", "num_stages"}
 OPTIONAL_KEYS = {"BKT", "split", "separate_flush", "maxnreg", "heads", "fold_warps"}
 MAX_SPLIT = 64
-INFO_KEYS = {"ms", "plan_ms"}
+INFO_ORDER = ("ms", "plan_ms")   # as written: a set's order changes from run to run
+INFO_KEYS = frozenset(INFO_ORDER)
 MAX_WARPS = 32        # Triton's limit (1024 threads)
 MAX_STAGES = 8
 
@@ -225,7 +226,7 @@ class TuningTable:
                 if ident in seen:
                     table._fail(key, f"duplicate entry for {'/'.join(map(str, ident))}")
                 seen.add(ident)
-                info = {k: e[k] for k in INFO_KEYS if k in e}
+                info = {k: e[k] for k in INFO_ORDER if k in e}
                 table.add(gpu, e["config"], e["kernel"], e["batch"],
                           Launch(e["BV"], e["num_warps"], e["num_stages"], e.get("BKT"),
                                  e.get("split", 1), e.get("separate_flush", False),
