@@ -53,9 +53,7 @@ class ReplayState:
     scales) and "flushes" ([slots, HV] int32 flush counters that key stochastic
     rounding); `seed` is the stochastic-rounding seed of this pool. drafted [slots, HV]
     int32: the drafts of the last verify that a commit may still accept (cleared by
-    commit, decode, a flush that folds, load_state). fold_queue [2 + slots * HV] int32:
-    the rings a decode whose flush is separate filled (count, done, entries), which the
-    fold launch after it folds and empties (fold_queued_kernel); zeros between steps.
+    commit, decode, a flush that folds, load_state).
     """
 
     checkpoint: torch.Tensor
@@ -65,7 +63,6 @@ class ReplayState:
     aux: dict[str, torch.Tensor] = field(default_factory=dict)
     seed: int = 0
     drafted: torch.Tensor | None = None
-    fold_queue: torch.Tensor | None = None
 
     @property
     def num_slots(self) -> int:
@@ -240,8 +237,7 @@ class Kernels:
         drafted = torch.zeros((num_slots, p.HV), dtype=torch.int32, device=device)
         # A fresh stochastic-rounding seed per pool (host randomness, drawn once here).
         seed = int.from_bytes(os.urandom(4), "little") & 0x7FFFFFFF
-        queue = torch.zeros(2 + num_slots * p.HV, dtype=torch.int32, device=device)
-        return ReplayState(made.pop("ckpt"), ring, cursor, checked, made, seed, drafted, queue)
+        return ReplayState(made.pop("ckpt"), ring, cursor, checked, made, seed, drafted)
 
     def _state_layout(self) -> dict[str, tuple[tuple[int, ...], torch.dtype]]:
         """Every state tensor past the slot dim, by kernel argument name (see ReplayState):
@@ -312,22 +308,18 @@ class Kernels:
             fold_all = bool(fold_every_step if fold_every_step is not None
                             else self.folds_every_step(rows))
             fused = consts["FUSED_FLUSH"]
-            queued = not fused and not fold_all
             self.module.replay_decode_kernel[(rows, self.plan.HV, consts["NSPLIT"])](
                 slots_ptr=slots, num_slots=state.num_slots, cursor_ptr=state.cursor,
-                drafted_ptr=state.drafted, queue_ptr=state.fold_queue,
+                drafted_ptr=state.drafted,
                 ckpt_ptr=state.checkpoint, **self._state_args(state), **self._ring_args(state), **args,
                 **self._param_args(state.params),
                 out_ptr=out, stride_out=out.stride(0), **has, **consts,
-                FOLD_EVERY_STEP=fold_all and fused, QUEUE_FOLDS=queued, **launch)
-            if queued:
-                # the decode appended every row's record and queued the rings it filled
-                # (L records): one item per (ring, value tile), over programs enough for
-                # the 1 ring in L that fills per step in steady state
-                self._fold_queued(state, slots, warps=fold_warps)
-            elif not fused:   # every ring folds (fold_all): a program per (row, value head)
-                self._fold(state, slots, state.checkpoint, flush=True, fold_from=1,
-                           warps=fold_warps)
+                FOLD_EVERY_STEP=fold_all and fused, **launch)
+            if not fused:
+                # the decode appended every row's record: fold the rings it filled (L
+                # records), or every ring when each step folds
+                self._fold(state, slots, state.checkpoint, flush=True,
+                           fold_from=1 if fold_all else self.plan.L, warps=fold_warps)
         return out
 
     def _fold(self, state: ReplayState, slots, dst, flush: bool, accepted=None, fold_from: int = 1,
@@ -342,18 +334,6 @@ class Kernels:
             drafted_ptr=state.drafted, accepted_ptr=slots if accepted is None else accepted,
             FLUSH=flush, COMMIT=accepted is not None, FOLD_FROM=fold_from, **self._has, **consts,
             **launch)
-
-    def _fold_queued(self, state: ReplayState, slots, warps: int | None = None):
-        consts, launch = self.launch_args("fold", slots.shape[0], state.device)
-        if warps is not None:
-            launch = {**launch, "num_warps": warps}
-        items = slots.shape[0] * self.plan.HV * consts["NV"]
-        programs = max(1, -(-items // self.plan.L))
-        self.module.fold_queued_kernel[(programs,)](
-            slots_ptr=slots, num_slots=state.num_slots, cursor_ptr=state.cursor,
-            ckpt_ptr=state.checkpoint, **self._state_args(state), **self._ring_args(state),
-            **self._param_args(state.params), queue_ptr=state.fold_queue,
-            drafted_ptr=state.drafted, **self._has, **consts, **launch)
 
     def materialize(self, state: ReplayState, slots: torch.Tensor,
                     out: torch.Tensor | None = None) -> torch.Tensor:
@@ -650,10 +630,6 @@ class Kernels:
                 raise InputError(f"state belongs to another configuration ({name}: {_describe(t)}, "
                                  f"expected [slots, {', '.join(map(str, shape))}] {dtype})")
         rows = {n: t.shape[2] for n, t in state.ring.items()}
-        queue = state.fold_queue
-        if queue is None or tuple(queue.shape) != (2 + state.num_slots * self.plan.HV,):
-            raise InputError(f"state has no fold queue of {2 + state.num_slots * self.plan.HV} "
-                             f"entries (fold_queue: {_describe(queue)}); make it with new_state()")
         if set(rows.values()) != {self.plan.RING} or state.drafted is None:
             raise InputError(f"state belongs to another configuration (ring rows {rows}, expected "
                              f"{self.plan.RING} = L + max_drafts - 1 with L = {self.plan.L}, "

@@ -522,10 +522,6 @@ class Harness:
         out = self.poisoned_out(len(rows))
         ret = kern.decode(st, slots, out=out, fold_every_step=fold, **inputs)
         assert ret is out or ret.data_ptr() == out.data_ptr(), "decode did not write into out="
-        # the rings a decode with a separate flush queued are folded by its second launch,
-        # which empties the queue (count, done and entries) for the next step
-        assert not bool(st.fold_queue[:2].any()), \
-            f"step {self.steps_done}: the fold queue was left {st.fold_queue[:2].tolist()}"
         conv = None
         if self.check_conventional:
             conv = self.poisoned_out(len(rows))

@@ -51,8 +51,7 @@ def signature(fn, kern, inputs="bf16"):
         n = p.name
         if p.is_constexpr:
             sig[n] = "constexpr"
-        elif n in ("slots_ptr", "cursor_ptr", "drafted_ptr", "accepted_ptr", "num_drafts_ptr",
-                   "queue_ptr"):
+        elif n in ("slots_ptr", "cursor_ptr", "drafted_ptr", "accepted_ptr", "num_drafts_ptr"):
             sig[n] = "*i32"
         elif n in layout:
             sig[n] = "*" + layout[n]
@@ -123,8 +122,7 @@ CHUNKED_DECODE = [v for v in available_variants() if decode_is_chunked(
 KERNELS = (("replay_decode_kernel", {}), ("replay_decode_kernel", {"FOLD_EVERY_STEP": True}),
            ("replay_decode_kernel", {"FUSED_FLUSH": False}),   # Launch.separate_flush
            ("fold_kernel", {"FLUSH": True, "COMMIT": False}),
-           ("fold_kernel", {"FLUSH": False, "COMMIT": False}), ("fold_queued_kernel", {}),
-           ("conventional_decode_kernel", {}),
+           ("fold_kernel", {"FLUSH": False, "COMMIT": False}), ("conventional_decode_kernel", {}),
            ("fold_kernel", {"FLUSH": True, "COMMIT": True}), ("verify_kernel", {}),
            ("conventional_verify_kernel", {}), ("conventional_select_kernel", {}),
            ("quantize_kernel", {}))

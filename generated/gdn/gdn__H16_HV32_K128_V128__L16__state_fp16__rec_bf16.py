@@ -2,7 +2,7 @@
 # the templates and run `replaygen build`.
 # kernel: gdn__H16_HV32_K128_V128__L16__state_fp16__rec_bf16
 # spec sha256: 269ae606d36dd56b152535499facfacd42680cd4fda27f9a1b04094384a173fb
-# templates sha256: 0a123ef4f67e368393f48a55d3308965d542e57474fc2357fe4de0aeb2e8dbc1
+# templates sha256: 4ac572607cdcaea0b5a9873cfe77eb3581fafdc5e1c63de2064fa7eeb294f105
 # generator sha256: bb242600f3cab86a1dfb6318ee5a374e04b9a0f0a04d89480b589d9b58fc3a05
 """ReplaySSM kernels for gdn: gdn__H16_HV32_K128_V128__L16__state_fp16__rec_bf16.
 
@@ -26,7 +26,7 @@ VERIFY_WARPS = 4
 
 @triton.jit
 def replay_decode_kernel(
-    slots_ptr, num_slots, cursor_ptr, drafted_ptr, queue_ptr, ckpt_ptr, ring_k_hat_ptr, ring_g_ptr, ring_u_ptr,
+    slots_ptr, num_slots, cursor_ptr, drafted_ptr, ckpt_ptr, ring_k_hat_ptr, ring_g_ptr, ring_u_ptr,
     q_ptr, stride_q, k_ptr, stride_k, v_ptr, stride_v, a_ptr, stride_a, b_ptr, stride_b, A_log_ptr, dt_bias_ptr,
     out_ptr, stride_out,
     H: tl.constexpr, HV: tl.constexpr, K: tl.constexpr, V: tl.constexpr, L: tl.constexpr,
@@ -34,7 +34,7 @@ def replay_decode_kernel(
     FOLD_DOT: tl.constexpr, DBV: tl.constexpr, DNV: tl.constexpr, BKT: tl.constexpr, NK: tl.constexpr,
     DECODE_FOLD_DOT: tl.constexpr, NSPLIT: tl.constexpr, HPP: tl.constexpr, STREAM_STAGES: tl.constexpr, FUSED_FLUSH: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
     RING: tl.constexpr, T_MAX: tl.constexpr, BT: tl.constexpr, BLF: tl.constexpr,
-    FOLD_EVERY_STEP: tl.constexpr, QUEUE_FOLDS: tl.constexpr,
+    FOLD_EVERY_STEP: tl.constexpr,
 ):
     """One ReplaySSM decode step for row i_b, value head i_hv.
 
@@ -180,10 +180,6 @@ def replay_decode_kernel(
         if NSPLIT == 1:
             tl.store(p_cursor, new_n)
             tl.store(p_drafted, 0)  # a decode discards pending drafts
-            if QUEUE_FOLDS:
-                if new_n >= L:
-                    i_q = tl.atomic_add(queue_ptr, 1, sem="relaxed")
-                    tl.store(queue_ptr + 2 + i_q, i_b * HV + i_hv, mask=i_q < num_slots * HV)
         else:
             # every program of this (row, value head) has read n before it arrives (acq_rel
             # orders that load before the count); the last to arrive publishes the cursor
@@ -192,10 +188,6 @@ def replay_decode_kernel(
             if (arrived >> 16) == NSPLIT - 1:
                 tl.store(p_cursor, new_n)
                 tl.store(p_drafted, 0)
-                if QUEUE_FOLDS:
-                    if new_n >= L:
-                        i_q = tl.atomic_add(queue_ptr, 1, sem="relaxed")
-                        tl.store(queue_ptr + 2 + i_q, i_b * HV + i_hv, mask=i_q < num_slots * HV)
     else:
         # padding row (zero output) or a slot outside the pool (NaN output); no state write
         fill = tl.where(i_slot < 0, 0.0, float("nan"))
@@ -297,87 +289,6 @@ def fold_kernel(
             o_v = i_v * BV + o_vb
             m_s = (o_v < V)[:, None] & m_k[None, :]
             tl.store(p_dst + o_v[:, None] * K + o_k[None, :], tl.zeros([BV, BK], tl.float32) + fill, mask=m_s)
-
-
-@triton.jit
-def fold_queued_kernel(
-    slots_ptr, num_slots, cursor_ptr, ckpt_ptr, ring_k_hat_ptr, ring_g_ptr, ring_u_ptr,
-    A_log_ptr, dt_bias_ptr,
-    queue_ptr, drafted_ptr,
-    H: tl.constexpr, HV: tl.constexpr, K: tl.constexpr, V: tl.constexpr, L: tl.constexpr,
-    GROUP: tl.constexpr, BK: tl.constexpr, BV: tl.constexpr, BL: tl.constexpr, NV: tl.constexpr,
-    FOLD_DOT: tl.constexpr, DBV: tl.constexpr, DNV: tl.constexpr, BKT: tl.constexpr, NK: tl.constexpr,
-    DECODE_FOLD_DOT: tl.constexpr, NSPLIT: tl.constexpr, HPP: tl.constexpr, STREAM_STAGES: tl.constexpr, FUSED_FLUSH: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
-    RING: tl.constexpr, T_MAX: tl.constexpr, BT: tl.constexpr, BLF: tl.constexpr,
-):
-    """Fold the rings that the decode launch just before this one filled (a decode whose
-    flush is separate, not folding every step): one (row, value head, value tile) per
-    work item, items strided over this launch's programs.
-
-    queue: [count, done, entries...], the entries being the batch row * HV + value head
-    of each ring the decode filled (its L records; the decode appended them). A launch
-    of fold_kernel over every (row, value head) has 1 program in L with work, each
-    walking the value tiles in turn; here the work of those few rings spreads over every
-    program, whatever the batch. Each tile's program arrives on the row's `drafted`
-    (high bits) after its stores; the last of a ring's NV publishes the cursor (0) and
-    the flush count. Each program arrives on `done` after its items; the last empties
-    the queue for the next decode (every program read the count before it arrived).
-    """
-    FLUSH: tl.constexpr = True
-    o_k = tl.arange(0, BK)
-    m_k = o_k < K
-    o_l = tl.arange(0, BLF)
-    o_vb = tl.arange(0, BV)
-    n = L  # a queued ring is full
-    m_l = o_l < n
-    for i_item in range(tl.program_id(0), tl.load(queue_ptr) * NV, tl.num_programs(0)):
-        entry = tl.load(queue_ptr + 2 + i_item // NV)
-        i_b = entry // HV
-        i_hv = entry % HV
-        i_v = i_item % NV
-        i_kh = i_hv // GROUP
-        i_slot = tl.load(slots_ptr + i_b).to(tl.int64)
-        b_A_log = tl.load(A_log_ptr + i_hv).to(tl.float32)
-        b_dt_bias = tl.load(dt_bias_ptr + i_hv).to(tl.float32)
-        r_k_hat = tl.load(ring_k_hat_ptr + ((i_slot * H + i_kh) * RING + o_l[:, None]) * K + o_k[None, :], mask=m_l[:, None] & m_k[None, :], other=0.0).to(tl.float32)  # [BL, BK]
-        r_g = tl.load(ring_g_ptr + (i_slot * HV + i_hv) * RING + o_l, mask=m_l, other=0.0).to(tl.float32)  # [BL]
-        rec_key = r_k_hat
-        rec_gate = r_g
-        rec_key = tl.where(m_l[:, None], rec_key, 0.0)  # [BL, BK]
-        # the fold's time is the last committed record
-        rec_gate = tl.where(m_l, rec_gate, 0.0)  # log decays of the committed records
-        G_rec = tl.cumsum(rec_gate, axis=0)  # cumulative log decay after each record
-        G_t = tl.sum(rec_gate, axis=0)  # ... and after the last record
-        rec_weight = tl.exp(-G_rec + G_t)
-        ck_weight = tl.exp(G_t)
-        kw = tl.where(m_l[:, None], rec_weight[:, None] * rec_key, 0.0)  # [BL, BK]
-        o_v = i_v * BV + o_vb
-        m_v = o_v < V
-        m_s = m_v[:, None] & m_k[None, :]
-        c_raw = tl.load(ckpt_ptr + ((i_slot * HV + i_hv) * V + o_v[:, None]) * K + o_k[None, :], mask=(o_v < V)[:, None] & m_k[None, :], other=0.0)
-        c_tile = c_raw.to(tl.float32)  # [BV, BK]
-        r_u = tl.load(ring_u_ptr + ((i_slot * HV + i_hv) * RING + o_l[:, None]) * V + o_v[None, :], mask=m_l[:, None] & m_v[None, :], other=0.0).to(tl.float32)  # [BL, BV]
-        rec_value = r_u
-        rec_value = tl.where(m_l[:, None], rec_value, 0.0)  # [BL, BV]
-        s_tile = c_tile * ck_weight
-        if FOLD_DOT:  # one [BV, BL] x [BL, BK] product
-            s_tile += tl.dot(tl.trans(rec_value), kw, input_precision="tf32")
-        else:  # tiles too small for tl.dot (a dim < 16): broadcast and reduce
-            s_tile += tl.sum(rec_value[:, :, None] * kw[:, None, :], axis=0)
-        if FLUSH:
-            tl.store(ckpt_ptr + ((i_slot * HV + i_hv) * V + o_v[:, None]) * K + o_k[None, :], s_tile.to(ckpt_ptr.dtype.element_ty), mask=(o_v < V)[:, None] & m_k[None, :])
-        else:
-            tl.store(p_dst + o_v[:, None] * K + o_k[None, :], s_tile, mask=m_s)
-        p_drafted = drafted_ptr + i_slot * HV + i_hv
-        arrived = tl.atomic_add(p_drafted, 1 << 16, sem="acq_rel")
-        if (arrived >> 16) == NV - 1:
-            tl.store(cursor_ptr + i_slot * HV + i_hv, 0)
-            tl.store(p_drafted, 0)
-            pass
-    done = tl.atomic_add(queue_ptr + 1, 1, sem="acq_rel")
-    if done == tl.num_programs(0) - 1:
-        tl.store(queue_ptr, 0)
-        tl.store(queue_ptr + 1, 0)
 
 
 
