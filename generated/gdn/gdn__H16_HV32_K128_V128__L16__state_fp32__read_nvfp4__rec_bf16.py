@@ -2,8 +2,8 @@
 # the templates and run `replaygen build`.
 # kernel: gdn__H16_HV32_K128_V128__L16__state_fp32__read_nvfp4__rec_bf16
 # spec sha256: 269ae606d36dd56b152535499facfacd42680cd4fda27f9a1b04094384a173fb
-# templates sha256: 4ac572607cdcaea0b5a9873cfe77eb3581fafdc5e1c63de2064fa7eeb294f105
-# generator sha256: bb242600f3cab86a1dfb6318ee5a374e04b9a0f0a04d89480b589d9b58fc3a05
+# templates sha256: 144c10062702ac6a5e9f8c3cb4c24fbdc39dc5c5ec08715e81865fe3601f0a70
+# generator sha256: d60353c41bb39af6610e2771652f4a9b18817e44d329e67c71cc2aefd07b0115
 """ReplaySSM kernels for gdn: gdn__H16_HV32_K128_V128__L16__state_fp32__read_nvfp4__rec_bf16.
 
 Replay form: S_t = C·exp(G_t) + Σ_j u_j (exp(G_t - G_j)·k_j)ᵀ,  G_j = Σ_(i<=j) g_i
@@ -161,7 +161,8 @@ def replay_decode_kernel(
                     kw = rec_weight[:, None] * rec_key  # [BL, BKT] decayed record keys (zero past n)
                     o_kp = i_k * (BKT // 2) + o_kpb  # the chunk's packed bytes
                     packed = tl.load(p_read[:, None] + o_kp[None, :], mask=m_v[:, None] & (o_kp < KH)[None, :], other=0)
-                    c_chunk = formats.e2m1_scaled(tl.reshape(tl.join(packed, packed >> 4), [DBV, BKT]))
+                    c_lo, c_hi = formats.e2m1_pairs_scaled(packed)
+                    c_chunk = tl.reshape(tl.join(c_lo, c_hi), [DBV, BKT])
                     o_ks = i_k * NBC + o_ksb  # the chunk's blocks
                     b_scale = tl.load(p_bscale[:, None] + o_ks[None, :], mask=m_v[:, None] & (o_ks < KS)[None, :], other=0.0).to(tl.float32)  # [DBV, NBC]
                     acc_q += formats.block_scaled_sum(c_chunk * (ck_weight * ct_query)[None, :], b_scale, DBV, NBC, BKT // NBC)
