@@ -95,7 +95,7 @@ def test_packed_e2m1_pairs_decode_every_byte():
     checks the PTX that decodes four bytes at a time; the interpreter runs no inline
     assembly, so on a CPU machine it checks the per-element path that replaces it."""
     device = "cuda" if CUDA else "cpu"
-    x = torch.cat([torch.arange(256), (torch.arange(256) * 7 + 3) % 256]).to(torch.uint8)
+    x = torch.cat([torch.roll(torch.arange(256), s) for s in range(4)]).to(torch.uint8)
     lo = torch.full(x.shape, float("nan"), device=device)
     hi = torch.full(x.shape, float("nan"), device=device)
     _pairs_kernel[(1,)](x.to(device), lo, hi, N=x.numel())
