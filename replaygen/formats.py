@@ -27,10 +27,10 @@ import triton
 import triton.language as tl
 
 E4M3_MAX = 448.0
+E2M1_MAX = 6.0
 # Compiled (not the Triton interpreter, which runs no inline assembly): e2m1_pairs_scaled
 # decodes packed bytes with PTX integer ops on four bytes at a time.
 _NATIVE = tl.constexpr(os.environ.get("TRITON_INTERPRET", "0") != "1")
-E2M1_MAX = 6.0
 
 
 @triton.jit

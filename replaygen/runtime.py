@@ -193,8 +193,7 @@ class Kernels:
         # Launches forced per kernel name, over the table: `replaygen tune` times its
         # candidates through the very entry points (and lookup) that serving uses.
         self.forced: dict[str, Launch] = {}
-        self._launches: dict[tuple[str, int, str], tuple[dict, dict]] = {}
-        self._fold_warps: dict[tuple, int | None] = {}   # the decode launches' Launch.fold_warps
+        self._launches: dict[tuple, tuple[dict, dict, Launch | None]] = {}
         self.dims = plan.config.dim_map   # model-native dim name -> size
         self.heads = {"key": plan.H, "value": plan.HV, "none": 1}
         self.state_shape = (plan.HV, plan.V, plan.K)
@@ -302,9 +301,8 @@ class Kernels:
         args, has, dtype = self._check_inputs(inputs, rows, state.device)
         out = self._check_out(out, rows, dtype, state.device)
         if rows:
-            consts, launch = self.launch_args("replay_decode", rows, state.device)
-            fold_warps = self._fold_warps[("replay_decode", rows, str(state.device),
-                                           self.forced.get("replay_decode"))]
+            consts, launch, chosen = self._launch("replay_decode", rows, state.device)
+            fold_warps = chosen.fold_warps if chosen is not None else None
             fold_all = bool(fold_every_step if fold_every_step is not None
                             else self.folds_every_step(rows))
             fused = consts["FUSED_FLUSH"]
@@ -500,6 +498,12 @@ class Kernels:
         candidates), else the tuning table's entry
         for this configuration, kernel, batch bucket and GPU, else the plan's choice.
         Memoised per (kernel, rows, device): a dict lookup per call after the first."""
+        consts, options, _ = self._launch(kernel, rows, device, launch)
+        return consts, options
+
+    def _launch(self, kernel: str, rows: int, device, launch: Launch | None = None):
+        """launch_args, and the Launch chosen (None: the plan's), whose other choices
+        (a decode's `fold_warps`) belong to the launches that follow it."""
         device = torch.device(device)
         launch = launch or self.forced.get(kernel)
         key = (kernel, rows, str(device), launch)
@@ -517,14 +521,13 @@ class Kernels:
             # whose tiles the module's CONSTEXPRS hold, this reproduces them: a test checks)
             bv, bkt, warps = plan_tiles(self.plan, kernel)
             hit = ({**self._consts, **launch_constants(self.plan, kernel, bv, bkt)},
-                   {"num_warps": warps})
+                   {"num_warps": warps}, None)
         else:
             hit = ({**self._consts, **launch_constants(self.plan, kernel, launch.BV, launch.BKT,
                                                         launch.split, launch.num_stages,
                                                         launch.separate_flush, launch.heads)},
-                   launch.options())
+                   launch.options(), launch)
         self._launches[key] = hit
-        self._fold_warps[key] = launch.fold_warps if launch is not None else None
         return hit
 
     def warmup(self, state: ReplayState, batch_sizes, *, pool: torch.Tensor | None = None,

@@ -286,7 +286,7 @@ def test_tuned_launches_match_the_reference(variant, structure, chunked, device)
     assert h.kern.launch_args("replay_decode", 3, device)[0][passes] == 1
     assert h.kern.launch_args("replay_decode", 2, device)[0]["NSPLIT"] == 2
     assert h.kern.launch_args("replay_decode", 2, device)[0]["FUSED_FLUSH"] is False
-    assert h.kern._fold_warps[("replay_decode", 2, str(torch.device(device)), None)] == 4
+    assert h.kern._launch("replay_decode", 2, device)[2].fold_warps == 4
     assert h.kern.launch_args("replay_decode", 3, device)[0]["FUSED_FLUSH"] is True
     if chunked:
         assert h.kern.launch_args("replay_decode", 3, device)[0]["NK"] == 2

@@ -3,7 +3,7 @@
 # kernel: gla__H4_HV4_K256_V512__L16__state_fp16__rec_bf16_g-fp32__gcum
 # spec sha256: 2a7fe42937c3f75572badc158aa6b5a3525d5a4bced8d5656b63326bdec79ab1
 # templates sha256: 144c10062702ac6a5e9f8c3cb4c24fbdc39dc5c5ec08715e81865fe3601f0a70
-# generator sha256: d60353c41bb39af6610e2771652f4a9b18817e44d329e67c71cc2aefd07b0115
+# generator sha256: 64dd82da90ee5074b00e28a239c759dfa8ec4109e7deb5beb9125366fe1efdb0
 """ReplaySSM kernels for gla: gla__H4_HV4_K256_V512__L16__state_fp16__rec_bf16_g-fp32__gcum.
 
 Replay form: S_t = C·Diag(exp(G_t)) + Σ_j w_j (Diag(exp(G_t - G_j))·k_j)ᵀ,  G_j = Σ_(i<=j) g_i
