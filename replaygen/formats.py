@@ -68,44 +68,37 @@ def e2m1_scaled(c):
     return h.to(tl.float16, bitcast=True).to(tl.float32)
 
 
-# Four packed bytes per invocation: each nibble n becomes the high byte of an fp16,
-# (n & 8) << 4 | (n & 7) << 1 (e2m1_scaled's bits), for the four low nibbles and the four
-# high ones at once (shifts and masks on the whole word), paired with zero low bytes by
-# byte permutes, and widened to fp32: ~23 instructions for 8 values where the per-element
-# path took ~7 each (H200 profile, session 8: byte extraction and nibble decode were 44%
-# of the NVFP4 decode kernel's instructions).
-_E2M1_PAIRS_PTX = tl.constexpr("""
-{
-.reg .b32 t0, t1, lo, hi, z, p0, p1, p2, p3;
-.reg .b16 h0, h1, h2, h3, h4, h5, h6, h7;
-mov.b32 z, 0;
-shl.b32 t0, $8, 4;
+def _e2m1_word_to_f16x2(word: str, out: tuple[str, str, str, str]) -> str:
+    """PTX: the four packed bytes of the 32-bit register `word` as four fp16x2 registers
+    `out` holding 2^-14 times the e2m1 values of keys (0, 2), (4, 6), (1, 3), (5, 7)
+    (key 2j: byte j's low nibble). Each nibble n becomes the high byte of an fp16,
+    (n & 8) << 4 | (n & 7) << 1 (e2m1_scaled's bits): shifts and masks on the whole word
+    for the four low nibbles and the four high ones at once, paired with zero low bytes
+    by byte permutes."""
+    return f"""shl.b32 t0, {word}, 4;
 and.b32 t0, t0, 0x80808080;
-shl.b32 t1, $8, 1;
+shl.b32 t1, {word}, 1;
 and.b32 t1, t1, 0x0E0E0E0E;
 or.b32 lo, t0, t1;
-and.b32 t0, $8, 0x80808080;
-shr.b32 t1, $8, 3;
+and.b32 t0, {word}, 0x80808080;
+shr.b32 t1, {word}, 3;
 and.b32 t1, t1, 0x0E0E0E0E;
 or.b32 hi, t0, t1;
-prmt.b32 p0, lo, z, 0x1404;
-prmt.b32 p1, lo, z, 0x3424;
-prmt.b32 p2, hi, z, 0x1404;
-prmt.b32 p3, hi, z, 0x3424;
-mov.b32 {h0, h1}, p0;
-mov.b32 {h2, h3}, p1;
-mov.b32 {h4, h5}, p2;
-mov.b32 {h6, h7}, p3;
-cvt.f32.f16 $0, h0;
-cvt.f32.f16 $1, h1;
-cvt.f32.f16 $2, h2;
-cvt.f32.f16 $3, h3;
-cvt.f32.f16 $4, h4;
-cvt.f32.f16 $5, h5;
-cvt.f32.f16 $6, h6;
-cvt.f32.f16 $7, h7;
-}
-""")
+prmt.b32 {out[0]}, lo, z, 0x1404;
+prmt.b32 {out[1]}, lo, z, 0x3424;
+prmt.b32 {out[2]}, hi, z, 0x1404;
+prmt.b32 {out[3]}, hi, z, 0x3424;
+"""
+
+
+# Four packed bytes per invocation, widened to fp32: ~23 instructions for 8 values where
+# the per-element path took ~7 each (H200 profile, session 8: byte extraction and nibble
+# decode were 44% of the NVFP4 decode kernel's instructions).
+_E2M1_PAIRS_PTX = tl.constexpr(
+    "{\n.reg .b32 t0, t1, lo, hi, z, p0, p1, p2, p3;\n.reg .b16 h0, h1, h2, h3, h4, h5, h6, h7;\n"
+    "mov.b32 z, 0;\n" + _e2m1_word_to_f16x2("$8", ("p0", "p1", "p2", "p3"))
+    + "".join(f"mov.b32 {{h{2 * i}, h{2 * i + 1}}}, p{i};\n" for i in range(4))
+    + "".join(f"cvt.f32.f16 ${i}, h{i};\n" for i in range(8)) + "}")
 
 
 @triton.jit
@@ -120,6 +113,186 @@ def e2m1_pairs_scaled(packed):
                                          dtype=(tl.float32, tl.float32), is_pure=True, pack=4)
     else:
         return e2m1_scaled(packed), e2m1_scaled(packed >> 4)
+
+
+# -- products of read-copy words with a probe, in fp16x2 --------------------------------
+# The key-chunk decode's non-flush step multiplies every read-copy element by a probe (the
+# decayed query, and for a delta rule the decayed key) and sums over the keys. In fp32
+# that is a conversion, a multiply and an add per element per probe; here an 8-byte word
+# of the read copy (16 NVFP4 keys or 8 FP8 keys) is decoded to fp16x2 pairs once (exact:
+# e2m1 and e4m3 values are fp16 values) and each probe takes one fp16x2 FMA per pair,
+# its pair sums widened to fp32 once per word. The probe is scaled by a power of two so
+# that its largest element lies in [2^(P-1), 2^P) before it is rounded to fp16 (P = 14
+# for NVFP4's 2^-14-scaled values, 4 for e4m3's values up to 448): no product or pair sum
+# can overflow (NVFP4: < 6 per product and < 48 per half-word sum; FP8: < 7168 and
+# < 28672), and the power of two is undone exactly. Error: the probe's rounding to fp16
+# (2^-12 of its largest element) and the fp16 sums of 4 or 8 products (2^-11 each), far
+# below the read copy's own quantisation error (2^-4 for FP8, 1/4 for NVFP4).
+# The keys of the fp16x2 pairs each word decodes to, in register order.
+_NVFP4_PAIR_KEYS = ((0, 2), (4, 6), (1, 3), (5, 7), (8, 10), (12, 14), (9, 11), (13, 15))
+_FP8_PAIR_KEYS = ((0, 1), (2, 3), (4, 5), (6, 7))
+
+
+def _word_dot_ptx(kind: str, probes: int) -> str:
+    """PTX of one word's products with `probes` probes: outputs $0 .. $(probes - 1) (fp32
+    sums over the word's keys), input $probes the 8-byte word, then per probe its fp16x2
+    pairs in the order of _NVFP4_PAIR_KEYS / _FP8_PAIR_KEYS."""
+    pairs = len(_NVFP4_PAIR_KEYS if kind == "nvfp4" else _FP8_PAIR_KEYS)
+    p = [f"p{i}" for i in range(pairs)]
+    head = (f".reg .b32 wa, wb, acc, {', '.join(p)};\n.reg .b16 a0, a1;\n.reg .f32 f0, f1;\n"
+            f"mov.b64 {{wa, wb}}, ${probes};\n")
+    if kind == "nvfp4":
+        head = (".reg .b32 t0, t1, lo, hi, z;\n" + head + "mov.b32 z, 0;\n"
+                + _e2m1_word_to_f16x2("wa", p[:4]) + _e2m1_word_to_f16x2("wb", p[4:]))
+    else:   # e4m3 pairs to fp16x2: the low byte of each 16 bits to the low half (sm_89+)
+        head = (".reg .b16 e0, e1, e2, e3;\n" + head + "mov.b32 {e0, e1}, wa;\nmov.b32 {e2, e3}, wb;\n"
+                + "".join(f"cvt.rn.f16x2.e4m3x2 p{i}, e{i};\n" for i in range(pairs)))
+    body = ""
+    for j in range(probes):
+        arg = [f"${probes + 1 + j * pairs + i}" for i in range(pairs)]
+        body += f"mul.rn.f16x2 acc, p0, {arg[0]};\n"
+        body += "".join(f"fma.rn.f16x2 acc, p{i}, {arg[i]}, acc;\n" for i in range(1, pairs))
+        body += f"mov.b32 {{a0, a1}}, acc;\ncvt.f32.f16 f0, a0;\ncvt.f32.f16 f1, a1;\nadd.f32 ${j}, f0, f1;\n"
+    return "{\n" + head + body + "}"
+
+
+def _word_dot_constraints(kind: str, probes: int) -> str:
+    pairs = len(_NVFP4_PAIR_KEYS if kind == "nvfp4" else _FP8_PAIR_KEYS)
+    return ",".join(["=r"] * probes + ["l"] + ["r"] * (pairs * probes))
+
+
+_NVFP4_DOT1_PTX = tl.constexpr(_word_dot_ptx("nvfp4", 1))
+_NVFP4_DOT2_PTX = tl.constexpr(_word_dot_ptx("nvfp4", 2))
+_FP8_DOT1_PTX = tl.constexpr(_word_dot_ptx("fp8", 1))
+_FP8_DOT2_PTX = tl.constexpr(_word_dot_ptx("fp8", 2))
+_NVFP4_DOT1_C = tl.constexpr(_word_dot_constraints("nvfp4", 1))
+_NVFP4_DOT2_C = tl.constexpr(_word_dot_constraints("nvfp4", 2))
+_FP8_DOT1_C = tl.constexpr(_word_dot_constraints("fp8", 1))
+_FP8_DOT2_C = tl.constexpr(_word_dot_constraints("fp8", 2))
+
+
+@triton.jit
+def fp16_probe(p, P: tl.constexpr):
+    """A probe p [N] (fp32) as fp16 bits (uint32) of p * 2^s, with s the power of two that
+    puts max |p| in [2^(P-1), 2^P), and 2^-s (fp32, exact). All-zero (or tiny: max |p| <
+    2^(P-127)) probes take the smallest s's inverse that is a normal fp32 number."""
+    e = (tl.max(tl.abs(p), axis=0).to(tl.uint32, bitcast=True) >> 23) & 0xFF   # biased exponent
+    e = tl.maximum(e, P)
+    up = ((253 + P - e) << 23).to(tl.float32, bitcast=True)
+    down = ((e + 1 - P) << 23).to(tl.float32, bitcast=True)
+    return (p * up).to(tl.float16).to(tl.uint16, bitcast=True).to(tl.uint32), down
+
+
+@triton.jit
+def _split4(x):
+    """x [NW, 4] -> its four columns, in order."""
+    e, o = tl.split(tl.reshape(x, [x.shape[0], 2, 2]))
+    x0, x2 = tl.split(e)
+    x1, x3 = tl.split(o)
+    return x0, x1, x2, x3
+
+
+@triton.jit
+def _fp8_pairs(h, NW: tl.constexpr):
+    """fp16 bits h [8 NW] (uint32) as fp16x2 pairs of keys (0, 1), (2, 3), (4, 5), (6, 7)
+    of each word: four [NW] uint32 tensors (_FP8_PAIR_KEYS)."""
+    lo, hi = tl.split(tl.reshape(h, [NW, 4, 2]))
+    return _split4(lo | (hi << 16))
+
+
+@triton.jit
+def _nvfp4_pairs(h, NW: tl.constexpr):
+    """fp16 bits h [16 NW] (uint32) as the fp16x2 pairs _NVFP4_PAIR_KEYS of each word:
+    eight [NW] uint32 tensors. Keys 4x + 2b + c pair over b."""
+    lo, hi = tl.split(tl.permute(tl.reshape(h, [NW, 4, 2, 2]), (0, 1, 3, 2)))
+    pr = tl.reshape(lo | (hi << 16), [NW, 2, 4])     # [NW, half-word, (x mod 2, c)]
+    a, b = tl.split(tl.permute(pr, (0, 2, 1)))       # the low and the high 32 bits
+    a0, a2, a1, a3 = _split4(a)                       # (x, c) = (0,0) (0,1) (1,0) (1,1)
+    b0, b2, b1, b3 = _split4(b)
+    return a0, a1, a2, a3, b0, b1, b2, b3
+
+
+@triton.jit
+def _word_keys_fp16(h, NW: tl.constexpr, KW: tl.constexpr):
+    """The interpreter's path: fp16 bits [KW NW] as fp32 [NW, KW] values."""
+    return tl.reshape(h.to(tl.uint16).to(tl.float16, bitcast=True).to(tl.float32), [NW, KW])
+
+
+@triton.jit
+def _nvfp4_word_values(words, KW: tl.constexpr):
+    """The interpreter's path: 8-byte words [R, NW] (uint64) to [R, NW, 16] fp32, 2^-14
+    times e2m1 (key j: nibble j from the low end)."""
+    shifts = (tl.arange(0, KW) * 4).to(tl.uint64)
+    return e2m1_scaled(((words[:, :, None] >> shifts[None, None, :]) & 0xF).to(tl.uint8))
+
+
+@triton.jit
+def _e4m3_word_values(words, KW: tl.constexpr):
+    """The interpreter's path: 8-byte words [R, NW] (uint64) of e4m3 bytes to [R, NW, 8]
+    fp32, decoded arithmetically (sign, 4 exponent bits with bias 7, 3 mantissa bits)."""
+    shifts = (tl.arange(0, KW) * 8).to(tl.uint64)
+    b = ((words[:, :, None] >> shifts[None, None, :]) & 0xFF).to(tl.uint32)
+    e = (b >> 3) & 0xF
+    m = (b & 7).to(tl.float32)
+    normal = (8.0 + m) * ((tl.maximum(e, 1) + 117) << 23).to(tl.float32, bitcast=True)   # (8 + m) 2^(e - 10)
+    mag = tl.where(e == 0, m * 0.001953125, normal)   # subnormals: m 2^-9
+    return tl.where((b & 0x80) != 0, -mag, mag)
+
+
+@triton.jit
+def _words_dot(words, h, NW: tl.constexpr, NVFP4: tl.constexpr):
+    """One probe's fp16 bits h against the words (read_words_dot, before the scale)."""
+    if NVFP4:
+        if _NATIVE:
+            x0, x1, x2, x3, x4, x5, x6, x7 = _nvfp4_pairs(h, NW)
+            d = tl.inline_asm_elementwise(_NVFP4_DOT1_PTX, _NVFP4_DOT1_C,
+                                          [words, x0, x1, x2, x3, x4, x5, x6, x7],
+                                          dtype=tl.float32, is_pure=True, pack=1)
+        else:
+            d = tl.sum(_nvfp4_word_values(words, 16) * _word_keys_fp16(h, NW, 16)[None, :, :], axis=2)
+    else:
+        if _NATIVE:
+            x0, x1, x2, x3 = _fp8_pairs(h, NW)
+            d = tl.inline_asm_elementwise(_FP8_DOT1_PTX, _FP8_DOT1_C, [words, x0, x1, x2, x3],
+                                          dtype=tl.float32, is_pure=True, pack=1)
+        else:
+            d = tl.sum(_e4m3_word_values(words, 8) * _word_keys_fp16(h, NW, 8)[None, :, :], axis=2)
+    return d
+
+
+@triton.jit
+def read_words_dot(words, p, NW: tl.constexpr, NVFP4: tl.constexpr):
+    """Per 8-byte word of a read copy (words [R, NW] uint64), the sum over its keys of the
+    value times the probe p (fp32): [R, NW] fp32, in fp16x2 arithmetic (see above).
+    NVFP4: 16 keys per word (key 2j in byte j's low nibble), values 2^-14 * e2m1; else
+    e4m3: 8 keys (key j in byte j)."""
+    h, down = fp16_probe(p, 14 if NVFP4 else 4)
+    return _words_dot(words, h, NW, NVFP4) * down
+
+
+@triton.jit
+def read_words_dot2(words, p, q, NW: tl.constexpr, NVFP4: tl.constexpr):
+    """read_words_dot for two probes at once (one decode of each word)."""
+    hp, dp = fp16_probe(p, 14 if NVFP4 else 4)
+    hq, dq = fp16_probe(q, 14 if NVFP4 else 4)
+    if _NATIVE:
+        if NVFP4:
+            x0, x1, x2, x3, x4, x5, x6, x7 = _nvfp4_pairs(hp, NW)
+            y0, y1, y2, y3, y4, y5, y6, y7 = _nvfp4_pairs(hq, NW)
+            d_p, d_q = tl.inline_asm_elementwise(
+                _NVFP4_DOT2_PTX, _NVFP4_DOT2_C,
+                [words, x0, x1, x2, x3, x4, x5, x6, x7, y0, y1, y2, y3, y4, y5, y6, y7],
+                dtype=(tl.float32, tl.float32), is_pure=True, pack=1)
+        else:
+            x0, x1, x2, x3 = _fp8_pairs(hp, NW)
+            y0, y1, y2, y3 = _fp8_pairs(hq, NW)
+            d_p, d_q = tl.inline_asm_elementwise(_FP8_DOT2_PTX, _FP8_DOT2_C,
+                                                 [words, x0, x1, x2, x3, y0, y1, y2, y3],
+                                                 dtype=(tl.float32, tl.float32), is_pure=True, pack=1)
+    else:   # (the interpreter decodes each word twice: it has time)
+        d_p = _words_dot(words, hp, NW, NVFP4)
+        d_q = _words_dot(words, hq, NW, NVFP4)
+    return d_p * dp, d_q * dq
 
 
 @triton.jit

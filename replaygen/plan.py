@@ -30,6 +30,8 @@ STATE_DTYPES = DTYPES + QUANTIZED       # checkpoint formats
 FP8_SCALES = ("row", "col", "tile")     # fp8 scale granularity: per state row, per column
                                         # of a value tile, per value tile
 NVFP4_BLOCK = 16                        # K elements per NVFP4 e4m3 scale
+# keys per 8-byte word of a read copy (formats.read_words_dot)
+READ_WORD_KEYS = {"nvfp4": 16, "fp8": 8}
 
 
 @dataclass(frozen=True)
@@ -342,6 +344,10 @@ class KernelPlan:
     KH: int               # bytes of a packed NVFP4 row (ceil(K / 2))
     KS: int               # NVFP4 block scales per row (ceil(K / 16))
     NB: int               # NVFP4 blocks per [BV, BK] tile row (BK / min(16, BK))
+    # keys per 8-byte word of the read copy whose products the key-chunk decode's
+    # non-flush step takes in fp16x2 (formats.read_words_dot): 16 for
+    # NVFP4, 8 for FP8, when K is a multiple (rows of whole words); 0: per element in fp32
+    read_word_keys: int = 0
 
     @property
     def stream(self) -> StateFormat:
@@ -387,6 +393,13 @@ def _pick_decode_tiles(V: int, BK: int) -> tuple[int, int]:
     [64, 32] beat [128, 32] by 4% for GDN (V = 128) but lost 48% for Mamba-2 with
     V = 80, whose second 64-row pass is mostly masked."""
     return (64 if V % 64 == 0 else min(_next_pow2(V), 128)), min(BK, 32)
+
+
+def _read_word_keys(read: StateFormat | None, K: int) -> int:
+    """Keys per 8-byte word of a read copy the key-chunk decode multiplies in fp16x2
+    (KernelPlan.read_word_keys), or 0 when its rows are not whole words."""
+    keys = READ_WORD_KEYS.get(read.kind) if read else None
+    return keys if keys and K % keys == 0 else 0
 
 
 KEY_CHUNKS = "replay_decode_kchunks.py.j2"
@@ -539,6 +552,9 @@ def launch_constants(plan: "KernelPlan", kernel: str, BV: int, BKT: int | None =
         if plan.uses_nvfp4 and BKT < min(NVFP4_BLOCK, plan.BK):
             raise ConfigError(f"the key chunk {BKT} must hold whole NVFP4 blocks "
                               f"({min(NVFP4_BLOCK, plan.BK)} keys)")
+        if kernel == "replay_decode" and BKT < plan.read_word_keys:
+            raise ConfigError(f"the key chunk {BKT} must hold whole 8-byte words of the read "
+                              f"copy ({plan.read_word_keys} keys)")
         out = {"DBV": BV, "DNV": -(-plan.V // BV), "BKT": BKT, "NK": plan.BK // BKT,
                "DECODE_FOLD_DOT": dot_ok}
         dot = out["DECODE_FOLD_DOT"] or plan.fold_dot
@@ -932,6 +948,7 @@ def make_plan(deriv: Derivation, config: KernelConfig) -> KernelPlan:
         pair_weight=print_triton(REPLAY_WEIGHT, {G_t: "G_i" + gate_cols, G_j: "G_d"}),
         state_dtype=config.state_dtype, record_dtype=config.record_dtype,
         ckpt=ckpt, read=read, KH=-(-K // 2), KS=-(-K // NVFP4_BLOCK),
+        read_word_keys=_read_word_keys(read, K),
         NB=BK // min(NVFP4_BLOCK, BK),
     )
 

@@ -14,9 +14,9 @@ replaces it only when faster by more than `MARGIN`).
 
 The grid, pruned: BV in {8, 16, 32, 64} up to V rounded up to a power of two, or for
 the key-chunked decode kernel [DBV, BKT] chunks with DBV in {16, 32, 64, 128} and BKT in
-{16, 32, 64, 128}; num_warps in {1, 2, 4, 8} keeping 8..64 (chunks: 16..64) tile elements per
-thread (fewer leaves threads idle, more spills registers: the 2026-11-29 sweeps in
-bench/results/); num_stages 3 (Triton's
+{16, 32, 64, 128}; num_warps in {1, 2, 4, 8} keeping 8..64 (chunks: 16..64; 16..128 for
+the verify and for a read copy's words) tile elements per thread (fewer leaves threads
+idle, more spills registers: the 2026-11-29 sweeps in bench/results/); num_stages 3 (Triton's
 default) first, then 1 and 2 for the two best (BV, warps) of the kernels that stream tiles
 through a loop (replay_decode, fold: the conventional kernel has no loop, so stages
 change nothing there); for the verify, the two best with a register cap (phase 2b,
@@ -69,7 +69,10 @@ def candidates(plan, kernel: str) -> list[Launch]:
     if chunked:
         tiles = [(bv, bkt) for bv in DECODE_BLOCK_VS for bkt in BKT_CHOICES if bkt <= plan.BK]
         lo, hi = CHUNK_ELEMENTS_PER_THREAD
-        if kernel == "verify":
+        if kernel == "verify" or (kernel == "replay_decode" and plan.read_word_keys):
+            # a read copy in 8-byte words holds 8-16 keys per register pair, not one
+            # fp32 element per register (offline, sm_90: GDN NVFP4 [128, 32] at one warp
+            # 129 registers and half the instructions of [128, 16])
             hi = 2 * hi
     else:
         tiles = [(bv, None) for bv in BLOCK_VS]

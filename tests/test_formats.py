@@ -104,6 +104,60 @@ def test_packed_e2m1_pairs_decode_every_byte():
     assert torch.equal(lo.cpu(), want_lo) and torch.equal(hi.cpu(), want_hi)
 
 
+@triton.jit
+def _word_dot_kernel(w_ptr, p_ptr, q_ptr, one_ptr, two_p_ptr, two_q_ptr, R: tl.constexpr,
+                     NW: tl.constexpr, KW: tl.constexpr, NVFP4: tl.constexpr):
+    o_r = tl.arange(0, R)
+    o_w = tl.arange(0, NW)
+    o_p = tl.arange(0, NW * KW)
+    o = o_r[:, None] * NW + o_w[None, :]
+    words = tl.load(w_ptr.to(tl.pointer_type(tl.uint64)) + o)   # as the decode loads them
+    p = tl.load(p_ptr + o_p)
+    q = tl.load(q_ptr + o_p)
+    one = formats.read_words_dot(words, p, NW, NVFP4)
+    two_p, two_q = formats.read_words_dot2(words, p, q, NW, NVFP4)
+    tl.store(one_ptr + o, one)
+    tl.store(two_p_ptr + o, two_p)
+    tl.store(two_q_ptr + o, two_q)
+
+
+@pytest.mark.parametrize("fmt", ["nvfp4", "fp8"])
+@pytest.mark.parametrize("NW", [1, 2])
+@pytest.mark.parametrize("magnitude", [1.0, 1e-3, 1e4, 1e-36, 0.0])
+def test_read_word_products(fmt, NW, magnitude):
+    """The fp16x2 products of 8-byte read-copy words with probes (the key-chunk decode's
+    non-flush step) against float64: random bytes (every code; e4m3's NaN codes left out),
+    probes of every sign at magnitudes from 1e-36 (below fp16's range before scaling) to
+    1e4, and all-zero probes. Bound: the probe's rounding to fp16 and at most 9 fp16
+    roundings of the half-word sums, 10 * 2^-11 of sum |value * probe| (a mispaired key
+    or a lost scale is off by about that sum itself). On a GPU this checks the PTX
+    (decode, pairing, fp16x2 FMAs); the interpreter runs no inline assembly and checks
+    the per-element path that replaces it."""
+    device = "cuda" if CUDA else "cpu"
+    KW = {"nvfp4": 16, "fp8": 8}[fmt]
+    R = 64
+    g = torch.Generator().manual_seed(NW * 7 + KW)
+    raw = torch.randint(0, 256, (R, NW * 8), generator=g, dtype=torch.uint8)
+    if fmt == "fp8":
+        raw[(raw & 0x7F) == 0x7F] = 0x7E   # e4m3fn's NaN codes are not values
+        vals = raw.view(torch.float8_e4m3fn).double().reshape(R, NW, KW)
+    else:   # key 2j: byte j's low nibble; 2^-14 * e2m1
+        codes = torch.stack([raw & 15, raw >> 4], dim=-1).reshape(R, NW, KW)
+        vals = F.e2m1_values(codes).double() * 2.0 ** -14
+    p, q = (torch.randn(NW * KW, generator=g) * magnitude for _ in range(2))
+    out = [torch.full((R, NW), float("nan"), device=device) for _ in range(3)]
+    _word_dot_kernel[(1,)](raw.to(device), p.to(device), q.to(device), *out, R=R, NW=NW, KW=KW,
+                           NVFP4=fmt == "nvfp4")
+    for got, probe in zip(out, (p, p, q)):
+        probe = probe.double().reshape(NW, KW)
+        want = (vals * probe).sum(-1)
+        bound = 10 * 2.0 ** -11 * (vals.abs() * probe.abs()).sum(-1) + 1e-300
+        err = (got.cpu().double() - want).abs()
+        assert bool((err <= bound).all()), (err / bound).max()
+    if magnitude == 0.0:
+        assert all(bool((o == 0).all()) for o in out)
+
+
 SR_CASES = {   # (kernel selector, target dtype, unit in the last place at 1)
     "fp16": (3, torch.float16), "bf16": (4, torch.bfloat16)}
 

@@ -34,11 +34,16 @@ CASES = ([(v, p) for v in ("gdn", "kda") for p in PRECISIONS]
          + [(v, p) for v in ("mamba2", "gla", "deltanet")
             for p in ("fp32+fp8row", "fp32+nvfp4", "fp16sr+nvfp4", "shared-nvfp4")])
 ROWS = [(0, -1, 1), (0, 1, 2), (2, 0, -1), (0, 1, 2), (-1, 1, 0), (2, 0, 1), (1, 2, 0)]
+# Key width: 32 (rows of whole 8-byte words) for the key-chunk decodes of read copies, so
+# their non-flush products run in fp16x2 (plan.read_word_keys), as at every real
+# geometry; 20 otherwise: an odd width, whose key-chunk decodes multiply per element
+# (test_flush_never_reads_the_read_copy).
+WORD_CASES = {(v, p) for v in ("gdn", "mamba2") for p in ("fp32+fp8row", "fp32+nvfp4", "fp16sr+nvfp4")}
 
 
-def _config(variant, precision, L=3, record_dtype="bf16", **extra):
+def _config(variant, precision, L=3, record_dtype="bf16", K=20, **extra):
     state_dtype, fields = PRECISIONS[precision]
-    return Config(variant, H=1, ratio=2, K=20, V=18, L=L, state_dtype=state_dtype,
+    return Config(variant, H=1, ratio=2, K=K, V=18, L=L, state_dtype=state_dtype,
                   record_dtype=record_dtype, input_dtype="bf16",
                   optional=ALL_CASES[variant].optional_inputs, **fields, **extra)
 
@@ -48,8 +53,10 @@ def test_precision_matches_reference(variant, precision, device):
     """Three slots at staggered ring positions with a padding row, device flushes in
     mixed launches and one explicit flush (the conventional pool alongside once per
     variant: its kernel does not depend on the precision configuration)."""
-    h = Harness(_config(variant, precision), num_slots=3, device=device, seed=21,
-                check_conventional=precision == "fp32+fp8row")
+    words = (variant, precision) in WORD_CASES
+    h = Harness(_config(variant, precision, K=32 if words else 20), num_slots=3, device=device,
+                seed=21, check_conventional=precision == "fp32+fp8row")
+    assert bool(h.kern.plan.read_word_keys) == words, "the case does not cover what it says"
     h.run([Step(r, flush=(1, -1) if i == 4 else None) for i, r in enumerate(ROWS)])
     assert h.device_flushes >= 3
 
@@ -71,6 +78,7 @@ def test_flush_never_reads_the_read_copy(variant, precision, device):
     it: NaN output."""
     h = Harness(_config(variant, precision), num_slots=2, device=device, seed=8,
                 check_conventional=False)
+    assert not h.kern.plan.read_word_keys   # K = 20: the per-element products
     h.run([Step((0, 1)), Step((0,))])            # slot 0: 2 records (L = 3), slot 1: 1
     assert h.cursor == [2, 1]
     for name, t in h.state.aux.items():

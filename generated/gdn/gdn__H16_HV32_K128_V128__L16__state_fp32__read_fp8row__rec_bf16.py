@@ -2,8 +2,8 @@
 # the templates and run `replaygen build`.
 # kernel: gdn__H16_HV32_K128_V128__L16__state_fp32__read_fp8row__rec_bf16
 # spec sha256: 269ae606d36dd56b152535499facfacd42680cd4fda27f9a1b04094384a173fb
-# templates sha256: 144c10062702ac6a5e9f8c3cb4c24fbdc39dc5c5ec08715e81865fe3601f0a70
-# generator sha256: 64dd82da90ee5074b00e28a239c759dfa8ec4109e7deb5beb9125366fe1efdb0
+# templates sha256: 52f31c077c0728024aba1018cadebaad9e280aa93acd457194d3f95a69b66afe
+# generator sha256: c16d68d95e87edab02bf87c68868d645ba1676359c170607d4093288740665b9
 """ReplaySSM kernels for gdn: gdn__H16_HV32_K128_V128__L16__state_fp32__read_fp8row__rec_bf16.
 
 Replay form: S_t = C·exp(G_t) + Σ_j u_j (exp(G_t - G_j)·k_j)ᵀ,  G_j = Σ_(i<=j) g_i
@@ -68,6 +68,9 @@ def replay_decode_kernel(
     o_l = tl.arange(0, BL)
     o_vb = tl.arange(0, DBV)
     o_kb = tl.arange(0, BKT)
+    WPC: tl.constexpr = BKT // 8  # 8-byte read-copy words per chunk row
+    KW: tl.constexpr = K // 8  # ... and per row
+    o_kwb = tl.arange(0, WPC)
     if (i_slot >= 0) & (i_slot < num_slots):
         p_cursor = cursor_ptr + i_slot * HV + i_hv
         n = tl.load(p_cursor)
@@ -137,7 +140,7 @@ def replay_decode_kernel(
                 s_kq = tl.sum(kq, axis=0)
             else:
                 r_scale = tl.load(read_scale_ptr + (i_slot * HV + i_hv) * V + o_v, mask=m_v, other=0.0)  # [DBV]
-                p_read = read_ptr + ((i_slot * HV + i_hv) * V + o_v) * K  # [DBV] read copy rows
+                p_words = read_ptr.to(tl.pointer_type(tl.uint64)) + ((i_slot * HV + i_hv) * V + o_v) * KW  # [DBV] rows of 8-byte words
                 for i_k in tl.range(NK, num_stages=STREAM_STAGES):
                     o_kc = i_k * BKT + o_kb
                     m_kc = o_kc < K
@@ -150,11 +153,13 @@ def replay_decode_kernel(
                     r_k_hat = tl.load(ring_k_hat_ptr + ((i_slot * H + i_kh) * RING + o_l[:, None]) * K + o_kc[None, :], mask=m_l[:, None] & m_kc[None, :], other=0.0).to(tl.float32)  # [BL, BKT]
                     rec_key = r_k_hat
                     kw = rec_weight[:, None] * rec_key  # [BL, BKT] decayed record keys (zero past n)
-                    c_chunk = tl.load(p_read[:, None] + o_kc[None, :], mask=m_v[:, None] & m_kc[None, :], other=0.0).to(tl.float32)
-                    acc_q += tl.sum(c_chunk * (ck_weight * ct_query)[None, :], axis=1)
+                    o_kw = i_k * WPC + o_kwb  # the chunk's words
+                    words = tl.load(p_words[:, None] + o_kw[None, :], mask=m_v[:, None] & (o_kw < KW)[None, :], other=0)
+                    d_q, d_k = formats.read_words_dot2(words, ck_weight * ct_query, ck_weight * ct_key, WPC, False)  # [DBV, WPC]
+                    acc_q += tl.sum(d_q, axis=1)
                     s_q += tl.sum(kw * ct_query[None, :], axis=1)
                     kq += ct_key * ct_query
-                    acc_k += tl.sum(c_chunk * (ck_weight * ct_key)[None, :], axis=1)
+                    acc_k += tl.sum(d_k, axis=1)
                     s_k += tl.sum(kw * ct_key[None, :], axis=1)
                 s_kq = tl.sum(kq, axis=0)
                 acc_q = acc_q * r_scale

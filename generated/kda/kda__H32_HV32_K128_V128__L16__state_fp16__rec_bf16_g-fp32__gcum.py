@@ -2,8 +2,8 @@
 # the templates and run `replaygen build`.
 # kernel: kda__H32_HV32_K128_V128__L16__state_fp16__rec_bf16_g-fp32__gcum
 # spec sha256: 900e043a38a9f7023de2cc4bf78d14388be9de5c6732cf3e1db42c3737507d77
-# templates sha256: 144c10062702ac6a5e9f8c3cb4c24fbdc39dc5c5ec08715e81865fe3601f0a70
-# generator sha256: 64dd82da90ee5074b00e28a239c759dfa8ec4109e7deb5beb9125366fe1efdb0
+# templates sha256: 52f31c077c0728024aba1018cadebaad9e280aa93acd457194d3f95a69b66afe
+# generator sha256: c16d68d95e87edab02bf87c68868d645ba1676359c170607d4093288740665b9
 """ReplaySSM kernels for kda: kda__H32_HV32_K128_V128__L16__state_fp16__rec_bf16_g-fp32__gcum.
 
 Replay form: S_t = C·Diag(exp(G_t)) + Σ_j u_j (Diag(exp(G_t - G_j))·k_j)ᵀ,  G_j = Σ_(i<=j) g_i

@@ -2,8 +2,8 @@
 # the templates and run `replaygen build`.
 # kernel: mamba2__ngroups8_nheads96_dstate128_headdim80__L16__state_fp16sr__read_nvfp4__rec_bf16
 # spec sha256: b9b9d1221036064279430b56c5d997514355cbb9c52adf3b69fc5581e1456b5e
-# templates sha256: 144c10062702ac6a5e9f8c3cb4c24fbdc39dc5c5ec08715e81865fe3601f0a70
-# generator sha256: 64dd82da90ee5074b00e28a239c759dfa8ec4109e7deb5beb9125366fe1efdb0
+# templates sha256: 52f31c077c0728024aba1018cadebaad9e280aa93acd457194d3f95a69b66afe
+# generator sha256: c16d68d95e87edab02bf87c68868d645ba1676359c170607d4093288740665b9
 """ReplaySSM kernels for mamba2: mamba2__ngroups8_nheads96_dstate128_headdim80__L16__state_fp16sr__read_nvfp4__rec_bf16.
 
 Replay form: S_t = C·exp(G_t) + Σ_j w_j (exp(G_t - G_j)·k_j)ᵀ,  G_j = Σ_(i<=j) g_i
@@ -72,6 +72,9 @@ def replay_decode_kernel(
     NBC: tl.constexpr = (BKT + 15) // 16  # NVFP4 blocks (16 keys, or the whole chunk) of a chunk row
     BKB: tl.constexpr = BKT // 2 // NBC  # ... and packed bytes per block
     o_ksb = tl.arange(0, NBC)
+    WPC: tl.constexpr = BKT // 16  # 8-byte read-copy words per chunk row
+    KW: tl.constexpr = K // 16  # ... and per row
+    o_kwb = tl.arange(0, WPC)
     if (i_slot >= 0) & (i_slot < num_slots):
         p_cursor = cursor_ptr + i_slot * HV + i_hv
         n = tl.load(p_cursor)
@@ -133,11 +136,10 @@ def replay_decode_kernel(
                 s_kq = tl.sum(kq, axis=0)
             else:
                 r_scale = tl.load(read_scale_ptr + (i_slot * HV + i_hv) * NV + o_v // BV, mask=m_v, other=0.0)  # [DBV]: the rows' tile scales
-                # NVFP4: packed bytes hold keys 2j (low nibble) and 2j + 1 (high nibble), unpacked
-                # side by side into key order; values come out as 2^-14 * e2m1 (formats.e2m1_scaled),
-                # and each 16-key block's partial sum takes its block scale once.
+                p_words = read_ptr.to(tl.pointer_type(tl.uint64)) + ((i_slot * HV + i_hv) * V + o_v) * KW  # [DBV] rows of 8-byte words
+                # NVFP4 in 8-byte words of 16 keys (one block: its scale per word); values come out
+                # as 2^-14 * e2m1 (formats.e2m1_scaled)
                 r_scale = r_scale * 16384.0
-                p_read = read_ptr + ((i_slot * HV + i_hv) * V + o_v) * KH  # [DBV] packed rows
                 p_bscale = read_bscale_ptr + ((i_slot * HV + i_hv) * V + o_v) * KS
                 for i_k in tl.range(NK, num_stages=STREAM_STAGES):
                     o_kc = i_k * BKT + o_kb
@@ -149,13 +151,12 @@ def replay_decode_kernel(
                     r_B = tl.load(ring_B_ptr + ((i_slot * H + i_kh) * RING + o_l[:, None]) * K + o_kc[None, :], mask=m_l[:, None] & m_kc[None, :], other=0.0).to(tl.float32)  # [BL, BKT]
                     rec_key = r_B
                     kw = rec_weight[:, None] * rec_key  # [BL, BKT] decayed record keys (zero past n)
-                    o_kp = i_k * (BKT // 2) + o_kpb  # the chunk's packed bytes
-                    packed = tl.load(p_read[:, None] + o_kp[None, :], mask=m_v[:, None] & (o_kp < KH)[None, :], other=0)
-                    c_lo, c_hi = formats.e2m1_pairs_scaled(packed)
-                    c_chunk = tl.reshape(tl.join(c_lo, c_hi), [DBV, BKT])
                     o_ks = i_k * NBC + o_ksb  # the chunk's blocks
                     b_scale = tl.load(p_bscale[:, None] + o_ks[None, :], mask=m_v[:, None] & (o_ks < KS)[None, :], other=0.0).to(tl.float32)  # [DBV, NBC]
-                    acc_q += formats.block_scaled_sum(c_chunk * (ck_weight * ct_query)[None, :], b_scale, DBV, NBC, BKT // NBC)
+                    o_kw = i_k * WPC + o_kwb  # the chunk's words
+                    words = tl.load(p_words[:, None] + o_kw[None, :], mask=m_v[:, None] & (o_kw < KW)[None, :], other=0)
+                    d_q = formats.read_words_dot(words, ck_weight * ct_query, WPC, True)  # [DBV, WPC]
+                    acc_q += tl.sum(d_q * b_scale, axis=1)
                     s_q += tl.sum(kw * ct_query[None, :], axis=1)
                     kq += ct_key * ct_query
                 s_kq = tl.sum(kq, axis=0)
