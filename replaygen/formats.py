@@ -310,6 +310,23 @@ def block_scaled_sum(x, b, R: tl.constexpr, NB: tl.constexpr, G: tl.constexpr):
 
 
 @triton.jit
+def grouped_dot(acc, x, p, R: tl.constexpr, C: tl.constexpr, GC: tl.constexpr):
+    """acc [R, GC] plus, per row of x [R, C], the sums of its GC groups of C / GC
+    consecutive products with p [C]: for groups of 4 an FFMA chain per element (the
+    key-chunk decode's partial sums, reduced across threads once per value tile)."""
+    if C // GC == 4:
+        xa, xb = tl.split(tl.reshape(x, [R, GC, 2, 2]))   # element 4g + 2i + j: j = 0, 1
+        x0, x2 = tl.split(xa)
+        x1, x3 = tl.split(xb)
+        pa, pb = tl.split(tl.reshape(p, [GC, 2, 2]))
+        p0, p2 = tl.split(pa)
+        p1, p3 = tl.split(pb)
+        return acc + x0 * p0[None, :] + x1 * p1[None, :] + x2 * p2[None, :] + x3 * p3[None, :]
+    else:
+        return acc + tl.sum(tl.reshape(x * p[None, :], [R, GC, C // GC]), axis=2)
+
+
+@triton.jit
 def fp8_inverse_scale(amax):
     """448 / amax: multiplies x into e4m3's range (zero for an all-zero group)."""
     safe = tl.where(amax > 0, amax, 1.0)   # no division by zero, even in discarded lanes

@@ -2,8 +2,8 @@
 # the templates and run `replaygen build`.
 # kernel: gla__H4_HV4_K256_V512__L16__state_fp32__rec_bf16_g-fp32__gcum
 # spec sha256: 2a7fe42937c3f75572badc158aa6b5a3525d5a4bced8d5656b63326bdec79ab1
-# templates sha256: 52f31c077c0728024aba1018cadebaad9e280aa93acd457194d3f95a69b66afe
-# generator sha256: c16d68d95e87edab02bf87c68868d645ba1676359c170607d4093288740665b9
+# templates sha256: 3c3d5e53dda0f21e5dfdfeb6bc16fb10d41c77a3139f4dd3dfa93bed691e3850
+# generator sha256: e1f6a0a6c19bae525cde0afb0d33c06de956924545116f2fe06d010a00ed2d04
 """ReplaySSM kernels for gla: gla__H4_HV4_K256_V512__L16__state_fp32__rec_bf16_g-fp32__gcum.
 
 Replay form: S_t = C·Diag(exp(G_t)) + Σ_j w_j (Diag(exp(G_t - G_j))·k_j)ᵀ,  G_j = Σ_(i<=j) g_i
@@ -11,6 +11,8 @@ Output:      o_t = C·(Diag(exp(G_t))·q_t) + Σ_j w_j ((Diag(exp(G_t - G_j))·k
 """
 import triton
 import triton.language as tl
+
+from replaygen import formats
 
 # Launch constants of this configuration (passed as tl.constexpr arguments).
 CONSTEXPRS = dict(H=4, HV=4, K=256, V=512, L=16, GROUP=1,

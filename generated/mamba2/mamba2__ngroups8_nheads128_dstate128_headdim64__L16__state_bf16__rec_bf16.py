@@ -2,8 +2,8 @@
 # the templates and run `replaygen build`.
 # kernel: mamba2__ngroups8_nheads128_dstate128_headdim64__L16__state_bf16__rec_bf16
 # spec sha256: b9b9d1221036064279430b56c5d997514355cbb9c52adf3b69fc5581e1456b5e
-# templates sha256: 52f31c077c0728024aba1018cadebaad9e280aa93acd457194d3f95a69b66afe
-# generator sha256: c16d68d95e87edab02bf87c68868d645ba1676359c170607d4093288740665b9
+# templates sha256: 3c3d5e53dda0f21e5dfdfeb6bc16fb10d41c77a3139f4dd3dfa93bed691e3850
+# generator sha256: e1f6a0a6c19bae525cde0afb0d33c06de956924545116f2fe06d010a00ed2d04
 """ReplaySSM kernels for mamba2: mamba2__ngroups8_nheads128_dstate128_headdim64__L16__state_bf16__rec_bf16.
 
 Replay form: S_t = C·exp(G_t) + Σ_j w_j (exp(G_t - G_j)·k_j)ᵀ,  G_j = Σ_(i<=j) g_i
@@ -11,6 +11,8 @@ Output:      o_t = C·(exp(G_t)·q_t) + Σ_j w_j ((exp(G_t - G_j)·k_j)·q_t)
 """
 import triton
 import triton.language as tl
+
+from replaygen import formats
 
 # Launch constants of this configuration (passed as tl.constexpr arguments).
 CONSTEXPRS = dict(H=8, HV=128, K=128, V=64, L=16, GROUP=16,
@@ -66,6 +68,7 @@ def replay_decode_kernel(
     o_l = tl.arange(0, BL)
     o_vb = tl.arange(0, DBV)
     o_kb = tl.arange(0, BKT)
+    KGC: tl.constexpr = (BKT + 3) // 4  # groups of 4 keys in a chunk row (formats.grouped_dot)
     if (i_slot >= 0) & (i_slot < num_slots):
         p_cursor = cursor_ptr + i_slot * HV + i_hv
         n = tl.load(p_cursor)
@@ -106,6 +109,7 @@ def replay_decode_kernel(
             acc_q = tl.zeros([DBV], tl.float32)  # C·(decayed q)
             s_q = tl.zeros([BL], tl.float32)  # record scores for q
             kq = tl.zeros([BKT], tl.float32)  # the token's own score, per lane
+            acc_q = tl.zeros([DBV, KGC], tl.float32)  # partial sums of C·(decayed q)
             for i_k in tl.range(NK, num_stages=STREAM_STAGES):
                 o_kc = i_k * BKT + o_kb
                 m_kc = o_kc < K
@@ -117,9 +121,10 @@ def replay_decode_kernel(
                 rec_key = r_B
                 kw = rec_weight[:, None] * rec_key  # [BL, BKT] decayed record keys (zero past n)
                 c_chunk = tl.load(p_rows[:, None] + o_kc[None, :], mask=m_v[:, None] & m_kc[None, :], other=0.0).to(tl.float32)
-                acc_q += tl.sum(c_chunk * (ck_weight * ct_query)[None, :], axis=1)
+                acc_q = formats.grouped_dot(acc_q, c_chunk, ck_weight * ct_query, DBV, BKT, KGC)
                 s_q += tl.sum(kw * ct_query[None, :], axis=1)
                 kq += ct_key * ct_query
+            acc_q = tl.sum(acc_q, axis=1)
             # -- this value tile: value-axis inputs and records -----------------------
             b_x = tl.load(x_ptr + i_b * stride_x + i_hv * V + o_v, mask=m_v, other=0.0).to(tl.float32)
             if HAS_z:

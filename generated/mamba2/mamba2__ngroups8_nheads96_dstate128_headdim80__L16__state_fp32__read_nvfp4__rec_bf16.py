@@ -2,8 +2,8 @@
 # the templates and run `replaygen build`.
 # kernel: mamba2__ngroups8_nheads96_dstate128_headdim80__L16__state_fp32__read_nvfp4__rec_bf16
 # spec sha256: b9b9d1221036064279430b56c5d997514355cbb9c52adf3b69fc5581e1456b5e
-# templates sha256: 52f31c077c0728024aba1018cadebaad9e280aa93acd457194d3f95a69b66afe
-# generator sha256: c16d68d95e87edab02bf87c68868d645ba1676359c170607d4093288740665b9
+# templates sha256: 3c3d5e53dda0f21e5dfdfeb6bc16fb10d41c77a3139f4dd3dfa93bed691e3850
+# generator sha256: e1f6a0a6c19bae525cde0afb0d33c06de956924545116f2fe06d010a00ed2d04
 """ReplaySSM kernels for mamba2: mamba2__ngroups8_nheads96_dstate128_headdim80__L16__state_fp32__read_nvfp4__rec_bf16.
 
 Replay form: S_t = C·exp(G_t) + Σ_j w_j (exp(G_t - G_j)·k_j)ᵀ,  G_j = Σ_(i<=j) g_i
@@ -68,6 +68,7 @@ def replay_decode_kernel(
     o_l = tl.arange(0, BL)
     o_vb = tl.arange(0, DBV)
     o_kb = tl.arange(0, BKT)
+    KGC: tl.constexpr = (BKT + 3) // 4  # groups of 4 keys in a chunk row (formats.grouped_dot)
     o_kpb = tl.arange(0, BKT // 2)  # packed NVFP4 bytes of a chunk row
     NBC: tl.constexpr = (BKT + 15) // 16  # NVFP4 blocks (16 keys, or the whole chunk) of a chunk row
     BKB: tl.constexpr = BKT // 2 // NBC  # ... and packed bytes per block
@@ -116,6 +117,7 @@ def replay_decode_kernel(
             s_q = tl.zeros([BL], tl.float32)  # record scores for q
             kq = tl.zeros([BKT], tl.float32)  # the token's own score, per lane
             if FLUSH:  # a flushing row reads the checkpoint, never the read copy
+                acc_q = tl.zeros([DBV, KGC], tl.float32)  # partial sums of C·(decayed q)
                 for i_k in tl.range(NK, num_stages=STREAM_STAGES):
                     o_kc = i_k * BKT + o_kb
                     m_kc = o_kc < K
@@ -127,9 +129,10 @@ def replay_decode_kernel(
                     rec_key = r_B
                     kw = rec_weight[:, None] * rec_key  # [BL, BKT] decayed record keys (zero past n)
                     c_chunk = tl.load(p_rows[:, None] + o_kc[None, :], mask=m_v[:, None] & m_kc[None, :], other=0.0).to(tl.float32)
-                    acc_q += tl.sum(c_chunk * (ck_weight * ct_query)[None, :], axis=1)
+                    acc_q = formats.grouped_dot(acc_q, c_chunk, ck_weight * ct_query, DBV, BKT, KGC)
                     s_q += tl.sum(kw * ct_query[None, :], axis=1)
                     kq += ct_key * ct_query
+                acc_q = tl.sum(acc_q, axis=1)
                 s_kq = tl.sum(kq, axis=0)
             else:
                 r_scale = tl.load(read_scale_ptr + (i_slot * HV + i_hv) * NV + o_v // BV, mask=m_v, other=0.0)  # [DBV]: the rows' tile scales
@@ -138,6 +141,7 @@ def replay_decode_kernel(
                 # as 2^-14 * e2m1 (formats.e2m1_scaled)
                 r_scale = r_scale * 16384.0
                 p_bscale = read_bscale_ptr + ((i_slot * HV + i_hv) * V + o_v) * KS
+                acc_q = tl.zeros([DBV, WPC], tl.float32)  # partial sums of C·(decayed q)
                 for i_k in tl.range(NK, num_stages=STREAM_STAGES):
                     o_kc = i_k * BKT + o_kb
                     m_kc = o_kc < K
@@ -153,9 +157,10 @@ def replay_decode_kernel(
                     o_kw = i_k * WPC + o_kwb  # the chunk's words
                     words = tl.load(p_words[:, None] + o_kw[None, :], mask=m_v[:, None] & (o_kw < KW)[None, :], other=0)
                     d_q = formats.read_words_dot(words, ck_weight * ct_query, WPC, True)  # [DBV, WPC]
-                    acc_q += tl.sum(d_q * b_scale, axis=1)
+                    acc_q += d_q * b_scale
                     s_q += tl.sum(kw * ct_query[None, :], axis=1)
                     kq += ct_key * ct_query
+                acc_q = tl.sum(acc_q, axis=1)
                 s_kq = tl.sum(kq, axis=0)
                 acc_q = acc_q * r_scale
             # -- this value tile: value-axis inputs and records -----------------------
