@@ -10,7 +10,9 @@ Invariants: throwaway buffers only (`perf.Workload`; never live state, never
 @triton.autotune); candidates are launched through the real entry points
 (`Kernels.forced`), so the code timed is the code that serves; the plan's own choice is
 always a candidate, so a tuned entry is never slower than the fallback in the sweep (and
-replaces it only when faster by more than `MARGIN`).
+replaces it only when faster by more than `MARGIN`); so are the launches the table holds
+now (re-timed in phase 1), so a sweep cut short never replaces an entry with a launch
+that measured slower in the same run.
 
 The grid, pruned: BV in {8, 16, 32, 64} up to V rounded up to a power of two, or for
 the key-chunked decode kernel [DBV, BKT] chunks with DBV in {16, 32, 64, 128} and BKT in
@@ -235,6 +237,19 @@ class Job:
         self.times: dict[str, dict[Launch, dict[int, float]]] = {k: {} for k in self.kernels}
         self.plan_launch = {k: Launch(bv, w, DEFAULT_STAGES, bkt)
                             for k in self.kernels for bv, bkt, w in [plan_tiles(kern.plan, k)]}
+        # the launches the table holds for this configuration now (phase 1 times them too)
+        self.incumbents: dict[str, list[Launch]] = {k: [] for k in self.kernels}
+
+    def add_incumbents(self, table: TuningTable, gpu: str, batches) -> None:
+        """The table's launches for this configuration, each kernel and batch: phase 1
+        re-times them, so a sweep cut short by its budget before the phases that found
+        them (a separate flush, the fold's warps) cannot replace them with a slower launch
+        (session 9: such sweeps wrote 0.225 ms over a 0.188 ms entry)."""
+        for kernel in self.kernels:
+            for b in batches:
+                launch = table.lookup(self.kern.name, kernel, gpu, b)
+                if launch is not None and launch not in self.incumbents[kernel]:
+                    self.incumbents[kernel].append(launch)
 
     def load_kwargs(self):
         """`load` arguments of this configuration, for the compile workers: the whole
@@ -309,7 +324,8 @@ def tune(jobs: list[Job], batches, timer, device, workers: int, log=print, save=
          deadline=float("inf")) -> None:
     """Phase 1, then each of `_phases()` on what the phases before measured; `save()`
     after each configuration, so a run cut short keeps what it measured."""
-    todo = {(id(j), k): candidates(j.kern.plan, k) for j in jobs for k in j.kernels}
+    todo = {(id(j), k): _with(candidates(j.kern.plan, k), j.incumbents.get(k, ()))
+            for j in jobs for k in j.kernels}
     log(f"phase 1: {sum(map(len, todo.values()))} (configuration, kernel, launch) at "
         f"{len(batches)} batch sizes")
     _measure(jobs, todo, batches, timer, device, workers, log, save, deadline)
@@ -321,6 +337,10 @@ def tune(jobs: list[Job], batches, timer, device, workers: int, log=print, save=
         if any(todo.values()):
             log(f"{name}: {sum(map(len, todo.values()))} more")
             _measure(jobs, todo, batches, timer, device, workers, log, save, deadline)
+
+
+def _with(launches: list[Launch], more) -> list[Launch]:
+    return launches + [c for c in more if c not in launches]
 
 
 def table_of(jobs: list[Job], gpu: str, meta: dict, batches) -> dict[str, TuningTable]:
@@ -381,6 +401,10 @@ def run(args, log=print) -> int:
                                 fp8_scale=args.fp8_scale, stochastic=args.stochastic)
                     jobs.append(Job(variant, name, kern, args.kernels or ()))
     log(f"{len(jobs)} configurations, batches {args.batches}")
+    for j in jobs:
+        path = Path(args.out) / j.variant / TUNING_FILE
+        if path.is_file():
+            j.add_incumbents(TuningTable.read(path, j.variant), gpu, args.batches)
     timer = Timer(device, reps=args.reps)
 
     def save(final=False):

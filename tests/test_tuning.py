@@ -386,6 +386,30 @@ def test_a_job_tunes_a_kernel_subset_of_its_whole_configuration():
     assert load("gdn", tuning=False, **Job("gdn", "y", sr).load_kwargs()).name == sr.name
 
 
+def test_a_sweep_keeps_the_tabled_launch_that_measures_fastest():
+    """The launches a table holds for a configuration join phase 1 (Job.add_incumbents:
+    per kernel, the entry serving each swept batch), and table_of keeps one that measured
+    fastest: a sweep cut short before the phase that found it (here a separate flush with
+    its fold at 4 warps) cannot write a slower launch over it."""
+    from replaygen.tune import Job, _with, candidates, table_of
+    kern = load("gdn", H=1, HV=2, K=32, V=32, L=4, tuning=False)
+    job = Job("gdn", "x", kern, only=("replay_decode",))
+    small, sf = Launch(16, 1, 3, BKT=32), Launch(32, 1, 1, BKT=32, separate_flush=True, fold_warps=4)
+    t = TuningTable()
+    t.add("G", kern.name, "replay_decode", 1, small)   # serves batches 1..255
+    t.add("G", kern.name, "replay_decode", 256, sf)
+    t.add("G", "another__config", "replay_decode", 256, Launch(64, 2, 3, BKT=32))
+    job.add_incumbents(t, "G", (8, 64, 256, 512))
+    assert job.incumbents["replay_decode"] == [small, sf]
+    first = candidates(kern.plan, "replay_decode")
+    assert sf not in first and _with(first, job.incumbents["replay_decode"])[-1] == sf
+    job.times["replay_decode"] = {c: {256: 1.0} for c in first} | {sf: {256: 0.5}}
+    best = table_of([job], "G", {}, (256,))["gdn"].lookup(kern.name, "replay_decode", "G", 256)
+    assert best == sf
+    job.times["replay_decode"][sf] = {256: 2.0}   # slower now: the sweep's best replaces it
+    assert table_of([job], "G", {}, (256,))["gdn"].lookup(kern.name, "replay_decode", "G", 256) != sf
+
+
 def test_phase_four_tries_each_batch_best_with_a_separate_flush():
     """Phase 4 of the sweep: at each batch the decode launches within `within` of the
     fastest (at least `keep`, at most `most`), with their flush in a separate fold launch
