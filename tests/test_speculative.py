@@ -26,8 +26,8 @@ from hypothesis import strategies as st
 from hypothesis.stateful import (RuleBasedStateMachine, initialize, precondition, rule,
                                  run_state_machine_as_test)
 
-from harness import (ALL_CASES, CUDA, VARIANTS, Config, Harness, check, examples, same_bits,
-                     snapshot)
+from harness import (ALL_CASES, CUDA, VARIANTS, Config, Harness, aux_changed, check, examples,
+                     same_bits, snapshot)
 from replaygen import InputError
 
 SLOTS = 3
@@ -128,6 +128,9 @@ class SpecDriver:
         # verify writes only the drafts' ring rows and the pending counts
         assert same_bits(self.state.checkpoint, before["checkpoint"]), f"{where}: checkpoint written"
         assert same_bits(self.state.cursor, before["cursor"]), f"{where}: cursor written"
+        for s in range(SLOTS):
+            assert not aux_changed(self.state, before, s), \
+                f"{where}: {aux_changed(self.state, before, s)} of slot {s} written"
         drafted_rows = {s: range(h.cursor[s], h.cursor[s] + c) for s, c in zip(rows, counts)}
         for s in range(SLOTS):
             keep = [i for i in range(kern.plan.RING) if i not in drafted_rows.get(s, ())]
@@ -139,7 +142,9 @@ class SpecDriver:
         if len({h.cursor[s] for s in rows if s >= 0}) > 1:
             self.events.add("verify rows at different cursors")
         self.ops += 1
-        h.check_pool(where)
+        # every state a materialisation reads (checkpoint, cursors, committed ring rows,
+        # aux) is bit for bit as it was: no slot's materialised state can have changed
+        h.check_pool(where, [])
 
     def _apply_commit(self, accepted):
         """The model's side of a commit of the last verify's rows."""
@@ -166,6 +171,7 @@ class SpecDriver:
         snapshots are stale: selecting none keeps the pool's state)."""
         rows, slots, _, snaps = self.last
         num = torch.tensor(accepted, dtype=torch.int64, device=self.h.device)
+        before = snapshot(self.state)
         self.kern.commit(self.state, slots, num, check=check_counts)
         clamped = [0 if s < 0 else min(a, self.pending[s]) for s, a in zip(rows, accepted)]
         self.kern.conventional_commit(self.h.pool, slots, snaps,
@@ -173,7 +179,13 @@ class SpecDriver:
         self._apply_commit(clamped)
         self.ops += 1
         self.check_pending()
-        self.h.check_pool(f"op {self.ops} (commit {accepted}, rows {rows})")
+        where = f"op {self.ops} (commit {accepted}, rows {rows})"
+        for s in set(range(SLOTS)) - set(rows):   # slots outside the commit: untouched
+            assert same_bits(self.state.checkpoint[s], before["checkpoint"][s]) and \
+                same_bits(self.state.cursor[s], before["cursor"][s]) and \
+                all(same_bits(t[s], before["ring"][n][s]) for n, t in self.state.ring.items()) and \
+                not aux_changed(self.state, before, s), f"{where}: slot {s} (not committed) changed"
+        self.h.check_pool(where, [s for s in rows if s >= 0])
 
     def invalid_commit(self, accepted):
         """Counts above the pending drafts: InputError with the host check, nothing changes."""
