@@ -313,8 +313,9 @@ def block_scaled_sum(x, b, R: tl.constexpr, NB: tl.constexpr, G: tl.constexpr):
 def grouped_dot(acc, x, p, R: tl.constexpr, C: tl.constexpr, GC: tl.constexpr):
     """acc [R, GC] plus, per row of x [R, C], the sums of its GC groups of C / GC
     consecutive products with p [C]: for groups of 4 an FFMA chain per element (the
-    key-chunk decode's partial sums, reduced across threads once per value tile)."""
-    if C // GC == 4:
+    key-chunk decode's partial sums, reduced across threads once per value tile). The
+    interpreter sums each group directly: its cost is per operation, not per element."""
+    if _NATIVE and C // GC == 4:
         xa, xb = tl.split(tl.reshape(x, [R, GC, 2, 2]))   # element 4g + 2i + j: j = 0, 1
         x0, x2 = tl.split(xa)
         x1, x3 = tl.split(xb)

@@ -3,7 +3,7 @@
 # kernel: gla__H4_HV4_K256_V512__L16__state_fp16sr__read_nvfp4__rec_bf16_g-fp32__gcum
 # spec sha256: 2a7fe42937c3f75572badc158aa6b5a3525d5a4bced8d5656b63326bdec79ab1
 # templates sha256: 3c3d5e53dda0f21e5dfdfeb6bc16fb10d41c77a3139f4dd3dfa93bed691e3850
-# generator sha256: e1f6a0a6c19bae525cde0afb0d33c06de956924545116f2fe06d010a00ed2d04
+# generator sha256: 3bf55bd04f86bc148834ce1a01c6747bbc9316b39fd316bfb61e106e93f4eebb
 """ReplaySSM kernels for gla: gla__H4_HV4_K256_V512__L16__state_fp16sr__read_nvfp4__rec_bf16_g-fp32__gcum.
 
 Replay form: S_t = C·Diag(exp(G_t)) + Σ_j w_j (Diag(exp(G_t - G_j))·k_j)ᵀ,  G_j = Σ_(i<=j) g_i

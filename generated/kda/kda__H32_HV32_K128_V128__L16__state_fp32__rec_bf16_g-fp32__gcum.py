@@ -3,7 +3,7 @@
 # kernel: kda__H32_HV32_K128_V128__L16__state_fp32__rec_bf16_g-fp32__gcum
 # spec sha256: 900e043a38a9f7023de2cc4bf78d14388be9de5c6732cf3e1db42c3737507d77
 # templates sha256: 3c3d5e53dda0f21e5dfdfeb6bc16fb10d41c77a3139f4dd3dfa93bed691e3850
-# generator sha256: e1f6a0a6c19bae525cde0afb0d33c06de956924545116f2fe06d010a00ed2d04
+# generator sha256: 3bf55bd04f86bc148834ce1a01c6747bbc9316b39fd316bfb61e106e93f4eebb
 """ReplaySSM kernels for kda: kda__H32_HV32_K128_V128__L16__state_fp32__rec_bf16_g-fp32__gcum.
 
 Replay form: S_t = C·Diag(exp(G_t)) + Σ_j u_j (Diag(exp(G_t - G_j))·k_j)ᵀ,  G_j = Σ_(i<=j) g_i
