@@ -2,7 +2,7 @@
 # the templates and run `replaygen build`.
 # kernel: gdn__H16_HV64_K128_V128__L16__state_bf16__rec_bf16
 # spec sha256: 269ae606d36dd56b152535499facfacd42680cd4fda27f9a1b04094384a173fb
-# templates sha256: 3c3d5e53dda0f21e5dfdfeb6bc16fb10d41c77a3139f4dd3dfa93bed691e3850
+# templates sha256: e2bc2f347befcb99c81a3787e3ad9d6a962e37573c0ab517182b2d3ce88aa9de
 # generator sha256: 3bf55bd04f86bc148834ce1a01c6747bbc9316b39fd316bfb61e106e93f4eebb
 """ReplaySSM kernels for gdn: gdn__H16_HV64_K128_V128__L16__state_bf16__rec_bf16.
 
@@ -111,10 +111,8 @@ def replay_decode_kernel(
             o_v = i_v * DBV + o_vb
             m_v = o_v < V
             p_rows = ckpt_ptr + ((i_slot * HV + i_hv) * V + o_v) * K  # [DBV] checkpoint rows
-            acc_q = tl.zeros([DBV], tl.float32)  # C·(decayed q)
             s_q = tl.zeros([BL], tl.float32)  # record scores for q
             kq = tl.zeros([BKT], tl.float32)  # the token's own score, per lane
-            acc_k = tl.zeros([DBV], tl.float32)  # C·(decayed k)
             s_k = tl.zeros([BL], tl.float32)  # record scores for k
             acc_q = tl.zeros([DBV, KGC], tl.float32)  # partial sums of C·(decayed q)
             acc_k = tl.zeros([DBV, KGC], tl.float32)  # ... and of C·(decayed k)
