@@ -69,13 +69,15 @@ def test_e4m3_rounding_is_exact():
 
 
 def test_e2m1_codes_and_values_are_exact():
-    """Every tie (0.25, 0.75, ..., 5), the grid itself, saturation past 6, negatives,
-    random values; and all 16 codes back to values."""
+    """Every tie (0.25, 0.75, ..., 5), the grid itself, saturation past 6 (up to inf),
+    subnormal and tiny inputs, each binade's edges, negatives and -0, random values; and
+    all 16 codes back to values."""
     g = torch.Generator().manual_seed(1)
     grid = F.E2M1_GRID.tolist()
     ties = [(a + b) / 2 for a, b in zip(grid[1:], grid[:-1])]
-    base = grid + ties + [6.5, 100.0, 0.1, 0.3]
-    x = _pow2_pad(base + [-v for v in base] + (torch.randn(200, generator=g) * 3).tolist())
+    base = grid + ties + [6.5, 7.0, 8.0, 100.0, 2.0 ** 25, 1e30, float("inf"), 0.1, 0.3, 1e-40,
+                          2.0 ** -126, 0.999, 1.999, 3.999, 5.999]
+    x = _pow2_pad(base + [-v for v in base] + [-0.0] + (torch.randn(200, generator=g) * 3).tolist())
     assert torch.equal(apply(1, x, torch.uint8), F.e2m1_codes(x))
     codes = torch.arange(16, dtype=torch.float32)
     assert torch.equal(apply(2, codes, torch.float32), F.e2m1_values(codes.to(torch.uint8)))

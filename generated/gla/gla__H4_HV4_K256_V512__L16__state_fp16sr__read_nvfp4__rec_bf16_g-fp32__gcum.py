@@ -3,7 +3,7 @@
 # kernel: gla__H4_HV4_K256_V512__L16__state_fp16sr__read_nvfp4__rec_bf16_g-fp32__gcum
 # spec sha256: 2a7fe42937c3f75572badc158aa6b5a3525d5a4bced8d5656b63326bdec79ab1
 # templates sha256: e2bc2f347befcb99c81a3787e3ad9d6a962e37573c0ab517182b2d3ce88aa9de
-# generator sha256: 3bf55bd04f86bc148834ce1a01c6747bbc9316b39fd316bfb61e106e93f4eebb
+# generator sha256: 72e32d3dd06b8e04331aea06fc470ef57771b58e0e3f68b520de89e727751e13
 """ReplaySSM kernels for gla: gla__H4_HV4_K256_V512__L16__state_fp16sr__read_nvfp4__rec_bf16_g-fp32__gcum.
 
 Replay form: S_t = C·Diag(exp(G_t)) + Σ_j w_j (Diag(exp(G_t - G_j))·k_j)ᵀ,  G_j = Σ_(i<=j) g_i

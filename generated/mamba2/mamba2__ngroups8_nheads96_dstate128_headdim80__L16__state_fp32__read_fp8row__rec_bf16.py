@@ -3,7 +3,7 @@
 # kernel: mamba2__ngroups8_nheads96_dstate128_headdim80__L16__state_fp32__read_fp8row__rec_bf16
 # spec sha256: b9b9d1221036064279430b56c5d997514355cbb9c52adf3b69fc5581e1456b5e
 # templates sha256: e2bc2f347befcb99c81a3787e3ad9d6a962e37573c0ab517182b2d3ce88aa9de
-# generator sha256: 3bf55bd04f86bc148834ce1a01c6747bbc9316b39fd316bfb61e106e93f4eebb
+# generator sha256: 72e32d3dd06b8e04331aea06fc470ef57771b58e0e3f68b520de89e727751e13
 """ReplaySSM kernels for mamba2: mamba2__ngroups8_nheads96_dstate128_headdim80__L16__state_fp32__read_fp8row__rec_bf16.
 
 Replay form: S_t = C·exp(G_t) + Σ_j w_j (exp(G_t - G_j)·k_j)ᵀ,  G_j = Σ_(i<=j) g_i
