@@ -400,9 +400,17 @@ def nvfp4_quantize_pairs(x_e, x_o, t, R: tl.constexpr, C: tl.constexpr, G: tl.co
 
 
 @triton.jit
-def random_bits(seed, offsets):
-    """Philox uint32 bits for each offset under a 64-bit key `seed`."""
-    return tl.randint(seed, offsets).to(tl.uint32, bitcast=True)
+def random_bits_tile(seed, rows, k0, K, C: tl.constexpr):
+    """Philox uint32 bits for a [len(rows), C] tile of a [V, K] state (keys k0 .. k0 + C,
+    C a multiple of 4): one Philox call per 4 consecutive keys, its four outputs for the
+    four (tl.randint would take one of the four and throw three away: the stochastic
+    fold spent most of its instructions there). The counter of a group is the flat index
+    row * K + key of its first key, so no two groups of one key `seed` share a counter."""
+    tl.static_assert(C % 4 == 0)
+    base = rows[:, None] * K + k0 + tl.arange(0, C // 4)[None, :] * 4
+    r0, r1, r2, r3 = tl.randint4x(seed, base)
+    bits = tl.join(tl.join(r0, r2), tl.join(r1, r3))   # [R, C // 4, 2, 2]: r0 r1 r2 r3 in order
+    return tl.reshape(bits, [rows.shape[0], C]).to(tl.uint32, bitcast=True)
 
 
 @triton.jit

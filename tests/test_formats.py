@@ -31,10 +31,15 @@ def _apply_kernel(x_ptr, out_ptr, key, N: tl.constexpr, WHAT: tl.constexpr):
         tl.store(out_ptr + o, formats.e2m1_code(x))
     elif WHAT == 2:
         tl.store(out_ptr + o, formats.e2m1_value(x.to(tl.uint8)))
-    elif WHAT == 3:
-        tl.store(out_ptr + o, formats.round_fp16_stochastic(x, formats.random_bits(key, o)))
-    else:
-        tl.store(out_ptr + o, formats.round_bf16_stochastic(x, formats.random_bits(key, o)))
+    elif WHAT == 5:   # the bits themselves, for a [4, N // 4] tile of a state with K = N // 4
+        bits = formats.random_bits_tile(key, tl.arange(0, 4), 0, N // 4, N // 4)
+        tl.store(out_ptr + o, tl.reshape(bits, [N]).to(tl.int64))
+    else:   # the N values as one row of a state with K = N
+        r = tl.reshape(formats.random_bits_tile(key, tl.arange(0, 1), 0, N, N), [N])
+        if WHAT == 3:
+            tl.store(out_ptr + o, formats.round_fp16_stochastic(x, r))
+        else:
+            tl.store(out_ptr + o, formats.round_bf16_stochastic(x, r))
 
 
 def apply(what: int, x: torch.Tensor, out_dtype, key: int = 0) -> torch.Tensor:
@@ -188,6 +193,14 @@ def test_stochastic_rounding_is_unbiased(target, where):
     assert abs(mean - x[0].item()) < 0.05 * ulp, (mean, x[0].item(), ulp)
     nearest = x.to(dtype).double()[0].item()
     assert abs(nearest - x[0].item()) > 0.2 * ulp   # what SR is for
+
+
+def test_random_bits_of_a_tile_are_all_distinct():
+    """random_bits_tile draws four keys' bits per Philox call: every element of a [4, 64]
+    tile gets its own 32 bits (a repeated counter or output would repeat values; 256
+    distinct draws collide by chance with probability ~1e-5)."""
+    bits = apply(5, torch.zeros(256), torch.int64, key=777)
+    assert bits.unique().numel() == 256 and bool((bits >= 0).all() & (bits < 2 ** 32).all())
 
 
 def test_stochastic_rounding_depends_on_the_key():

@@ -2,8 +2,8 @@
 # the templates and run `replaygen build`.
 # kernel: gla__H4_HV4_K256_V512__L16__state_fp16sr__read_nvfp4__rec_bf16_g-fp32__gcum
 # spec sha256: 2a7fe42937c3f75572badc158aa6b5a3525d5a4bced8d5656b63326bdec79ab1
-# templates sha256: e2bc2f347befcb99c81a3787e3ad9d6a962e37573c0ab517182b2d3ce88aa9de
-# generator sha256: 72e32d3dd06b8e04331aea06fc470ef57771b58e0e3f68b520de89e727751e13
+# templates sha256: 24d70344e5b2ca38d45d066185c95d4850a5b07e839aa50fae87174e14feeecf
+# generator sha256: d0be4f68fb9e5f400e323e2f47401413f14b3df07fa231000cadc6cb81075daf
 """ReplaySSM kernels for gla: gla__H4_HV4_K256_V512__L16__state_fp16sr__read_nvfp4__rec_bf16_g-fp32__gcum.
 
 Replay form: S_t = C·Diag(exp(G_t)) + Σ_j w_j (Diag(exp(G_t - G_j))·k_j)ᵀ,  G_j = Σ_(i<=j) g_i
@@ -139,7 +139,7 @@ def replay_decode_kernel(
                     s_tile += tl.dot(tl.trans(rec_value), kw, input_precision="tf32")
                 else:  # tiles too small for tl.dot (a dim < 16): broadcast and reduce
                     s_tile += tl.sum(rec_value[:, :, None] * kw[:, None, :], axis=0)
-                tl.store(ckpt_ptr + ((i_slot * HV + i_hv) * V + o_v[:, None]) * K + o_k[None, :], formats.round_fp16_stochastic(s_tile, formats.random_bits(sr_key, o_v[:, None] * K + o_k[None, :])), mask=(o_v < V)[:, None] & m_k[None, :])
+                tl.store(ckpt_ptr + ((i_slot * HV + i_hv) * V + o_v[:, None]) * K + o_k[None, :], formats.round_fp16_stochastic(s_tile, formats.random_bits_tile(sr_key, o_v, 0, K, BK)), mask=(o_v < V)[:, None] & m_k[None, :])
                 q_p, q_b, q_t = formats.nvfp4_quantize(tl.where((o_v < V)[:, None] & m_k[None, :], s_tile, 0.0), BV, BK, NB)
                 tl.store(read_ptr + ((i_slot * HV + i_hv) * V + o_v[:, None]) * KH + o_kh[None, :], q_p, mask=(o_v < V)[:, None] & (o_kh < KH)[None, :])
                 tl.store(read_bscale_ptr + ((i_slot * HV + i_hv) * V + o_v[:, None]) * KS + o_ks[None, :], q_b.to(read_bscale_ptr.dtype.element_ty), mask=(o_v < V)[:, None] & (o_ks < KS)[None, :])
@@ -261,7 +261,7 @@ def fold_kernel(
             else:  # tiles too small for tl.dot (a dim < 16): broadcast and reduce
                 s_tile += tl.sum(rec_value[:, :, None] * kw[:, None, :], axis=0)
             if FLUSH:
-                tl.store(ckpt_ptr + ((i_slot * HV + i_hv) * V + o_v[:, None]) * K + o_k[None, :], formats.round_fp16_stochastic(s_tile, formats.random_bits(sr_key, o_v[:, None] * K + o_k[None, :])), mask=(o_v < V)[:, None] & m_k[None, :])
+                tl.store(ckpt_ptr + ((i_slot * HV + i_hv) * V + o_v[:, None]) * K + o_k[None, :], formats.round_fp16_stochastic(s_tile, formats.random_bits_tile(sr_key, o_v, 0, K, BK)), mask=(o_v < V)[:, None] & m_k[None, :])
                 q_p, q_b, q_t = formats.nvfp4_quantize(tl.where((o_v < V)[:, None] & m_k[None, :], s_tile, 0.0), BV, BK, NB)
                 tl.store(read_ptr + ((i_slot * HV + i_hv) * V + o_v[:, None]) * KH + o_kh[None, :], q_p, mask=(o_v < V)[:, None] & (o_kh < KH)[None, :])
                 tl.store(read_bscale_ptr + ((i_slot * HV + i_hv) * V + o_v[:, None]) * KS + o_ks[None, :], q_b.to(read_bscale_ptr.dtype.element_ty), mask=(o_v < V)[:, None] & (o_ks < KS)[None, :])

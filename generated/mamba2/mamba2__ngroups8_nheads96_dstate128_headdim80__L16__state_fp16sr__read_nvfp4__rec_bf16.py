@@ -2,8 +2,8 @@
 # the templates and run `replaygen build`.
 # kernel: mamba2__ngroups8_nheads96_dstate128_headdim80__L16__state_fp16sr__read_nvfp4__rec_bf16
 # spec sha256: b9b9d1221036064279430b56c5d997514355cbb9c52adf3b69fc5581e1456b5e
-# templates sha256: e2bc2f347befcb99c81a3787e3ad9d6a962e37573c0ab517182b2d3ce88aa9de
-# generator sha256: 72e32d3dd06b8e04331aea06fc470ef57771b58e0e3f68b520de89e727751e13
+# templates sha256: 24d70344e5b2ca38d45d066185c95d4850a5b07e839aa50fae87174e14feeecf
+# generator sha256: d0be4f68fb9e5f400e323e2f47401413f14b3df07fa231000cadc6cb81075daf
 """ReplaySSM kernels for mamba2: mamba2__ngroups8_nheads96_dstate128_headdim80__L16__state_fp16sr__read_nvfp4__rec_bf16.
 
 Replay form: S_t = C·exp(G_t) + Σ_j w_j (exp(G_t - G_j)·k_j)ᵀ,  G_j = Σ_(i<=j) g_i
@@ -200,7 +200,7 @@ def replay_decode_kernel(
                     else:  # tiles too small for tl.dot (a dim < 16): broadcast and reduce
                         s_tile += tl.sum(rec_value[:, :, None] * kw[:, None, :], axis=0)
                     m_c = m_v[:, None] & m_kc[None, :]
-                    s_tile = formats.round_fp16_stochastic(s_tile, formats.random_bits(sr_key, o_v[:, None] * K + o_kc[None, :]))
+                    s_tile = formats.round_fp16_stochastic(s_tile, formats.random_bits_tile(sr_key, o_v, i_k * BKT, K, BKT))
                     tl.store(p_chunk, s_tile, mask=m_c)
                     amax = tl.maximum(amax, tl.max(tl.where(m_c, tl.abs(s_tile.to(tl.float32)), 0.0), axis=1))
                 # pass 2 reads chunks that other threads of this program stored
@@ -339,7 +339,7 @@ def fold_kernel(
             else:  # tiles too small for tl.dot (a dim < 16): broadcast and reduce
                 s_tile += tl.sum(rec_value[:, :, None] * kw[:, None, :], axis=0)
             if FLUSH:
-                tl.store(ckpt_ptr + ((i_slot * HV + i_hv) * V + o_v[:, None]) * K + o_k[None, :], formats.round_fp16_stochastic(s_tile, formats.random_bits(sr_key, o_v[:, None] * K + o_k[None, :])), mask=(o_v < V)[:, None] & m_k[None, :])
+                tl.store(ckpt_ptr + ((i_slot * HV + i_hv) * V + o_v[:, None]) * K + o_k[None, :], formats.round_fp16_stochastic(s_tile, formats.random_bits_tile(sr_key, o_v, 0, K, BK)), mask=(o_v < V)[:, None] & m_k[None, :])
                 q_p, q_b, q_t = formats.nvfp4_quantize(tl.where((o_v < V)[:, None] & m_k[None, :], s_tile, 0.0), BV, BK, NB)
                 tl.store(read_ptr + ((i_slot * HV + i_hv) * V + o_v[:, None]) * KH + o_kh[None, :], q_p, mask=(o_v < V)[:, None] & (o_kh < KH)[None, :])
                 tl.store(read_bscale_ptr + ((i_slot * HV + i_hv) * V + o_v[:, None]) * KS + o_ks[None, :], q_b.to(read_bscale_ptr.dtype.element_ty), mask=(o_v < V)[:, None] & (o_ks < KS)[None, :])

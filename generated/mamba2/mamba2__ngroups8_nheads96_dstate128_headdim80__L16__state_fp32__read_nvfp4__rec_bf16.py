@@ -2,8 +2,8 @@
 # the templates and run `replaygen build`.
 # kernel: mamba2__ngroups8_nheads96_dstate128_headdim80__L16__state_fp32__read_nvfp4__rec_bf16
 # spec sha256: b9b9d1221036064279430b56c5d997514355cbb9c52adf3b69fc5581e1456b5e
-# templates sha256: e2bc2f347befcb99c81a3787e3ad9d6a962e37573c0ab517182b2d3ce88aa9de
-# generator sha256: 72e32d3dd06b8e04331aea06fc470ef57771b58e0e3f68b520de89e727751e13
+# templates sha256: 24d70344e5b2ca38d45d066185c95d4850a5b07e839aa50fae87174e14feeecf
+# generator sha256: d0be4f68fb9e5f400e323e2f47401413f14b3df07fa231000cadc6cb81075daf
 """ReplaySSM kernels for mamba2: mamba2__ngroups8_nheads96_dstate128_headdim80__L16__state_fp32__read_nvfp4__rec_bf16.
 
 Replay form: S_t = C·exp(G_t) + Σ_j w_j (exp(G_t - G_j)·k_j)ᵀ,  G_j = Σ_(i<=j) g_i
