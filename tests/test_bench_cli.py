@@ -132,9 +132,16 @@ def tiny(monkeypatch, device):
     monkeypatch.setattr(perf, "copy_bandwidth", lambda device, timer: {"eager": 1e12, "graph": 1e12, "best": 1e12})
     monkeypatch.setattr(T, "BLOCK_VS", (8, 16))      # a small grid: the interpreter is slow
     monkeypatch.setattr(T, "WARPS", (1, 2))
-    # phase 4 on the three fastest only (the sweep's default tries up to ten per batch)
+    # Each phase after the first on each batch's (or, phase 3, the smallest batch's) fastest
+    # launch only: every phase still measures and competes (the assertions below see
+    # several launches picked), at ~30% fewer interpreted candidates than keeping 2-3 each.
+    monkeypatch.setattr(T, "stage_candidates",           # phase 2
+                        functools.partial(T.stage_candidates, keep=1))
+    monkeypatch.setattr(T, "split_candidates",           # phase 3
+                        functools.partial(T.split_candidates, keep=1))
+    # phase 4 (the sweep's default tries three to ten per batch)
     monkeypatch.setattr(T, "separate_flush_candidates",
-                        functools.partial(T.separate_flush_candidates, within=1.0))
+                        functools.partial(T.separate_flush_candidates, keep=1, within=1.0))
     monkeypatch.setattr(T, "fold_warps_candidates",   # phase 5 on each batch's fastest only
                         functools.partial(T.fold_warps_candidates, keep=1))
     monkeypatch.setattr(T, "ELEMENTS_PER_THREAD", (1, 64))   # tiny tiles: keep 4 candidates
