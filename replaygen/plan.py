@@ -559,6 +559,13 @@ def launch_constants(plan: "KernelPlan", kernel: str, BV: int, BKT: int | None =
                "DECODE_FOLD_DOT": dot_ok}
         dot = out["DECODE_FOLD_DOT"] or plan.fold_dot
     else:
+        # tile and column scales are stored per plan.BV-row tile (index block * NV + tile):
+        # a value-tile kernel at another BV would write or read them in another layout
+        tiled = [f for f in plan.formats if f.scale in ("tile", "col")]
+        if tiled and BV != plan.BV:
+            raise ConfigError(f"the {kernel} value tile {BV} must be the {tiled[0].kind} "
+                              f"copy's scale tile, {plan.BV} rows (its {tiled[0].scale} "
+                              f"scales are stored per {plan.BV}-row tile)")
         out = {"BV": BV, "NV": -(-plan.V // BV), "FOLD_DOT": plan.BK >= 16 and BV >= 16}
         dot = out["FOLD_DOT"] or plan.decode_fold_dot
     if kernel == "replay_decode":

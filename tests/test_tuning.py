@@ -86,6 +86,22 @@ def test_split_round_trips_and_is_checked(tmp_path):
 
 
 
+@pytest.mark.parametrize("read,scale", [("nvfp4", None), ("fp8", "tile"), ("fp8", "col")])
+def test_value_tiles_of_tile_scaled_copies_are_the_scale_tile(read, scale):
+    """Tile and column scales are stored per plan.BV-row tile: a fold, value-tile decode
+    or verify launched at another value tile would write them in another layout (the
+    decode reads them per plan.BV rows): silent wrong reads, so launch_constants refuses
+    (and the tuner's _launchable skips such candidates). Row scales carry no tile."""
+    kw = dict(H=1, HV=1, K=32, V=64, L=2, tuning=False, read_dtype=read, fp8_scale=scale)
+    plan = load("gdn", **kw).plan
+    assert launch_constants(plan, "fold", plan.BV)["NV"] == -(-64 // plan.BV)
+    with pytest.raises(ConfigError, match=f"fold value tile {2 * plan.BV} must be the {read} "
+                                          f"copy's scale tile, {plan.BV} rows"):
+        launch_constants(plan, "fold", 2 * plan.BV)
+    rows = load("gdn", **{**kw, "read_dtype": "fp8", "fp8_scale": "row"}).plan
+    assert launch_constants(rows, "fold", 2 * rows.BV)["BV"] == 2 * rows.BV
+
+
 def test_verify_heads_round_trip_and_are_checked(tmp_path):
     """Value heads per verify program are stored only when not 1, read back, refused in a
     file for other kernels, and refused by launch_constants where they do not divide the
