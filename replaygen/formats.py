@@ -405,7 +405,9 @@ def random_bits_tile(seed, rows, k0, K, C: tl.constexpr):
     C a multiple of 4): one Philox call per 4 consecutive keys, its four outputs for the
     four (tl.randint would take one of the four and throw three away: the stochastic
     fold spent most of its instructions there). The counter of a group is the flat index
-    row * K + key of its first key, so no two groups of one key `seed` share a counter."""
+    row * K + key of its first key, so no two groups that start inside the state (key < K)
+    share a counter under one `seed`; groups past K (tiles padded to a power of two) may
+    repeat another row's counter, and their bits are never stored (masked)."""
     tl.static_assert(C % 4 == 0)
     base = rows[:, None] * K + k0 + tl.arange(0, C // 4)[None, :] * 4
     r0, r1, r2, r3 = tl.randint4x(seed, base)
