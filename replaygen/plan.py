@@ -540,13 +540,17 @@ def launch_constants(plan: "KernelPlan", kernel: str, BV: int, BKT: int | None =
             raise ConfigError(f"the {what} must be a power of two, got {v!r}")
     chunked = ((kernel == "replay_decode" and decode_is_chunked(plan))
                or (kernel == "verify" and verify_is_chunked(plan)))
+    # tile and column scales are stored per plan.BV-row tile (index block * NV + tile): a
+    # chunked kernel reads them per plan.BV rows of its value tile (a multiple), a
+    # value-tile kernel at another BV would write or read them in another layout
+    tiled = [f for f in plan.formats if f.scale in ("tile", "col")]
     if chunked:
         BKT = BKT or plan.BKT
         if BKT > plan.BK:
             raise ConfigError(f"the key chunk {BKT} exceeds the key block {plan.BK}")
         # the key-chunked verify's products also have BT (draft probe) rows
         dot_ok = BV >= 16 and BKT >= 16 and (kernel != "verify" or plan.BT >= 16)
-        if plan.read is not None and plan.read.scale == "tile" and BV % plan.BV:
+        if tiled and BV % plan.BV:
             raise ConfigError(f"the decode value tile {BV} must be a multiple of the read copy's "
                               f"scale tile {plan.BV} rows")
         if plan.uses_nvfp4 and BKT < min(NVFP4_BLOCK, plan.BK):
@@ -559,9 +563,6 @@ def launch_constants(plan: "KernelPlan", kernel: str, BV: int, BKT: int | None =
                "DECODE_FOLD_DOT": dot_ok}
         dot = out["DECODE_FOLD_DOT"] or plan.fold_dot
     else:
-        # tile and column scales are stored per plan.BV-row tile (index block * NV + tile):
-        # a value-tile kernel at another BV would write or read them in another layout
-        tiled = [f for f in plan.formats if f.scale in ("tile", "col")]
         if tiled and BV != plan.BV:
             raise ConfigError(f"the {kernel} value tile {BV} must be the {tiled[0].kind} "
                               f"copy's scale tile, {plan.BV} rows (its {tiled[0].scale} "

@@ -3,7 +3,7 @@
 # kernel: gdn__H16_HV32_K128_V128__L16__state_fp16__rec_bf16
 # spec sha256: 269ae606d36dd56b152535499facfacd42680cd4fda27f9a1b04094384a173fb
 # templates sha256: 24d70344e5b2ca38d45d066185c95d4850a5b07e839aa50fae87174e14feeecf
-# generator sha256: 65cc709a97505dbf6206140e977a4ca1a222adc09068ec1f65a7918c7bc53414
+# generator sha256: 1c5902a2708ccdee13af6f5b155b3e4866bd402997b1e6ca58b6bbb221b4e1f4
 """ReplaySSM kernels for gdn: gdn__H16_HV32_K128_V128__L16__state_fp16__rec_bf16.
 
 Replay form: S_t = C·exp(G_t) + Σ_j u_j (exp(G_t - G_j)·k_j)ᵀ,  G_j = Σ_(i<=j) g_i

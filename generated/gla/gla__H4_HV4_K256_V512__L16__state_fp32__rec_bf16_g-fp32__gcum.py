@@ -3,7 +3,7 @@
 # kernel: gla__H4_HV4_K256_V512__L16__state_fp32__rec_bf16_g-fp32__gcum
 # spec sha256: 2a7fe42937c3f75572badc158aa6b5a3525d5a4bced8d5656b63326bdec79ab1
 # templates sha256: 24d70344e5b2ca38d45d066185c95d4850a5b07e839aa50fae87174e14feeecf
-# generator sha256: 65cc709a97505dbf6206140e977a4ca1a222adc09068ec1f65a7918c7bc53414
+# generator sha256: 1c5902a2708ccdee13af6f5b155b3e4866bd402997b1e6ca58b6bbb221b4e1f4
 """ReplaySSM kernels for gla: gla__H4_HV4_K256_V512__L16__state_fp32__rec_bf16_g-fp32__gcum.
 
 Replay form: S_t = C·Diag(exp(G_t)) + Σ_j w_j (Diag(exp(G_t - G_j))·k_j)ᵀ,  G_j = Σ_(i<=j) g_i
