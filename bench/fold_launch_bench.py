@@ -1,15 +1,19 @@
 """The fold launch after a decode whose flush is separate, at other launches (H200).
 
 After a decode step with staggered rows (batch 256, L = 16), one row in 16 has a full
-ring: the fold launch then runs (rows x HV) programs of which 1 in 16 folds. It costs
-GDN's fp32 + NVFP4 configuration ~0.060 ms per step against ~0.017 ms for its bytes
-(bench/NOTES.md, session 7). The runtime launches it at the plan's launch (a read copy's
-tile scales follow the plan's value tiles, so its BV is fixed; warps and stages are
-not). Here every (warps, stages) of the plan's BV (and other BVs where the read copy's
-scales are per row) is timed in the step it serves: the non-flush step (cursors at L/2,
-the fold launch finds nothing to fold), the step with staggered cursors (16 of 256 rows
-fold) and the amortised step over a staggered cycle. Each launch's states after one
-cycle are checked against the plan's launch's from the same start.
+ring: the decode queues those (slot, value head) blocks and the fold launch folds them,
+each block split over fold_split programs (runtime.Kernels._fold_queued). Until session
+11 the fold launch ran (rows x HV) programs of which 1 in 16 folded: ~0.041 ms of GDN
+fp32 + NVFP4's 0.107 ms amortised step against ~0.015 ms for its bytes. The runtime
+launches it at the plan's launch (a read copy's tile scales follow the plan's value
+tiles, so its BV is fixed; warps, stages and the split are not), or at the warps and
+split the decode's tuned launch names (Launch.fold_warps, fold_split). Here every
+(split, warps, stages) of the plan's BV (and other BVs where the read copy's scales are
+per row), with the configuration's decode launch, is timed in the step it serves: the
+non-flush step (cursors at L/2, the fold launch finds nothing to fold), the step with
+staggered cursors (16 of 256 rows fold) and the amortised step over a staggered cycle.
+Each launch's states after one cycle are checked against the plan's launch's from the
+same start.
 
 Usage (on the GPU): python bench/fold_launch_bench.py --out DIR [--variants gdn,mamba2]
 Writes DIR/fold_launch_bench.json (GPU, date, commit, command, every row) and .md.
@@ -17,6 +21,7 @@ Writes DIR/fold_launch_bench.json (GPU, date, commit, command, every row) and .m
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import sys
 from pathlib import Path
@@ -29,11 +34,12 @@ import torch  # noqa: E402
 import replaygen  # noqa: E402
 from replaygen.errors import ConfigError  # noqa: E402
 from replaygen.perf import Timer, Workload, environment  # noqa: E402
-from replaygen.plan import launch_constants  # noqa: E402
+from replaygen.plan import launch_constants, plan_tiles  # noqa: E402
 from replaygen.tuning import Launch  # noqa: E402
 
-READS = {"fp32+nvfp4": dict(read_dtype="nvfp4"), "fp32+fp8row": dict(read_dtype="fp8", fp8_scale="row")}
-WARPS, STAGES = (1, 2, 4, 8), (1, 3)
+READS = {"fp32+nvfp4": dict(read_dtype="nvfp4"), "fp32+fp8row": dict(read_dtype="fp8", fp8_scale="row"),
+         "fp16sr+nvfp4": dict(state_dtype="fp16", stochastic=True, read_dtype="nvfp4")}
+WARPS, STAGES, SPLITS = (2, 4, 8), (1,), (1, 2, 4, 8)
 
 
 def geometry(variant: str, dims: str | None) -> dict:
@@ -43,19 +49,40 @@ def geometry(variant: str, dims: str | None) -> dict:
     return {k: int(v) for k, v in (kv.split("=") for kv in dims.split(","))}
 
 
-def candidates(plan) -> list[Launch]:
+def candidates(plan) -> list[tuple[int, Launch]]:
+    """(fold_split, fold launch) pairs."""
     tile_scales = plan.read is not None and plan.read.scale == "tile"
     bvs = (plan.BV,) if tile_scales else (plan.BV, 2 * plan.BV)
     out = []
     for bv in bvs:
-        for w in WARPS:
-            for s in STAGES:
-                try:
-                    launch_constants(plan, "fold", bv)
-                except ConfigError:
-                    continue
-                out.append(Launch(bv, w, s))
+        try:
+            tiles = launch_constants(plan, "fold", bv)["NV"]
+        except ConfigError:
+            continue
+        for split in SPLITS:
+            if split > 1 and split // 2 >= tiles:
+                continue   # (the runtime clamps a split to the tile count)
+            for w in WARPS:
+                for s in STAGES:
+                    out.append((split, Launch(bv, w, s)))
     return out
+
+
+def force(kern, cand, batch, device):
+    """Force a candidate: its fold launch, and the configuration's decode launch with the
+    candidate's split and no fold_warps of its own (None: the shipped launches)."""
+    kern.forced = {}
+    kern._launches.clear()
+    if cand is None:
+        return
+    split, fold = cand
+    decode = kern._launch("replay_decode", batch, device)[2]
+    if decode is None:   # the plan's
+        bv, bkt, warps = plan_tiles(kern.plan, "replay_decode")
+        decode = Launch(bv, warps, kern.plan.STREAM_STAGES, bkt, separate_flush=not kern.plan.FUSED_FLUSH)
+    kern.forced = {"fold": fold,
+                   "replay_decode": dataclasses.replace(decode, fold_warps=None, fold_split=split)}
+    kern._launches.clear()
 
 
 def _compile(task) -> int:
@@ -65,7 +92,7 @@ def _compile(task) -> int:
     kern = replaygen.load(variant, **geom, **READS[read])
     work = Workload(kern, 16, "cuda", init=False, rows=batch)
     for cand in launches:
-        kern.forced = {"fold": cand}
+        force(kern, cand, batch, "cuda")
         work.decode(batch, padding=True)
     torch.cuda.synchronize()
     return len(launches)
@@ -123,10 +150,10 @@ def main(argv=None):
         work = Workload(kern, args.batch, device, seed=3)
         L = kern.plan.L
         for cand in ([None] + candidates(kern.plan))[:None if cuda else 3]:
-            kern.forced = {} if cand is None else {"fold": cand}
-            kern._launches.clear()
+            force(kern, cand, args.batch, device)
             row = {"variant": variant, "read": read, "config": kern.name,
-                   "fold": "plan" if cand is None else str(cand)}
+                   "fold": "shipped" if cand is None else
+                   f"split {cand[0]}, BV {cand[1].BV}, {cand[1].num_warps} warps, {cand[1].num_stages} stages"}
             # correctness first: one staggered cycle from the reference's start
             check = Workload(kern, args.batch, device, seed=3)
             check.state.cursor.copy_(check.stagger)

@@ -302,6 +302,7 @@ class KernelPlan:
     HPP: int              # value heads per key-chunked verify program, of one key group (tuned)
     STREAM_STAGES: int    # software-pipeline depth of the key-chunk decode's chunk streams (see below)
     FUSED_FLUSH: bool     # a decode row whose ring fills folds in the decode launch (see below)
+    fold_split: int       # otherwise: programs per queued block of the fold launch (see below)
     decode_warps: int
     decode_template: str  # the decode kernel's structure: key chunks or value tiles
     channel_gate: bool    # per-key-channel decay: decays are [BKT] per chunk, not scalars
@@ -918,6 +919,12 @@ def make_plan(deriv: Derivation, config: KernelConfig) -> KernelPlan:
         # (Mamba-2 Nano, [128, 32] 2 warps), for one more launch per step. The key-chunk
         # decode of an NVFP4 read copy always folds so (_pick_decode_template).
         FUSED_FLUSH=fused_flush,
+        # That fold launch takes the (slot, value head) blocks the decode queued, each
+        # split into this many programs, each folding every fold_split-th value tile:
+        # after a staggered step 1 block in L is queued (16 of 256 rows), so one program
+        # per block left the launch with 512 programs folding 8 tiles each (GDN, fp32 +
+        # NVFP4, [16, 128] tiles) where the GPU holds ~528 such programs at once.
+        fold_split=min(4, 1 << (-(-V // BV)).bit_length() - 1),
         NSPLIT=1, HPP=1, decode_warps=config.num_warps or (
             _pick_num_warps(BV, BK) if decode_template == VALUE_TILES
             # key chunks: 64 chunk elements per thread; 32 with stochastic rounding,

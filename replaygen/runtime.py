@@ -53,7 +53,10 @@ class ReplayState:
     scales) and "flushes" ([slots, HV] int32 flush counters that key stochastic
     rounding); `seed` is the stochastic-rounding seed of this pool. drafted [slots, HV]
     int32: the drafts of the last verify that a commit may still accept (cleared by
-    commit, decode, a flush that folds, load_state).
+    commit, decode, a flush that folds, load_state). fold_queue [2 + slots * HV] int32: scratch
+    between a decode launch whose flush is separate and the fold launch that follows it
+    (word 0: the number of queued (slot, value head) blocks whose ring filled, word 1 the
+    fold programs that have finished, then the blocks); empty (zero counts) between calls.
     """
 
     checkpoint: torch.Tensor
@@ -63,6 +66,7 @@ class ReplayState:
     aux: dict[str, torch.Tensor] = field(default_factory=dict)
     seed: int = 0
     drafted: torch.Tensor | None = None
+    fold_queue: torch.Tensor | None = None
 
     @property
     def num_slots(self) -> int:
@@ -184,6 +188,26 @@ def device_name(device: torch.device) -> str:
     return name
 
 
+# Programs per multiprocessor of the queued fold launch (Kernels._fold_queued): what a
+# [16, 128] fold of 4 warps and ~120 registers keeps resident on an H200 (ncu, session
+# 11: 4 blocks per SM). The Triton interpreter runs programs one after another: 3 there,
+# so that tests see programs take several blocks and share one.
+FOLD_PROGRAMS_PER_SM = 4
+INTERPRETER_FOLD_PROGRAMS = 3
+_FOLD_PROGRAMS: dict[tuple[str, int | None], int] = {}
+
+
+def fold_programs(device: torch.device) -> int:
+    """The most programs a queued fold launch runs (cached per device)."""
+    key = (device.type, device.index)
+    n = _FOLD_PROGRAMS.get(key)
+    if n is None:
+        n = (torch.cuda.get_device_properties(device).multi_processor_count * FOLD_PROGRAMS_PER_SM
+             if device.type == "cuda" else INTERPRETER_FOLD_PROGRAMS)
+        _FOLD_PROGRAMS[key] = n
+    return n
+
+
 class Kernels:
     """The generated kernels of one configuration, with checked entry points."""
 
@@ -236,7 +260,8 @@ class Kernels:
         drafted = torch.zeros((num_slots, p.HV), dtype=torch.int32, device=device)
         # A fresh stochastic-rounding seed per pool (host randomness, drawn once here).
         seed = int.from_bytes(os.urandom(4), "little") & 0x7FFFFFFF
-        return ReplayState(made.pop("ckpt"), ring, cursor, checked, made, seed, drafted)
+        fold_queue = torch.zeros(2 + num_slots * p.HV, dtype=torch.int32, device=device)
+        return ReplayState(made.pop("ckpt"), ring, cursor, checked, made, seed, drafted, fold_queue)
 
     def _state_layout(self) -> dict[str, tuple[tuple[int, ...], torch.dtype]]:
         """Every state tensor past the slot dim, by kernel argument name (see ReplayState):
@@ -302,36 +327,56 @@ class Kernels:
         out = self._check_out(out, rows, dtype, state.device)
         if rows:
             consts, launch, chosen = self._launch("replay_decode", rows, state.device)
-            fold_warps = chosen.fold_warps if chosen is not None else None
             fold_all = bool(fold_every_step if fold_every_step is not None
                             else self.folds_every_step(rows))
             fused = consts["FUSED_FLUSH"]
             self.module.replay_decode_kernel[(rows, self.plan.HV, consts["NSPLIT"])](
                 slots_ptr=slots, num_slots=state.num_slots, cursor_ptr=state.cursor,
-                drafted_ptr=state.drafted,
+                drafted_ptr=state.drafted, fold_queue_ptr=state.fold_queue,
                 ckpt_ptr=state.checkpoint, **self._state_args(state), **self._ring_args(state), **args,
                 **self._param_args(state.params),
                 out_ptr=out, stride_out=out.stride(0), **has, **consts,
-                FOLD_EVERY_STEP=fold_all and fused, **launch)
+                FOLD_EVERY_STEP=fold_all, **launch)
             if not fused:
-                # the decode appended every row's record: fold the rings it filled (L
-                # records), or every ring when each step folds
-                self._fold(state, slots, state.checkpoint, flush=True,
-                           fold_from=1 if fold_all else self.plan.L, warps=fold_warps)
+                # the decode appended every row's record and queued the blocks whose ring
+                # filled (every block when each step folds): fold those
+                self._fold_queued(state, rows, chosen)
         return out
 
-    def _fold(self, state: ReplayState, slots, dst, flush: bool, accepted=None, fold_from: int = 1,
-              warps: int | None = None):
+    def _fold(self, state: ReplayState, slots, dst, flush: bool, accepted=None):
+        """The fold kernel over (rows, value heads): flush, commit or materialize."""
         consts, launch = self.launch_args("fold", slots.shape[0], state.device)
-        if warps is not None:   # the decode launch's choice for the fold that follows it
-            launch = {**launch, "num_warps": warps}
         self.module.fold_kernel[(slots.shape[0], self.plan.HV)](
             slots_ptr=slots, num_slots=state.num_slots, cursor_ptr=state.cursor,
             ckpt_ptr=state.checkpoint, **self._state_args(state), **self._ring_args(state),
             **self._param_args(state.params), dst_ptr=dst,
             drafted_ptr=state.drafted, accepted_ptr=slots if accepted is None else accepted,
-            FLUSH=flush, COMMIT=accepted is not None, FOLD_FROM=fold_from, **self._has, **consts,
-            **launch)
+            fold_queue_ptr=state.fold_queue, FLUSH=flush, COMMIT=accepted is not None,
+            QUEUED=False, QSPLIT=1, **self._has, **consts, **launch)
+
+    def _fold_queued(self, state: ReplayState, rows: int, chosen: Launch | None):
+        """The fold launch after a decode whose flush is separate: the blocks the decode
+        queued, each split into `fold_split` programs' value tiles, taken in turn by a
+        grid whose size depends on the batch size only (CUDA graphs), never on how many
+        rings filled: at most one program per (block, split), and no more than the GPU
+        holds at once (fold_programs). After a decode step with staggered rows one block
+        in L is queued: the grid over every (row, value head) this replaced ran L times
+        the programs, nearly all of them idle, each taking a place on the GPU (bench/NOTES.md,
+        session 11)."""
+        consts, launch = self.launch_args("fold", rows, state.device)
+        if chosen is not None and chosen.fold_warps is not None:
+            launch = {**launch, "num_warps": chosen.fold_warps}   # the decode launch's choice
+        split = (chosen.fold_split if chosen is not None and chosen.fold_split is not None
+                 else self.plan.fold_split)
+        split = min(split, consts["NV"])
+        programs = min(rows * self.plan.HV * split, fold_programs(state.device))
+        self.module.fold_kernel[(programs,)](
+            slots_ptr=state.cursor, num_slots=state.num_slots, cursor_ptr=state.cursor,
+            ckpt_ptr=state.checkpoint, **self._state_args(state), **self._ring_args(state),
+            **self._param_args(state.params), dst_ptr=state.checkpoint,
+            drafted_ptr=state.drafted, accepted_ptr=state.cursor,
+            fold_queue_ptr=state.fold_queue, FLUSH=True, COMMIT=False, QUEUED=True,
+            QSPLIT=split, **self._has, **consts, **launch)
 
     def materialize(self, state: ReplayState, slots: torch.Tensor,
                     out: torch.Tensor | None = None) -> torch.Tensor:

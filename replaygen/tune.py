@@ -27,8 +27,9 @@ group (phase 2c, Launch.heads); then, for small batches, splits of each (row, va
 several programs (phase 3); then each batch's decode launches within 1.5x of its best
 (3 to 10 of them) with the flush in a separate fold launch (phase 4,
 Launch.separate_flush); then the two best of those at each batch with that fold launch
-at each warp count (phase 5, Launch.fold_warps). What is measured: replay_decode
-amortised per step over a whole flush cycle with staggered rows (both launches when the
+at each warp count (phase 5, Launch.fold_warps), and the two best after that with the
+fold launch's blocks split over 1 to 8 programs (phase 6, Launch.fold_split). What is
+measured: replay_decode amortised per step over a whole flush cycle with staggered rows (both launches when the
 flush is separate); fold as a flush of L - 1 records; the conventional step.
 """
 from __future__ import annotations
@@ -200,6 +201,29 @@ def fold_warps_candidates(plan, times: dict[Launch, dict[int, float]], keep: int
     return out
 
 
+FOLD_SPLITS = (1, 2, 4, 8)
+
+
+def fold_split_candidates(plan, times: dict[Launch, dict[int, float]], keep: int = 2) -> list[Launch]:
+    """Phase 6 (decode): at each batch the `keep` fastest launches whose flush is separate,
+    with that fold launch's queued blocks split over each number of programs
+    (Launch.fold_split; unset: plan.fold_split; a split of more programs than the fold's
+    value tiles runs as one per tile, so those past the tile count are not tried)."""
+    batches = sorted({b for t in times.values() for b in t})
+    out = []
+    for b in batches:
+        measured = {c: t[b] for c, t in times.items() if b in t and c.fold_split is None
+                    and (c.separate_flush or not plan.FUSED_FLUSH)}
+        for c in sorted(measured, key=measured.get)[:keep]:
+            for split in FOLD_SPLITS:
+                if split == plan.fold_split or split // 2 >= plan.NV:
+                    continue
+                cand = dataclasses.replace(c, fold_split=split)
+                if cand not in times and cand not in out:
+                    out.append(cand)
+    return out
+
+
 SPLITS = (2, 4, 8)
 
 
@@ -317,7 +341,9 @@ def _phases():
              lambda j, t: split_candidates(j.kern.plan, t)),
             ("phase 4 (the decode's flush in a separate launch)", ("replay_decode",), decode_sf),
             ("phase 5 (the warps of the separate fold launch)", ("replay_decode",),
-             lambda j, t: fold_warps_candidates(j.kern.plan, t)))
+             lambda j, t: fold_warps_candidates(j.kern.plan, t)),
+            ("phase 6 (the split of the separate fold launch's blocks)", ("replay_decode",),
+             lambda j, t: fold_split_candidates(j.kern.plan, t)))
 
 
 def tune(jobs: list[Job], batches, timer, device, workers: int, log=print, save=None,
@@ -367,12 +393,12 @@ def table_of(jobs: list[Job], gpu: str, meta: dict, batches) -> dict[str, Tuning
 
 def report(tables: dict[str, TuningTable], log=print) -> None:
     log(f"\n{'configuration':<62} {'kernel':<20} {'batch':>5} {'BV':>3} {'BKT':>3} {'w':>2} {'s':>2} "
-        f"{'sp':>2} {'sf':>2} {'fw':>2} {'reg':>3} {'hd':>2} {'ms':>9} {'plan ms':>9} {'gain':>6}")
+        f"{'sp':>2} {'sf':>2} {'fw':>2} {'fs':>2} {'reg':>3} {'hd':>2} {'ms':>9} {'plan ms':>9} {'gain':>6}")
     for t in tables.values():
         for gpu, config, kernel, b, launch, info in t.entries():
             gain = info.get("plan_ms", info["ms"]) / info["ms"]
             log(f"{config:<62} {kernel:<20} {b:>5} {launch.BV:>3} {launch.BKT or '-':>3} {launch.num_warps:>2} "
-                f"{launch.num_stages:>2} {launch.split:>2} {'y' if launch.separate_flush else '-':>2} {launch.fold_warps or '-':>2} {launch.maxnreg or '-':>3} {launch.heads:>2} {info['ms']:>9.4f} {info.get('plan_ms', float('nan')):>9.4f} "
+                f"{launch.num_stages:>2} {launch.split:>2} {'y' if launch.separate_flush else '-':>2} {launch.fold_warps or '-':>2} {launch.fold_split or '-':>2} {launch.maxnreg or '-':>3} {launch.heads:>2} {info['ms']:>9.4f} {info.get('plan_ms', float('nan')):>9.4f} "
                 f"{gain:>5.2f}x")
 
 

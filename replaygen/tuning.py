@@ -46,12 +46,13 @@ DECODE_KERNELS = KERNELS[:3]
 SPECULATIVE_KERNELS = ("verify", "fold")
 BATCH_BUCKETS = (1, 8, 64, 256, 512)
 ENTRY_KEYS = {"config", "kernel", "batch", "BV", "num_warps", "num_stages"}
-OPTIONAL_KEYS = {"BKT", "split", "separate_flush", "maxnreg", "heads", "fold_warps"}
+OPTIONAL_KEYS = {"BKT", "split", "separate_flush", "maxnreg", "heads", "fold_warps", "fold_split"}
 MAX_SPLIT = 64
 INFO_ORDER = ("ms", "plan_ms")   # as written: a set's order changes from run to run
 INFO_KEYS = frozenset(INFO_ORDER)
 MAX_WARPS = 32        # Triton's limit (1024 threads)
 MAX_STAGES = 8
+MAX_FOLD_SPLIT = 64   # value tiles of a fold (V / BV, at most 64 for V <= 1024 and BV >= 16)
 
 
 @dataclass(frozen=True)
@@ -71,7 +72,10 @@ class Launch:
     the fold's own launch). After a decode step one row in L folds, so the fold launch's
     best shape differs from that of a flush of every row (its own table entry): fewer,
     busier programs (H200, GDN fp32 + NVFP4, batch 256: 4 warps instead of the plan's 2
-    took the amortised step from 0.163 to 0.151 ms; bench/results/session8-2026-12-01/)."""
+    took the amortised step from 0.163 to 0.151 ms; bench/results/session8-2026-12-01/).
+    fold_split (decode only, with a separate flush): the programs that share one queued
+    (slot, value head) block of that fold launch, each folding every fold_split-th value
+    tile (None: the plan's fold_split)."""
 
     BV: int
     num_warps: int
@@ -82,6 +86,7 @@ class Launch:
     maxnreg: int | None = None
     heads: int = 1
     fold_warps: int | None = None
+    fold_split: int | None = None
 
     def options(self) -> dict[str, int]:
         """The launch's compile options (Triton's num_warps, num_stages, maxnreg)."""
@@ -104,6 +109,8 @@ class Launch:
             out["heads"] = self.heads
         if self.fold_warps is not None:
             out["fold_warps"] = self.fold_warps
+        if self.fold_split is not None:
+            out["fold_split"] = self.fold_split
         return out
 
 
@@ -230,7 +237,8 @@ class TuningTable:
                 table.add(gpu, e["config"], e["kernel"], e["batch"],
                           Launch(e["BV"], e["num_warps"], e["num_stages"], e.get("BKT"),
                                  e.get("split", 1), e.get("separate_flush", False),
-                                 e.get("maxnreg"), e.get("heads", 1), e.get("fold_warps")), **info)
+                                 e.get("maxnreg"), e.get("heads", 1), e.get("fold_warps"),
+                                 e.get("fold_split")), **info)
         return table
 
     @classmethod
@@ -280,6 +288,10 @@ class TuningTable:
                                   or e["kernel"] != "replay_decode"):
             self._fail(key, f"'fold_warps' is a power of two <= {MAX_WARPS}, and only for "
                             f"replay_decode, got {e['fold_warps']!r} for {e['kernel']!r}")
+        if "fold_split" in e and (not _power_of_two(e["fold_split"], MAX_FOLD_SPLIT)
+                                  or e["kernel"] != "replay_decode"):
+            self._fail(key, f"'fold_split' is a power of two <= {MAX_FOLD_SPLIT}, and only for "
+                            f"replay_decode, got {e['fold_split']!r} for {e['kernel']!r}")
         if not _power_of_two(e["num_warps"], MAX_WARPS):
             self._fail(key, f"'num_warps' must be a power of two <= {MAX_WARPS}, got {e['num_warps']!r}")
         s = e["num_stages"]

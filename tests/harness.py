@@ -522,6 +522,8 @@ class Harness:
         out = self.poisoned_out(len(rows))
         ret = kern.decode(st, slots, out=out, fold_every_step=fold, **inputs)
         assert ret is out or ret.data_ptr() == out.data_ptr(), "decode did not write into out="
+        # the fold launch after a separate flush empties the queue the decode filled
+        assert st.fold_queue[:2].tolist() == [0, 0], f"fold queue left {st.fold_queue[:2].tolist()}"
         conv = None
         if self.check_conventional:
             conv = self.poisoned_out(len(rows))

@@ -144,6 +144,9 @@ def tiny(monkeypatch, device):
                         functools.partial(T.separate_flush_candidates, keep=1, within=1.0))
     monkeypatch.setattr(T, "fold_warps_candidates",   # phase 5 on each batch's fastest only
                         functools.partial(T.fold_warps_candidates, keep=1))
+    monkeypatch.setattr(T, "fold_split_candidates",   # phase 6 likewise, one other split
+                        functools.partial(T.fold_split_candidates, keep=1))
+    monkeypatch.setattr(T, "FOLD_SPLITS", (1,))
     monkeypatch.setattr(T, "ELEMENTS_PER_THREAD", (1, 64))   # tiny tiles: keep 4 candidates
     monkeypatch.setattr(T, "DECODE_BLOCK_VS", (16, 32))
     monkeypatch.setattr(T, "BKT_CHOICES", (8, 16))

@@ -51,7 +51,8 @@ def signature(fn, kern, inputs="bf16"):
         n = p.name
         if p.is_constexpr:
             sig[n] = "constexpr"
-        elif n in ("slots_ptr", "cursor_ptr", "drafted_ptr", "accepted_ptr", "num_drafts_ptr"):
+        elif n in ("slots_ptr", "cursor_ptr", "drafted_ptr", "accepted_ptr", "num_drafts_ptr",
+                   "fold_queue_ptr"):
             sig[n] = "*i32"
         elif n in layout:
             sig[n] = "*" + layout[n]
@@ -119,11 +120,14 @@ CONFIGS = [(v, c) for v in available_variants() for c in compiled_configs(v)]
 # variants whose decode streams key chunks (scalar decays), at their first geometry
 CHUNKED_DECODE = [v for v in available_variants() if decode_is_chunked(
     load(v, config=load_variant(v).configs[0].name, tuning=False).plan)]
+GRID = {"QUEUED": False, "QSPLIT": 1}   # the fold over (rows, value heads); QUEUED: after a decode
 KERNELS = (("replay_decode_kernel", {}), ("replay_decode_kernel", {"FOLD_EVERY_STEP": True}),
            ("replay_decode_kernel", {"FUSED_FLUSH": False}),   # Launch.separate_flush
-           ("fold_kernel", {"FLUSH": True, "COMMIT": False}),
-           ("fold_kernel", {"FLUSH": False, "COMMIT": False}), ("conventional_decode_kernel", {}),
-           ("fold_kernel", {"FLUSH": True, "COMMIT": True}), ("verify_kernel", {}),
+           ("fold_kernel", {"FLUSH": True, "COMMIT": False, **GRID}),
+           ("fold_kernel", {"FLUSH": False, "COMMIT": False, **GRID}), ("conventional_decode_kernel", {}),
+           ("fold_kernel", {"FLUSH": True, "COMMIT": True, **GRID}),
+           ("fold_kernel", {"FLUSH": True, "COMMIT": False, "QUEUED": True, "QSPLIT": 4}),
+           ("verify_kernel", {}),
            ("conventional_verify_kernel", {}), ("conventional_select_kernel", {}),
            ("quantize_kernel", {}))
 # Speculative configurations (T_MAX = 8, L = 16, fp32 checkpoint, bf16 records: the
@@ -148,7 +152,7 @@ def ptxas_usage(compiled) -> str:
 
 
 TABLE_KERNELS = {"replay_decode": ("replay_decode_kernel", {}), "verify": ("verify_kernel", {}),
-                 "fold": ("fold_kernel", {"FLUSH": True, "COMMIT": False}),
+                 "fold": ("fold_kernel", {"FLUSH": True, "COMMIT": False, "QUEUED": True, "QSPLIT": 4}),
                  "conventional_decode": ("conventional_decode_kernel", {})}
 
 

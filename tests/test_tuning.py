@@ -201,6 +201,9 @@ def test_merge_replaces_same_keys():
     (table_json([entry(fold_warps=3)]), "entries[0]", "'fold_warps' is a power of two"),
     (table_json([entry(kernel="fold", fold_warps=4)]), "entries[0]",
      "only for replay_decode, got 4 for 'fold'"),
+    (table_json([entry(fold_split=6)]), "entries[0]", "'fold_split' is a power of two"),
+    (table_json([entry(kernel="fold", fold_split=2)]), "entries[0]",
+     "only for replay_decode, got 2 for 'fold'"),
 ])
 def test_invalid_tables_name_file_entry_and_reason(tmp_path, data, where, reason):
     path = tmp_path / TUNING_FILE
@@ -288,9 +291,11 @@ def test_tuned_launches_match_the_reference(variant, structure, chunked, device)
     table = TuningTable()
     name = h.kern.name
     # 2-row launches split each (row, value head) over 2 programs (3 tiles: tiles 0 and 2
-    # in one, 1 in the other), so rows flush and publish cursors shared (both structures)
+    # in one, 1 in the other), so rows flush and publish cursors shared (both structures);
+    # their fold launch splits each queued block over 2 programs too (the fold's 3 tiles
+    # of 8 rows)
     table.add(gpu, name, "replay_decode", 2, Launch(8, 1, 1, split=2, separate_flush=True,
-                                                    fold_warps=4))
+                                                    fold_warps=4, fold_split=2))
     table.add(gpu, name, "replay_decode", 3, Launch(32, 2, 2, BKT=8))
     table.add(gpu, name, "fold", 1, Launch(8, 2, 1, maxnreg=128))   # a register cap too
     table.add(gpu, name, "conventional_decode", 1, Launch(16, 1, 1))
@@ -303,6 +308,7 @@ def test_tuned_launches_match_the_reference(variant, structure, chunked, device)
     assert h.kern.launch_args("replay_decode", 2, device)[0]["NSPLIT"] == 2
     assert h.kern.launch_args("replay_decode", 2, device)[0]["FUSED_FLUSH"] is False
     assert h.kern._launch("replay_decode", 2, device)[2].fold_warps == 4
+    assert h.kern._launch("replay_decode", 2, device)[2].fold_split == 2
     assert h.kern.launch_args("replay_decode", 3, device)[0]["FUSED_FLUSH"] is True
     if chunked:
         assert h.kern.launch_args("replay_decode", 3, device)[0]["NK"] == 2
@@ -467,6 +473,9 @@ def test_phase_five_tries_the_separate_fold_at_every_warp_count(tmp_path):
     path = tmp_path / "tuning.json"
     t.write(path, "gdn")
     assert TuningTable.read(path, "gdn").lookup("cfg", "replay_decode", "G", 1).fold_warps == WARPS[2]
+    t.add("G", "cfg", "replay_decode", 1, dataclasses.replace(fw(b)[2], fold_split=8))
+    t.write(path, "gdn")
+    assert TuningTable.read(path, "gdn").lookup("cfg", "replay_decode", "G", 1).fold_split == 8
 
 
 def test_register_caps_round_trip_and_extend_the_best_verify_launches(tmp_path):

@@ -2,8 +2,8 @@
 # the templates and run `replaygen build`.
 # kernel: mamba2__ngroups8_nheads128_dstate128_headdim64__L16__state_fp16__rec_bf16
 # spec sha256: b9b9d1221036064279430b56c5d997514355cbb9c52adf3b69fc5581e1456b5e
-# templates sha256: 24d70344e5b2ca38d45d066185c95d4850a5b07e839aa50fae87174e14feeecf
-# generator sha256: 1c5902a2708ccdee13af6f5b155b3e4866bd402997b1e6ca58b6bbb221b4e1f4
+# templates sha256: 2accfdf43c95a0e2cbb8d327830372df3d19e81a58900891a6bd9f9f1c68fc38
+# generator sha256: 1cf01c508d3fe0d3e4477553957eb1a7599453510830b8d5635c1a5910101493
 """ReplaySSM kernels for mamba2: mamba2__ngroups8_nheads128_dstate128_headdim64__L16__state_fp16__rec_bf16.
 
 Replay form: S_t = C·exp(G_t) + Σ_j w_j (exp(G_t - G_j)·k_j)ᵀ,  G_j = Σ_(i<=j) g_i
@@ -28,7 +28,7 @@ VERIFY_WARPS = 2
 
 @triton.jit
 def replay_decode_kernel(
-    slots_ptr, num_slots, cursor_ptr, drafted_ptr, ckpt_ptr, ring_B_ptr, ring_x_ptr, ring_delta_ptr,
+    slots_ptr, num_slots, cursor_ptr, drafted_ptr, fold_queue_ptr, ckpt_ptr, ring_B_ptr, ring_x_ptr, ring_delta_ptr,
     x_ptr, stride_x, dt_ptr, stride_dt, B_ptr, stride_B, C_ptr, stride_C, z_ptr, stride_z, A_log_ptr, dt_bias_ptr, D_ptr,
     out_ptr, stride_out, HAS_z: tl.constexpr,
     H: tl.constexpr, HV: tl.constexpr, K: tl.constexpr, V: tl.constexpr, L: tl.constexpr,
@@ -175,6 +175,12 @@ def replay_decode_kernel(
         if NSPLIT == 1:
             tl.store(p_cursor, new_n)
             tl.store(p_drafted, 0)  # a decode discards pending drafts
+            if not FUSED_FLUSH:
+                if (new_n >= L) | FOLD_EVERY_STEP:
+                    i_q = tl.atomic_add(fold_queue_ptr, 1)
+                    # (in bounds even for a batch that names a slot twice, which is undefined)
+                    if i_q < num_slots * HV:
+                        tl.store(fold_queue_ptr + 2 + i_q, (i_slot * HV + i_hv).to(tl.int32))
         else:
             # every program of this (row, value head) has read n before it arrives (acq_rel
             # orders that load before the count); the last to arrive publishes the cursor
@@ -183,6 +189,12 @@ def replay_decode_kernel(
             if (arrived >> 16) == NSPLIT - 1:
                 tl.store(p_cursor, new_n)
                 tl.store(p_drafted, 0)
+                if not FUSED_FLUSH:
+                    if (new_n >= L) | FOLD_EVERY_STEP:
+                        i_q = tl.atomic_add(fold_queue_ptr, 1)
+                        # (in bounds even for a batch that names a slot twice, which is undefined)
+                        if i_q < num_slots * HV:
+                            tl.store(fold_queue_ptr + 2 + i_q, (i_slot * HV + i_hv).to(tl.int32))
     else:
         # padding row (zero output) or a slot outside the pool (NaN output); no state write
         fill = tl.where(i_slot < 0, 0.0, float("nan"))
@@ -196,95 +208,156 @@ def replay_decode_kernel(
 def fold_kernel(
     slots_ptr, num_slots, cursor_ptr, ckpt_ptr, ring_B_ptr, ring_x_ptr, ring_delta_ptr,
     A_log_ptr, dt_bias_ptr, D_ptr,
-    dst_ptr, drafted_ptr, accepted_ptr, FLUSH: tl.constexpr, COMMIT: tl.constexpr,
-    FOLD_FROM: tl.constexpr, HAS_z: tl.constexpr,
+    dst_ptr, drafted_ptr, accepted_ptr, fold_queue_ptr, FLUSH: tl.constexpr, COMMIT: tl.constexpr,
+    QUEUED: tl.constexpr, QSPLIT: tl.constexpr, HAS_z: tl.constexpr,
     H: tl.constexpr, HV: tl.constexpr, K: tl.constexpr, V: tl.constexpr, L: tl.constexpr,
     GROUP: tl.constexpr, BK: tl.constexpr, BV: tl.constexpr, BL: tl.constexpr, NV: tl.constexpr,
     FOLD_DOT: tl.constexpr, DBV: tl.constexpr, DNV: tl.constexpr, BKT: tl.constexpr, NK: tl.constexpr,
     DECODE_FOLD_DOT: tl.constexpr, NSPLIT: tl.constexpr, HPP: tl.constexpr, STREAM_STAGES: tl.constexpr, FUSED_FLUSH: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
     RING: tl.constexpr, T_MAX: tl.constexpr, BT: tl.constexpr, BLF: tl.constexpr,
 ):
-    """Fold the committed records of row i_b, value head i_hv into its full state.
+    """Fold committed records into full states: of row i_b, value head i_hv (a grid over
+    rows and value heads), or (QUEUED) of the blocks a decode launch queued.
 
     FLUSH: write the fold into the checkpoint and empty the ring, for rows with at least
-    FOLD_FROM committed records (flush(): 1; a decode whose launch leaves the fold to this
-    kernel: L, the full rings); the other rows are left untouched. Otherwise (materialize): write it as fp32 to dst[i_b] and change
-    nothing; padding rows get zeros, slots outside the pool NaNs.
+    one committed record; the other rows are left untouched. Otherwise (materialize):
+    write it as fp32 to dst[i_b] and change nothing; padding rows get zeros, slots
+    outside the pool NaNs.
     COMMIT (with FLUSH): first advance the cursor by the row's accepted drafts (clamped
     to [0, drafted]); fold only when that makes L committed records (the capacity rule),
     else just store the new cursor. Folding or committing clears the pending drafts.
+    QUEUED (with FLUSH; a 1-D grid of any size): flush the (slot, value head) blocks of
+    fold_queue, each by QSPLIT programs that take every QSPLIT-th value tile; program p
+    takes work items p, p + grid, ... The last of a block's programs to finish empties
+    its ring (an arrival count in drafted's high bits: every program of the block read
+    the cursor before it arrives), and the last program of the launch empties the queue.
     """
-    i_b = tl.program_id(0)
-    i_hv = tl.program_id(1)
-    i_kh = i_hv // GROUP
-    i_slot = tl.load(slots_ptr + i_b).to(tl.int64)
     o_k = tl.arange(0, BK)
     m_k = o_k < K
     o_l = tl.arange(0, BLF)  # a commit folds up to RING records
     o_vb = tl.arange(0, BV)
-    in_pool = (i_slot >= 0) & (i_slot < num_slots)
-    p_cursor = cursor_ptr + tl.where(in_pool, i_slot, 0) * HV + i_hv
-    n = tl.load(p_cursor)
-    n = tl.where(in_pool, n, 0)
-    p_drafted = drafted_ptr + tl.where(in_pool, i_slot, 0) * HV + i_hv
-    if COMMIT:
-        accepted = tl.load(accepted_ptr + i_b).to(tl.int32)
-        n = n + tl.minimum(tl.maximum(accepted, 0), tl.load(p_drafted))
-    p_dst = dst_ptr + (i_b * HV + i_hv) * V * K
-    if COMMIT:
-        active = in_pool & (n >= L)
-    elif FLUSH:
-        active = in_pool & (n >= FOLD_FROM)
-    else:
-        active = in_pool
-    if active:
-        m_l = o_l < n
-        b_A_log = tl.load(A_log_ptr + i_hv).to(tl.float32)
-        b_dt_bias = tl.load(dt_bias_ptr + i_hv).to(tl.float32)
-        b_D = tl.load(D_ptr + i_hv).to(tl.float32)
-        r_B = tl.load(ring_B_ptr + ((i_slot * H + i_kh) * RING + o_l[:, None]) * K + o_k[None, :], mask=m_l[:, None] & m_k[None, :], other=0.0).to(tl.float32)  # [BL, BK]
-        r_delta = tl.load(ring_delta_ptr + (i_slot * HV + i_hv) * RING + o_l, mask=m_l, other=0.0).to(tl.float32)  # [BL]
-        rec_key = r_B
-        rec_gate = -r_delta * tl.exp(b_A_log)
-        rec_key = tl.where(m_l[:, None], rec_key, 0.0)  # [BL, BK]
-        # the fold's time is the last committed record
-        rec_gate = tl.where(m_l, rec_gate, 0.0)  # log decays of the committed records
-        G_rec = tl.cumsum(rec_gate, axis=0)  # cumulative log decay after each record
-        G_t = tl.sum(rec_gate, axis=0)  # ... and after the last record
-        rec_weight = tl.exp(-G_rec + G_t)
-        ck_weight = tl.exp(G_t)
-        kw = tl.where(m_l[:, None], rec_weight[:, None] * rec_key, 0.0)  # [BL, BK]
-        for i_v in range(NV):
-            o_v = i_v * BV + o_vb
-            m_v = o_v < V
-            m_s = m_v[:, None] & m_k[None, :]
-            c_raw = tl.load(ckpt_ptr + ((i_slot * HV + i_hv) * V + o_v[:, None]) * K + o_k[None, :], mask=(o_v < V)[:, None] & m_k[None, :], other=0.0)
-            c_tile = c_raw.to(tl.float32)  # [BV, BK]
-            r_x = tl.load(ring_x_ptr + ((i_slot * HV + i_hv) * RING + o_l[:, None]) * V + o_v[None, :], mask=m_l[:, None] & m_v[None, :], other=0.0).to(tl.float32)  # [BL, BV]
-            rec_value = r_delta[:, None] * r_x
-            rec_value = tl.where(m_l[:, None], rec_value, 0.0)  # [BL, BV]
-            s_tile = c_tile * ck_weight
-            if FOLD_DOT:  # one [BV, BL] x [BL, BK] product
-                s_tile += tl.dot(tl.trans(rec_value), kw, input_precision="tf32")
-            else:  # tiles too small for tl.dot (a dim < 16): broadcast and reduce
-                s_tile += tl.sum(rec_value[:, :, None] * kw[:, None, :], axis=0)
-            if FLUSH:
-                tl.store(ckpt_ptr + ((i_slot * HV + i_hv) * V + o_v[:, None]) * K + o_k[None, :], s_tile.to(ckpt_ptr.dtype.element_ty), mask=(o_v < V)[:, None] & m_k[None, :])
+    if QUEUED:
+        for i_w in range(tl.program_id(0), tl.load(fold_queue_ptr) * QSPLIT, tl.num_programs(0)):
+            i_blk = tl.load(fold_queue_ptr + 2 + i_w // QSPLIT)  # slot * HV + value head
+            i_slot = (i_blk // HV).to(tl.int64)
+            i_hv = i_blk % HV
+            i_kh = i_hv // GROUP
+            p_cursor = cursor_ptr + i_blk
+            n = tl.load(p_cursor)
+            m_l = o_l < n
+            b_A_log = tl.load(A_log_ptr + i_hv).to(tl.float32)
+            b_dt_bias = tl.load(dt_bias_ptr + i_hv).to(tl.float32)
+            b_D = tl.load(D_ptr + i_hv).to(tl.float32)
+            r_B = tl.load(ring_B_ptr + ((i_slot * H + i_kh) * RING + o_l[:, None]) * K + o_k[None, :], mask=m_l[:, None] & m_k[None, :], other=0.0).to(tl.float32)  # [BL, BK]
+            r_delta = tl.load(ring_delta_ptr + (i_slot * HV + i_hv) * RING + o_l, mask=m_l, other=0.0).to(tl.float32)  # [BL]
+            rec_key = r_B
+            rec_gate = -r_delta * tl.exp(b_A_log)
+            rec_key = tl.where(m_l[:, None], rec_key, 0.0)  # [BL, BK]
+            # the fold's time is the last committed record
+            rec_gate = tl.where(m_l, rec_gate, 0.0)  # log decays of the committed records
+            G_rec = tl.cumsum(rec_gate, axis=0)  # cumulative log decay after each record
+            G_t = tl.sum(rec_gate, axis=0)  # ... and after the last record
+            rec_weight = tl.exp(-G_rec + G_t)
+            ck_weight = tl.exp(G_t)
+            kw = tl.where(m_l[:, None], rec_weight[:, None] * rec_key, 0.0)  # [BL, BK]
+            for i_v in range(i_w % QSPLIT, NV, QSPLIT):
+                o_v = i_v * BV + o_vb
+                m_v = o_v < V
+                m_s = m_v[:, None] & m_k[None, :]
+                c_raw = tl.load(ckpt_ptr + ((i_slot * HV + i_hv) * V + o_v[:, None]) * K + o_k[None, :], mask=(o_v < V)[:, None] & m_k[None, :], other=0.0)
+                c_tile = c_raw.to(tl.float32)  # [BV, BK]
+                r_x = tl.load(ring_x_ptr + ((i_slot * HV + i_hv) * RING + o_l[:, None]) * V + o_v[None, :], mask=m_l[:, None] & m_v[None, :], other=0.0).to(tl.float32)  # [BL, BV]
+                rec_value = r_delta[:, None] * r_x
+                rec_value = tl.where(m_l[:, None], rec_value, 0.0)  # [BL, BV]
+                s_tile = c_tile * ck_weight
+                if FOLD_DOT:  # one [BV, BL] x [BL, BK] product
+                    s_tile += tl.dot(tl.trans(rec_value), kw, input_precision="tf32")
+                else:  # tiles too small for tl.dot (a dim < 16): broadcast and reduce
+                    s_tile += tl.sum(rec_value[:, :, None] * kw[:, None, :], axis=0)
+                if FLUSH:
+                    tl.store(ckpt_ptr + ((i_slot * HV + i_hv) * V + o_v[:, None]) * K + o_k[None, :], s_tile.to(ckpt_ptr.dtype.element_ty), mask=(o_v < V)[:, None] & m_k[None, :])
+                else:
+                    tl.store(p_dst + o_v[:, None] * K + o_k[None, :], s_tile, mask=m_s)
+            if QSPLIT == 1:
+                tl.store(p_cursor, 0)
+                pass
             else:
-                tl.store(p_dst + o_v[:, None] * K + o_k[None, :], s_tile, mask=m_s)
-        if FLUSH:
-            tl.store(p_cursor, 0)
-            tl.store(p_drafted, 0)
-    elif COMMIT:
-        if in_pool:
-            tl.store(p_cursor, n)
-            tl.store(p_drafted, 0)
-    elif not FLUSH:
-        fill = tl.where(i_slot < 0, 0.0, float("nan"))
-        for i_v in range(NV):
-            o_v = i_v * BV + o_vb
-            m_s = (o_v < V)[:, None] & m_k[None, :]
-            tl.store(p_dst + o_v[:, None] * K + o_k[None, :], tl.zeros([BV, BK], tl.float32) + fill, mask=m_s)
+                arrived = tl.atomic_add(drafted_ptr + i_blk, 1 << 16, sem="acq_rel")
+                if (arrived >> 16) == QSPLIT - 1:
+                    tl.store(p_cursor, 0)
+                    tl.store(drafted_ptr + i_blk, 0)
+        done = tl.atomic_add(fold_queue_ptr + 1, 1, sem="acq_rel")
+        if done == tl.num_programs(0) - 1:  # every program has read the queue's length
+            tl.store(fold_queue_ptr, 0)
+            tl.store(fold_queue_ptr + 1, 0)
+    else:
+        i_b = tl.program_id(0)
+        i_hv = tl.program_id(1)
+        i_kh = i_hv // GROUP
+        i_slot = tl.load(slots_ptr + i_b).to(tl.int64)
+        in_pool = (i_slot >= 0) & (i_slot < num_slots)
+        p_cursor = cursor_ptr + tl.where(in_pool, i_slot, 0) * HV + i_hv
+        n = tl.load(p_cursor)
+        n = tl.where(in_pool, n, 0)
+        p_drafted = drafted_ptr + tl.where(in_pool, i_slot, 0) * HV + i_hv
+        if COMMIT:
+            accepted = tl.load(accepted_ptr + i_b).to(tl.int32)
+            n = n + tl.minimum(tl.maximum(accepted, 0), tl.load(p_drafted))
+        p_dst = dst_ptr + (i_b * HV + i_hv) * V * K
+        if COMMIT:
+            active = in_pool & (n >= L)
+        elif FLUSH:
+            active = in_pool & (n >= 1)
+        else:
+            active = in_pool
+        if active:
+            m_l = o_l < n
+            b_A_log = tl.load(A_log_ptr + i_hv).to(tl.float32)
+            b_dt_bias = tl.load(dt_bias_ptr + i_hv).to(tl.float32)
+            b_D = tl.load(D_ptr + i_hv).to(tl.float32)
+            r_B = tl.load(ring_B_ptr + ((i_slot * H + i_kh) * RING + o_l[:, None]) * K + o_k[None, :], mask=m_l[:, None] & m_k[None, :], other=0.0).to(tl.float32)  # [BL, BK]
+            r_delta = tl.load(ring_delta_ptr + (i_slot * HV + i_hv) * RING + o_l, mask=m_l, other=0.0).to(tl.float32)  # [BL]
+            rec_key = r_B
+            rec_gate = -r_delta * tl.exp(b_A_log)
+            rec_key = tl.where(m_l[:, None], rec_key, 0.0)  # [BL, BK]
+            # the fold's time is the last committed record
+            rec_gate = tl.where(m_l, rec_gate, 0.0)  # log decays of the committed records
+            G_rec = tl.cumsum(rec_gate, axis=0)  # cumulative log decay after each record
+            G_t = tl.sum(rec_gate, axis=0)  # ... and after the last record
+            rec_weight = tl.exp(-G_rec + G_t)
+            ck_weight = tl.exp(G_t)
+            kw = tl.where(m_l[:, None], rec_weight[:, None] * rec_key, 0.0)  # [BL, BK]
+            for i_v in range(NV):
+                o_v = i_v * BV + o_vb
+                m_v = o_v < V
+                m_s = m_v[:, None] & m_k[None, :]
+                c_raw = tl.load(ckpt_ptr + ((i_slot * HV + i_hv) * V + o_v[:, None]) * K + o_k[None, :], mask=(o_v < V)[:, None] & m_k[None, :], other=0.0)
+                c_tile = c_raw.to(tl.float32)  # [BV, BK]
+                r_x = tl.load(ring_x_ptr + ((i_slot * HV + i_hv) * RING + o_l[:, None]) * V + o_v[None, :], mask=m_l[:, None] & m_v[None, :], other=0.0).to(tl.float32)  # [BL, BV]
+                rec_value = r_delta[:, None] * r_x
+                rec_value = tl.where(m_l[:, None], rec_value, 0.0)  # [BL, BV]
+                s_tile = c_tile * ck_weight
+                if FOLD_DOT:  # one [BV, BL] x [BL, BK] product
+                    s_tile += tl.dot(tl.trans(rec_value), kw, input_precision="tf32")
+                else:  # tiles too small for tl.dot (a dim < 16): broadcast and reduce
+                    s_tile += tl.sum(rec_value[:, :, None] * kw[:, None, :], axis=0)
+                if FLUSH:
+                    tl.store(ckpt_ptr + ((i_slot * HV + i_hv) * V + o_v[:, None]) * K + o_k[None, :], s_tile.to(ckpt_ptr.dtype.element_ty), mask=(o_v < V)[:, None] & m_k[None, :])
+                else:
+                    tl.store(p_dst + o_v[:, None] * K + o_k[None, :], s_tile, mask=m_s)
+            if FLUSH:
+                tl.store(p_cursor, 0)
+                tl.store(p_drafted, 0)
+        elif COMMIT:
+            if in_pool:
+                tl.store(p_cursor, n)
+                tl.store(p_drafted, 0)
+        elif not FLUSH:
+            fill = tl.where(i_slot < 0, 0.0, float("nan"))
+            for i_v in range(NV):
+                o_v = i_v * BV + o_vb
+                m_s = (o_v < V)[:, None] & m_k[None, :]
+                tl.store(p_dst + o_v[:, None] * K + o_k[None, :], tl.zeros([BV, BK], tl.float32) + fill, mask=m_s)
 
 
 
