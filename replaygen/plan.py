@@ -920,11 +920,13 @@ def make_plan(deriv: Derivation, config: KernelConfig) -> KernelPlan:
         # decode of an NVFP4 read copy always folds so (_pick_decode_template).
         FUSED_FLUSH=fused_flush,
         # That fold launch takes the (slot, value head) blocks the decode queued, each
-        # split into this many programs, each folding every fold_split-th value tile:
-        # after a staggered step 1 block in L is queued (16 of 256 rows), so one program
-        # per block left the launch with 512 programs folding 8 tiles each (GDN, fp32 +
-        # NVFP4, [16, 128] tiles) where the GPU holds ~528 such programs at once.
-        fold_split=min(4, 1 << (-(-V // BV)).bit_length() - 1),
+        # split into this many programs (each folds every fold_split-th value tile, and
+        # each loads the block's records and decays again). One program per block: at
+        # batch 256 (16 of 256 rows queued) splits of 2, 4 and 8 were all slower at every
+        # warp count (H200, session 11, bench/fold_launch_bench.py: GDN fp32 + NVFP4
+        # amortised 0.0921 ms at 1 and 4 warps, 0.0957 / 0.0989 / 0.1045 split; Mamba-2
+        # Nano 0.1717 vs 0.1907 / 0.2235 / 0.1945). Splits remain a tuned choice.
+        fold_split=1,
         NSPLIT=1, HPP=1, decode_warps=config.num_warps or (
             _pick_num_warps(BV, BK) if decode_template == VALUE_TILES
             # key chunks: 64 chunk elements per thread; 32 with stochastic rounding,

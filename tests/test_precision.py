@@ -283,13 +283,19 @@ def test_queued_fold_takes_every_full_ring(device):
     (plan.FUSED_FLUSH false): the decode queues each (slot, value head) block whose ring
     it filled, and the fold launch takes them in a grid that does not depend on how many
     filled (runtime.fold_programs: 3 programs in the interpreter), each block split over
-    fold_split programs (V = 18 in 16-row tiles: 2 tiles, 2 programs). Four slots whose
+    2 programs here (Launch.fold_split; V = 18 in 16-row tiles: 2 tiles; the plan's one
+    program per block runs in every other NVFP4 case of this file). Four slots whose
     rings fill in the same step queue 8 blocks (16 work items for 3 programs), a decode
     that folds every step queues every block, and rows fill one at a time; outputs and
     states match the reference, and every fold launch empties the queue (Harness)."""
     h = Harness(_config("gdn", "fp32+nvfp4", K=32), num_slots=4, device=device, seed=4,
                 check_conventional=False)
-    assert not h.kern.plan.FUSED_FLUSH and h.kern.plan.fold_split == 2 and h.kern.plan.NV == 2
+    from replaygen.plan import plan_tiles
+    from replaygen.tuning import Launch
+    p = h.kern.plan
+    assert not p.FUSED_FLUSH and p.NV == 2
+    bv, bkt, warps = plan_tiles(p, "replay_decode")
+    h.kern.forced["replay_decode"] = Launch(bv, warps, p.STREAM_STAGES, bkt, fold_split=2)
     h.run([Step((0, 1, 2, 3)), Step((3, 2, 1, 0)), Step((0, 1, 2, 3)),   # L = 3: all fill
            Step((1, -1, 3), fold=True), Step((0, 2)), Step((2, 0, 1)), Step((0, 3, 2))])
     assert h.device_flushes >= 4 + 2 + 1
