@@ -35,6 +35,17 @@ if "REPLAYGEN_CACHE" not in os.environ:
     atexit.register(shutil.rmtree, _cache, ignore_errors=True)
 
 
+@pytest.hookimpl(trylast=True)   # after -k / -m deselection
+def pytest_collection_modifyitems(session, config, items):
+    """The offline sm_90 compile check (test_compile_sm90.py) starts its compiles in a
+    child process as soon as it is collected, and runs last, so that they overlap the
+    rest of the suite."""
+    late = [i for i in items if i.nodeid.endswith("test_default_kernels_compile_for_sm90")]
+    if late and not config.option.collectonly:
+        items[:] = [i for i in items if i not in late] + late
+        late[0].module.start_in_background()
+
+
 def pytest_configure(config):
     config.addinivalue_line("markers", "cuda: needs a CUDA GPU (skipped in the interpreter)")
 

@@ -10,8 +10,11 @@ runtime specialisation gives real tensors, so the code compiled is the code that
 
 The compiler must run without TRITON_INTERPRET (which the rest of the suite sets on a
 CPU machine: it turns Triton's own library functions into interpreted ones), so the test
-runs this file as a script in a child process. (Run in the background beside the
-interpreter tests, it saved nothing on CI's two cores: those tests use more than one.)
+runs this file as a script in a child process. When the session collects this test,
+conftest.py starts that child at once, on one worker, and runs the test last: the
+compiles (~12 CPU-minutes cold) then share CI's two cores with the interpreter tests,
+which use one (user time = wall time, session 11). Session 6 tried this with a pool of
+two workers beside them, which slowed them by a third and saved nothing.
 """
 from __future__ import annotations
 
@@ -210,14 +213,14 @@ def _compile_tuned(i: int) -> str | None:
     return None
 
 
-def compile_all() -> tuple[int, list[str]]:
+def compile_all(workers: int) -> tuple[int, list[str]]:
     """Compile every kernel of every default configuration, and every committed tuned
     launch: (count, failures)."""
     failures, count = [], 0
-    # every configuration's kernels, then the tuned launches, on every core (CI has two):
+    # every configuration's kernels, then the tuned launches, on `workers` processes:
     # each compilation is independent, and Triton's cache takes concurrent writers
     import concurrent.futures
-    with concurrent.futures.ProcessPoolExecutor(max(1, min(4, os.cpu_count() or 1))) as pool:
+    with concurrent.futures.ProcessPoolExecutor(workers) as pool:
         for n, fails in pool.map(_compile_config, range(len(CONFIGS))):
             count += n
             failures += fails
@@ -260,13 +263,40 @@ def compile_all() -> tuple[int, list[str]]:
     return count, failures
 
 
+_BACKGROUND: dict = {}   # the child started early (start_in_background): Popen and log
+
+
+def _child(workers: int, log) -> subprocess.Popen:
+    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
+    return subprocess.Popen([sys.executable, __file__, str(workers)], env=env, stdout=log,
+                            stderr=subprocess.STDOUT, text=True)
+
+
+def start_in_background() -> None:
+    """Start the compiles now, on one worker (conftest.py, at collection); the test
+    collects their result. The child is killed if the session ends first."""
+    import atexit
+    import tempfile
+    if _BACKGROUND or not _ptxas_available():
+        return
+    log = tempfile.TemporaryFile(mode="w+")
+    proc = _child(1, log)
+    atexit.register(lambda: proc.poll() is None and proc.kill())
+    _BACKGROUND.update(proc=proc, log=log)
+
+
 @pytest.mark.skipif(not _ptxas_available(), reason="Triton's NVIDIA backend (ptxas) is absent")
 def test_default_kernels_compile_for_sm90():
-    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
-    proc = subprocess.run([sys.executable, __file__], env=env, capture_output=True,
-                          text=True, timeout=900)
-    stdout = proc.stdout
-    assert proc.returncode == 0, stdout[-4000:] + proc.stderr[-4000:]
+    import tempfile
+    if _BACKGROUND:   # started at collection
+        proc, log = _BACKGROUND["proc"], _BACKGROUND["log"]
+    else:             # run alone: on every core (up to 4)
+        log = tempfile.TemporaryFile(mode="w+")
+        proc = _child(max(1, min(4, os.cpu_count() or 1)), log)
+    proc.wait(timeout=1500)
+    log.seek(0)
+    stdout = log.read()
+    assert proc.returncode == 0, stdout[-8000:]
     # every module has the kernels of KERNELS but quantize_kernel, which only a quantised
     # copy's has; plus the tuned launches and each variant's T_MAX = 8 verify kernel
     quantized = sum(c.read_dtype is not None or c.state_dtype in ("fp8", "nvfp4")
@@ -277,7 +307,7 @@ def test_default_kernels_compile_for_sm90():
 
 
 if __name__ == "__main__":
-    count, problems = compile_all()
+    count, problems = compile_all(int(sys.argv[1]) if len(sys.argv) > 1 else 1)
     print("\n".join(problems))
     print(f"compiled {count - len(problems)} kernels, {len(problems)} failed")
     sys.exit(1 if problems else 0)
