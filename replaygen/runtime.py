@@ -370,7 +370,7 @@ class Kernels:
                  else self.plan.fold_split)
         split = min(split, consts["NV"])
         programs = min(rows * self.plan.HV * split, fold_programs(state.device))
-        self.module.fold_kernel[(programs,)](
+        self.module.fold_kernel[(programs,)](   # (slots, accepted and dst: unused when QUEUED)
             slots_ptr=state.cursor, num_slots=state.num_slots, cursor_ptr=state.cursor,
             ckpt_ptr=state.checkpoint, **self._state_args(state), **self._ring_args(state),
             **self._param_args(state.params), dst_ptr=state.checkpoint,

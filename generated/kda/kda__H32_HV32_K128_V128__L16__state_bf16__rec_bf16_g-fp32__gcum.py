@@ -2,7 +2,7 @@
 # the templates and run `replaygen build`.
 # kernel: kda__H32_HV32_K128_V128__L16__state_bf16__rec_bf16_g-fp32__gcum
 # spec sha256: 900e043a38a9f7023de2cc4bf78d14388be9de5c6732cf3e1db42c3737507d77
-# templates sha256: 2accfdf43c95a0e2cbb8d327830372df3d19e81a58900891a6bd9f9f1c68fc38
+# templates sha256: bfd55ffc26046d1ac1f2a450ac530d4021175a703f05977342e5814c9068194e
 # generator sha256: e9a2789ebb48c61c30504da39b73d4b30ee90b0b0105bc6d28657a80a1a62552
 """ReplaySSM kernels for kda: kda__H32_HV32_K128_V128__L16__state_bf16__rec_bf16_g-fp32__gcum.
 
@@ -217,7 +217,10 @@ def fold_kernel(
     o_l = tl.arange(0, BLF)  # a commit folds up to RING records
     o_vb = tl.arange(0, BV)
     if QUEUED:
-        for i_w in range(tl.program_id(0), tl.load(fold_queue_ptr) * QSPLIT, tl.num_programs(0)):
+        # (the count can pass the queue's capacity only for a batch that names a slot twice,
+        # which is undefined; the decode stored no block past it, so none is read)
+        queued = tl.minimum(tl.load(fold_queue_ptr), num_slots * HV)
+        for i_w in range(tl.program_id(0), queued * QSPLIT, tl.num_programs(0)):
             i_blk = tl.load(fold_queue_ptr + 2 + i_w // QSPLIT)  # slot * HV + value head
             i_slot = (i_blk // HV).to(tl.int64)
             i_hv = i_blk % HV

@@ -2,7 +2,7 @@
 # the templates and run `replaygen build`.
 # kernel: mamba2__ngroups8_nheads96_dstate128_headdim80__L16__state_fp16__rec_bf16
 # spec sha256: b9b9d1221036064279430b56c5d997514355cbb9c52adf3b69fc5581e1456b5e
-# templates sha256: 2accfdf43c95a0e2cbb8d327830372df3d19e81a58900891a6bd9f9f1c68fc38
+# templates sha256: bfd55ffc26046d1ac1f2a450ac530d4021175a703f05977342e5814c9068194e
 # generator sha256: e9a2789ebb48c61c30504da39b73d4b30ee90b0b0105bc6d28657a80a1a62552
 """ReplaySSM kernels for mamba2: mamba2__ngroups8_nheads96_dstate128_headdim80__L16__state_fp16__rec_bf16.
 
@@ -237,7 +237,10 @@ def fold_kernel(
     o_l = tl.arange(0, BLF)  # a commit folds up to RING records
     o_vb = tl.arange(0, BV)
     if QUEUED:
-        for i_w in range(tl.program_id(0), tl.load(fold_queue_ptr) * QSPLIT, tl.num_programs(0)):
+        # (the count can pass the queue's capacity only for a batch that names a slot twice,
+        # which is undefined; the decode stored no block past it, so none is read)
+        queued = tl.minimum(tl.load(fold_queue_ptr), num_slots * HV)
+        for i_w in range(tl.program_id(0), queued * QSPLIT, tl.num_programs(0)):
             i_blk = tl.load(fold_queue_ptr + 2 + i_w // QSPLIT)  # slot * HV + value head
             i_slot = (i_blk // HV).to(tl.int64)
             i_hv = i_blk % HV
