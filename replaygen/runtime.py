@@ -370,10 +370,12 @@ class Kernels:
                  else self.plan.fold_split)
         split = min(split, consts["NV"])
         programs = min(rows * self.plan.HV * split, fold_programs(state.device))
-        self.module.fold_kernel[(programs,)](   # (slots, accepted and dst: unused when QUEUED)
+        # slots, accepted and dst are unused when QUEUED: int32 and fp32 stand-ins of the
+        # types the other modes pass, so the launch specialises as the sm_90 check compiles it
+        self.module.fold_kernel[(programs,)](
             slots_ptr=state.cursor, num_slots=state.num_slots, cursor_ptr=state.cursor,
             ckpt_ptr=state.checkpoint, **self._state_args(state), **self._ring_args(state),
-            **self._param_args(state.params), dst_ptr=state.checkpoint,
+            **self._param_args(state.params), dst_ptr=state.fold_queue.view(torch.float32),
             drafted_ptr=state.drafted, accepted_ptr=state.cursor,
             fold_queue_ptr=state.fold_queue, FLUSH=True, COMMIT=False, QUEUED=True,
             QSPLIT=split, **self._has, **consts, **launch)
