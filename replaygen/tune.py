@@ -182,23 +182,30 @@ def separate_flush_candidates(times: dict[Launch, dict[int, float]], keep: int =
     return out
 
 
-def fold_warps_candidates(plan, times: dict[Launch, dict[int, float]], keep: int = 2) -> list[Launch]:
-    """Phase 5 (decode): at each batch the `keep` fastest launches whose flush is separate
-    (Launch.separate_flush, or a plan whose decode always leaves it to the fold launch),
-    with that fold launch at each warp count (Launch.fold_warps). After a decode step one
-    row in L folds: a few busy programs, whose best shape is not that of a flush of every
-    row (the fold's own table entry)."""
+def _fold_launch_variants(plan, times: dict[Launch, dict[int, float]], keep: int, field: str,
+                          values) -> list[Launch]:
+    """At each batch the `keep` fastest launches whose flush is separate (Launch.
+    separate_flush, or a plan whose decode always leaves it to the fold launch) and whose
+    `field` is unset, with `field` set to each of `values`; those not timed yet."""
     batches = sorted({b for t in times.values() for b in t})
     out = []
     for b in batches:
-        measured = {c: t[b] for c, t in times.items() if b in t and c.fold_warps is None
+        measured = {c: t[b] for c, t in times.items() if b in t and getattr(c, field) is None
                     and (c.separate_flush or not plan.FUSED_FLUSH)}
         for c in sorted(measured, key=measured.get)[:keep]:
-            for w in WARPS:
-                cand = dataclasses.replace(c, fold_warps=w)
+            for v in values:
+                cand = dataclasses.replace(c, **{field: v})
                 if cand not in times and cand not in out:
                     out.append(cand)
     return out
+
+
+def fold_warps_candidates(plan, times: dict[Launch, dict[int, float]], keep: int = 2) -> list[Launch]:
+    """Phase 5 (decode): at each batch the `keep` fastest launches whose flush is separate,
+    with that fold launch at each warp count (Launch.fold_warps). After a decode step one
+    row in L folds: a few busy programs, whose best shape is not that of a flush of every
+    row (the fold's own table entry)."""
+    return _fold_launch_variants(plan, times, keep, "fold_warps", WARPS)
 
 
 FOLD_SPLITS = (1, 2, 4, 8)
@@ -209,19 +216,8 @@ def fold_split_candidates(plan, times: dict[Launch, dict[int, float]], keep: int
     with that fold launch's queued blocks split over each number of programs
     (Launch.fold_split; unset: plan.fold_split; a split of more programs than the fold's
     value tiles runs as one per tile, so those past the tile count are not tried)."""
-    batches = sorted({b for t in times.values() for b in t})
-    out = []
-    for b in batches:
-        measured = {c: t[b] for c, t in times.items() if b in t and c.fold_split is None
-                    and (c.separate_flush or not plan.FUSED_FLUSH)}
-        for c in sorted(measured, key=measured.get)[:keep]:
-            for split in FOLD_SPLITS:
-                if split == plan.fold_split or split // 2 >= plan.NV:
-                    continue
-                cand = dataclasses.replace(c, fold_split=split)
-                if cand not in times and cand not in out:
-                    out.append(cand)
-    return out
+    splits = [s for s in FOLD_SPLITS if s != plan.fold_split and s // 2 < plan.NV]
+    return _fold_launch_variants(plan, times, keep, "fold_split", splits)
 
 
 SPLITS = (2, 4, 8)

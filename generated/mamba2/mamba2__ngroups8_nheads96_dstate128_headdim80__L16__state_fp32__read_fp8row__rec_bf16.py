@@ -2,7 +2,7 @@
 # the templates and run `replaygen build`.
 # kernel: mamba2__ngroups8_nheads96_dstate128_headdim80__L16__state_fp32__read_fp8row__rec_bf16
 # spec sha256: b9b9d1221036064279430b56c5d997514355cbb9c52adf3b69fc5581e1456b5e
-# templates sha256: bfd55ffc26046d1ac1f2a450ac530d4021175a703f05977342e5814c9068194e
+# templates sha256: 82cac0f46efa6fac46f476bd483693337ed7fea0d0a27f567d23b69aeef9f60a
 # generator sha256: e9a2789ebb48c61c30504da39b73d4b30ee90b0b0105bc6d28657a80a1a62552
 """ReplaySSM kernels for mamba2: mamba2__ngroups8_nheads96_dstate128_headdim80__L16__state_fp32__read_fp8row__rec_bf16.
 
