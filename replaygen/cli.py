@@ -477,6 +477,9 @@ def make_parser() -> argparse.ArgumentParser:
     t.add_argument("--fp8-scale", choices=FP8_SCALES, help="fp8 read copy scales (default row)")
     t.add_argument("--stochastic", action="store_true",
                    help="tune the fp16/bf16 checkpoints with stochastic rounding")
+    t.add_argument("--decode-structure", choices=("kchunks", "vtiles"),
+                   help="tune the configurations with this decode structure forced (default: "
+                        "the plan's choice), so that both can be compared")
     t.add_argument("--kernels", type=kernel_list, metavar="K,...",
                    help="tune only these kernels (replay_decode, fold, conventional_decode, "
                         "verify; default: all of the configuration's)")

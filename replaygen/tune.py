@@ -420,7 +420,8 @@ def run(args, log=print) -> int:
                     kern = load(variant, config=name, L=L, state_dtype=sdt,
                                 record_dtype=args.record_dtype, tuning=False,
                                 max_drafts=args.max_drafts, read_dtype=args.read_dtype,
-                                fp8_scale=args.fp8_scale, stochastic=args.stochastic)
+                                fp8_scale=args.fp8_scale, stochastic=args.stochastic,
+                                decode_structure=args.decode_structure)
                     jobs.append(Job(variant, name, kern, args.kernels or ()))
     log(f"{len(jobs)} configurations, batches {args.batches}")
     for j in jobs:

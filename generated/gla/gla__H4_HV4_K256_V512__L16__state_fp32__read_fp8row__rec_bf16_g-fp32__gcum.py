@@ -2,7 +2,7 @@
 # the templates and run `replaygen build`.
 # kernel: gla__H4_HV4_K256_V512__L16__state_fp32__read_fp8row__rec_bf16_g-fp32__gcum
 # spec sha256: 2a7fe42937c3f75572badc158aa6b5a3525d5a4bced8d5656b63326bdec79ab1
-# templates sha256: 82cac0f46efa6fac46f476bd483693337ed7fea0d0a27f567d23b69aeef9f60a
+# templates sha256: 5dad6e24f9de5f81c305899c7403b5983856a161277c7e95f186f514b71762c3
 # generator sha256: e9a2789ebb48c61c30504da39b73d4b30ee90b0b0105bc6d28657a80a1a62552
 """ReplaySSM kernels for gla: gla__H4_HV4_K256_V512__L16__state_fp32__read_fp8row__rec_bf16_g-fp32__gcum.
 

@@ -2,7 +2,7 @@
 # the templates and run `replaygen build`.
 # kernel: mamba2__ngroups8_nheads96_dstate128_headdim80__L16__state_fp16__rec_bf16
 # spec sha256: b9b9d1221036064279430b56c5d997514355cbb9c52adf3b69fc5581e1456b5e
-# templates sha256: 82cac0f46efa6fac46f476bd483693337ed7fea0d0a27f567d23b69aeef9f60a
+# templates sha256: 5dad6e24f9de5f81c305899c7403b5983856a161277c7e95f186f514b71762c3
 # generator sha256: e9a2789ebb48c61c30504da39b73d4b30ee90b0b0105bc6d28657a80a1a62552
 """ReplaySSM kernels for mamba2: mamba2__ngroups8_nheads96_dstate128_headdim80__L16__state_fp16__rec_bf16.
 
@@ -44,10 +44,11 @@ def replay_decode_kernel(
     C the checkpoint and j over the n committed records plus the current token. No state
     is built unless the ring becomes full (n + 1 == L): then this program folds the
     records into its checkpoint and empties its ring (flush on the device, per row).
-    The checkpoint is streamed in [DBV, BKT] chunks of the key axis: each chunk's
-    products with the decayed q (and k) accumulate into [DBV] vectors, and the records'
-    scores into [BL] vectors, all in one layout; the record terms are applied once per
-    value tile. A flush walks the chunks again (the checkpoint re-read, from L2) and
+    The records' scores against q (and k), [BL] vectors, are taken first, chunk by chunk,
+    once per program: they do not depend on the value tile. The checkpoint is then
+    streamed in [DBV, BKT] chunks of the key axis: each chunk's products with the decayed
+    q (and k) accumulate into [DBV] vectors in the scores' layout, and the record terms
+    are applied once per value tile. A flush walks the chunks again (the checkpoint re-read, from L2) and
     folds. The program owns its cursor (slot, value head): no other program of the
     launch reads or writes it. A negative slot is a padding row (zero output); a slot
     past the pool writes nothing and gets a NaN output, so the mistake cannot go unseen.
@@ -101,13 +102,29 @@ def replay_decode_kernel(
         G_t = tl.sum(rec_gate, axis=0) + t_gate  # ... and after the last record and the current token
         rec_weight = tl.where(m_l, tl.exp(-G_rec + G_t), 0.0)  # decay from record j to t, <= 1
         ck_weight = tl.exp(G_t)  # decay from the checkpoint to t
+        # -- the records' scores against the token's probes, once per program (not per
+        # value tile: session 12 measured them per tile, and out of the stream loop they
+        # free its registers: offline sm_90, GDN [64, 16] at one warp 168 -> 128)
+        s_q = tl.zeros([BL], tl.float32)  # record scores for q
+        kq = tl.zeros([BKT], tl.float32)  # the token's own score, per lane
+        for i_k in range(NK):
+            o_kc = i_k * BKT + o_kb
+            m_kc = o_kc < K
+            c_B = tl.load(B_ptr + i_b * stride_B + i_kh * K + o_kc, mask=m_kc, other=0.0).to(tl.float32)
+            c_C = tl.load(C_ptr + i_b * stride_C + i_kh * K + o_kc, mask=m_kc, other=0.0).to(tl.float32)
+            ct_query = c_C
+            ct_key = c_B
+            r_B = tl.load(ring_B_ptr + ((i_slot * H + i_kh) * RING + o_l[:, None]) * K + o_kc[None, :], mask=m_l[:, None] & m_kc[None, :], other=0.0).to(tl.float32)  # [BL, BKT]
+            rec_key = r_B
+            kw = rec_weight[:, None] * rec_key  # [BL, BKT] decayed record keys (zero past n)
+            s_q += tl.sum(kw * ct_query[None, :], axis=1)
+            kq += ct_key * ct_query
+        s_kq = tl.sum(kq, axis=0)
         for i_vs in range((DNV + NSPLIT - 1) // NSPLIT):  # this program's value tiles
             i_v = i_split + i_vs * NSPLIT  # (past DNV: a fully masked tile, when NSPLIT does not divide it)
             o_v = i_v * DBV + o_vb
             m_v = o_v < V
             p_rows = ckpt_ptr + ((i_slot * HV + i_hv) * V + o_v) * K  # [DBV] checkpoint rows
-            s_q = tl.zeros([BL], tl.float32)  # record scores for q
-            kq = tl.zeros([BKT], tl.float32)  # the token's own score, per lane
             acc_q = tl.zeros([DBV, KGC], tl.float32)  # partial sums of C·(decayed q)
             for i_k in tl.range(NK, num_stages=STREAM_STAGES):
                 o_kc = i_k * BKT + o_kb
@@ -116,13 +133,8 @@ def replay_decode_kernel(
                 c_C = tl.load(C_ptr + i_b * stride_C + i_kh * K + o_kc, mask=m_kc, other=0.0).to(tl.float32)
                 ct_query = c_C
                 ct_key = c_B
-                r_B = tl.load(ring_B_ptr + ((i_slot * H + i_kh) * RING + o_l[:, None]) * K + o_kc[None, :], mask=m_l[:, None] & m_kc[None, :], other=0.0).to(tl.float32)  # [BL, BKT]
-                rec_key = r_B
-                kw = rec_weight[:, None] * rec_key  # [BL, BKT] decayed record keys (zero past n)
                 c_chunk = tl.load(p_rows[:, None] + o_kc[None, :], mask=m_v[:, None] & m_kc[None, :], other=0.0).to(tl.float32)
                 acc_q = formats.grouped_dot(acc_q, c_chunk, ck_weight * ct_query, DBV, BKT, KGC)
-                s_q += tl.sum(kw * ct_query[None, :], axis=1)
-                kq += ct_key * ct_query
             acc_q = tl.sum(acc_q, axis=1)
             # -- this value tile: value-axis inputs and records -----------------------
             b_x = tl.load(x_ptr + i_b * stride_x + i_hv * V + o_v, mask=m_v, other=0.0).to(tl.float32)
@@ -132,7 +144,6 @@ def replay_decode_kernel(
             r_x = tl.load(ring_x_ptr + ((i_slot * HV + i_hv) * RING + o_l[:, None]) * V + o_v[None, :], mask=m_l[:, None] & m_v[None, :], other=0.0).to(tl.float32)  # [BL, BV]
             rec_value = r_delta[:, None] * r_x
             rec_value = tl.where(m_l[:, None], rec_value, 0.0)  # [BL, DBV]
-            s_kq = tl.sum(kq, axis=0)
             w_t = t_value  # [DBV]
             out = acc_q + tl.sum(rec_value * s_q[:, None], axis=0) + w_t * s_kq
             out = out + b_D * b_x
