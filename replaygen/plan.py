@@ -306,6 +306,12 @@ class KernelPlan:
     decode_warps: int
     decode_template: str  # the decode kernel's structure: key chunks or value tiles
     channel_gate: bool    # per-key-channel decay: decays are [BKT] per chunk, not scalars
+    # The key-chunk decode streams the state before anything waits for the cursor n
+    # (scalar decays: the checkpoint's decay and the records' decays are scalars per row
+    # that factor out of the stream's sums, applied after it). Otherwise the stream's
+    # first loads are issued only after the cursor, the records' gates and their decays
+    # have arrived: two more dependent memory round trips per program (session 12).
+    stream_first: bool
     gate_field: str       # ring field holding cumulative log decays G_j ("": per-step gates)
     chunk_tensors: tuple[TensorArg, ...]    # key-axis inputs/params loaded per chunk
     chunk_code: tuple[Statement, ...]       # current token per key chunk: c_*, ct_*
@@ -938,7 +944,8 @@ def make_plan(deriv: Derivation, config: KernelConfig) -> KernelPlan:
             else max(1, min(8, DBV * BKT * max(1, BL // 16)
                             // (1024 if ckpt.stochastic and fused_flush else 2048)))),
         decode_template=decode_template,
-        channel_gate=channel_gate, gate_field=deriv.cumulative_gate if cumulative else "",
+        channel_gate=channel_gate, stream_first=not channel_gate,
+        gate_field=deriv.cumulative_gate if cumulative else "",
         chunk_tensors=chunk_tensors, chunk_code=tuple(chunk_code),
         record_scalar_code=record_scalar_code, record_chunk_code=record_chunk_code,
         gate_rows="[:, None]" if scalar_gate else "", gate_mask="" if scalar_gate else "[:, None]",

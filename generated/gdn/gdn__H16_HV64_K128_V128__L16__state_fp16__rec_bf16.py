@@ -2,8 +2,8 @@
 # the templates and run `replaygen build`.
 # kernel: gdn__H16_HV64_K128_V128__L16__state_fp16__rec_bf16
 # spec sha256: 269ae606d36dd56b152535499facfacd42680cd4fda27f9a1b04094384a173fb
-# templates sha256: 5dad6e24f9de5f81c305899c7403b5983856a161277c7e95f186f514b71762c3
-# generator sha256: e9a2789ebb48c61c30504da39b73d4b30ee90b0b0105bc6d28657a80a1a62552
+# templates sha256: aee559031dc66196ea0d7f271fe5cf20fc690c783c676986897e70f5605fb228
+# generator sha256: ceb950b1d94fcfc4b88409c1a36e7ce4e566c024d212b9c603e0693a214fe3dc
 """ReplaySSM kernels for gdn: gdn__H16_HV64_K128_V128__L16__state_fp16__rec_bf16.
 
 Replay form: S_t = C·exp(G_t) + Σ_j u_j (exp(G_t - G_j)·k_j)ᵀ,  G_j = Σ_(i<=j) g_i
@@ -44,11 +44,10 @@ def replay_decode_kernel(
     C the checkpoint and j over the n committed records plus the current token. No state
     is built unless the ring becomes full (n + 1 == L): then this program folds the
     records into its checkpoint and empties its ring (flush on the device, per row).
-    The records' scores against q (and k), [BL] vectors, are taken first, chunk by chunk,
-    once per program: they do not depend on the value tile. The checkpoint is then
-    streamed in [DBV, BKT] chunks of the key axis: each chunk's products with the decayed
-    q (and k) accumulate into [DBV] vectors in the scores' layout, and the record terms
-    are applied once per value tile. A flush walks the chunks again (the checkpoint re-read, from L2) and
+    The checkpoint is streamed in [DBV, BKT] chunks of the key axis: each chunk's
+    products with the decayed q (and k) accumulate into [DBV] vectors, and the records'
+    scores into [BL] vectors, all in one layout; the record terms are applied once per
+    value tile. A flush walks the chunks again (the checkpoint re-read, from L2) and
     folds. The program owns its cursor (slot, value head): no other program of the
     launch reads or writes it. A negative slot is a padding row (zero output); a slot
     past the pool writes nothing and gets a NaN output, so the mistake cannot go unseen.
@@ -73,15 +72,6 @@ def replay_decode_kernel(
     if (i_slot >= 0) & (i_slot < num_slots):
         p_cursor = cursor_ptr + i_slot * HV + i_hv
         n = tl.load(p_cursor)
-        m_l = o_l < n
-        if FUSED_FLUSH:
-            # A full ring folds; with FOLD_EVERY_STEP (decode(fold_every_step=True)) every
-            # step folds, so the state stays a plain checkpoint (cursor 0).
-            FLUSH = (n + 1 >= L) | FOLD_EVERY_STEP
-        else:
-            # every row appends its record (a full ring holds L): a second launch, the
-            # fold kernel, folds full rings (runtime.decode); no fold code is compiled here
-            FLUSH = False
         # -- the current token: scalars, whole-axis reductions, key-axis values ------
         b_q = tl.load(q_ptr + i_b * stride_q + i_kh * K + o_k, mask=m_k, other=0.0).to(tl.float32)
         b_k = tl.load(k_ptr + i_b * stride_k + i_kh * K + o_k, mask=m_k, other=0.0).to(tl.float32)
@@ -99,41 +89,17 @@ def replay_decode_kernel(
         t_beta = b_beta
         red_0 = tl.sum((b_q) * (b_q), axis=0)
         red_1 = tl.sum((b_k) * (b_k), axis=0)
-        # -- committed records: scalar log decays -------------------------------------
-        r_g = tl.load(ring_g_ptr + (i_slot * HV + i_hv) * RING + o_l, mask=m_l, other=0.0).to(tl.float32)  # [BL]
-        rec_gate = r_g
-        rec_gate = tl.where(m_l, rec_gate, 0.0)  # log decays of the committed records
-        G_rec = tl.cumsum(rec_gate, axis=0)  # cumulative log decay after each record
-        G_t = tl.sum(rec_gate, axis=0) + t_gate  # ... and after the last record and the current token
-        rec_weight = tl.where(m_l, tl.exp(-G_rec + G_t), 0.0)  # decay from record j to t, <= 1
-        ck_weight = tl.exp(G_t)  # decay from the checkpoint to t
-        # -- the records' scores against the token's probes, once per program (not per
-        # value tile: session 12 measured them per tile, and out of the stream loop they
-        # free its registers: offline sm_90, GDN [64, 16] at one warp 168 -> 128)
-        s_q = tl.zeros([BL], tl.float32)  # record scores for q
-        kq = tl.zeros([BKT], tl.float32)  # the token's own score, per lane
-        s_k = tl.zeros([BL], tl.float32)  # record scores for k
-        for i_k in range(NK):
-            o_kc = i_k * BKT + o_kb
-            m_kc = o_kc < K
-            c_q = tl.load(q_ptr + i_b * stride_q + i_kh * K + o_kc, mask=m_kc, other=0.0).to(tl.float32)
-            c_k = tl.load(k_ptr + i_b * stride_k + i_kh * K + o_kc, mask=m_kc, other=0.0).to(tl.float32)
-            c_q_hat = 0.08838834764831845 * c_q / tl.sqrt(red_0 + 1e-06)
-            c_k_hat = c_k / tl.sqrt(red_1 + 1e-06)
-            ct_query = c_q_hat
-            ct_key = c_k_hat
-            r_k_hat = tl.load(ring_k_hat_ptr + ((i_slot * H + i_kh) * RING + o_l[:, None]) * K + o_kc[None, :], mask=m_l[:, None] & m_kc[None, :], other=0.0).to(tl.float32)  # [BL, BKT]
-            rec_key = r_k_hat
-            kw = rec_weight[:, None] * rec_key  # [BL, BKT] decayed record keys (zero past n)
-            s_q += tl.sum(kw * ct_query[None, :], axis=1)
-            kq += ct_key * ct_query
-            s_k += tl.sum(kw * ct_key[None, :], axis=1)
-        s_kq = tl.sum(kq, axis=0)
-        for i_vs in range((DNV + NSPLIT - 1) // NSPLIT):  # this program's value tiles
+        # -- committed records' scalars: loaded now, used after the first stream ------
+        r_g = tl.load(ring_g_ptr + (i_slot * HV + i_hv) * RING + o_l, mask=o_l < RING, other=0.0).to(tl.float32)  # [BL]
+        for i_vs in tl.static_range((DNV + NSPLIT - 1) // NSPLIT):  # this program's value tiles
             i_v = i_split + i_vs * NSPLIT  # (past DNV: a fully masked tile, when NSPLIT does not divide it)
             o_v = i_v * DBV + o_vb
             m_v = o_v < V
             p_rows = ckpt_ptr + ((i_slot * HV + i_hv) * V + o_v) * K  # [DBV] checkpoint rows
+            if i_vs == 0:  # (static) the scores, taken in the first tile's stream
+                s_q = tl.zeros([BL], tl.float32)  # record scores for q
+                kq = tl.zeros([BKT], tl.float32)  # the token's own score, per lane
+                s_k = tl.zeros([BL], tl.float32)  # record scores for k
             acc_q = tl.zeros([DBV, KGC], tl.float32)  # partial sums of C·(decayed q)
             acc_k = tl.zeros([DBV, KGC], tl.float32)  # ... and of C·(decayed k)
             for i_k in tl.range(NK, num_stages=STREAM_STAGES):
@@ -145,17 +111,46 @@ def replay_decode_kernel(
                 c_k_hat = c_k / tl.sqrt(red_1 + 1e-06)
                 ct_query = c_q_hat
                 ct_key = c_k_hat
+                r_k_hat = tl.load(ring_k_hat_ptr + ((i_slot * H + i_kh) * RING + o_l[:, None]) * K + o_kc[None, :], mask=(o_l < RING)[:, None] & m_kc[None, :], other=0.0).to(tl.float32)  # [BL, BKT]
+                rec_key = r_k_hat
+                kw = rec_key  # [BL, BKT] raw record keys (rows past n: NaN-safe, discarded later)
                 c_chunk = tl.load(p_rows[:, None] + o_kc[None, :], mask=m_v[:, None] & m_kc[None, :], other=0.0).to(tl.float32)
-                acc_q = formats.grouped_dot(acc_q, c_chunk, ck_weight * ct_query, DBV, BKT, KGC)
-                acc_k = formats.grouped_dot(acc_k, c_chunk, ck_weight * ct_key, DBV, BKT, KGC)
+                acc_q = formats.grouped_dot(acc_q, c_chunk, ct_query, DBV, BKT, KGC)
+                if i_vs == 0:  # (static) the scores do not depend on the value tile
+                    s_q += tl.sum(kw * ct_query[None, :], axis=1)
+                    kq += ct_key * ct_query
+                acc_k = formats.grouped_dot(acc_k, c_chunk, ct_key, DBV, BKT, KGC)
+                if i_vs == 0:  # (static) the scores do not depend on the value tile
+                    s_k += tl.sum(kw * ct_key[None, :], axis=1)
             acc_q = tl.sum(acc_q, axis=1)
             acc_k = tl.sum(acc_k, axis=1)
+            if i_vs == 0:  # (static) what needed the cursor and the records' scalars
+                if FUSED_FLUSH:
+                    # A full ring folds; with FOLD_EVERY_STEP (decode(fold_every_step=True)) every
+                    # step folds, so the state stays a plain checkpoint (cursor 0).
+                    FLUSH = (n + 1 >= L) | FOLD_EVERY_STEP
+                else:
+                    # every row appends its record (a full ring holds L): a second launch, the
+                    # fold kernel, folds full rings (runtime.decode); no fold code is compiled here
+                    FLUSH = False
+                m_l = o_l < n
+                rec_gate = r_g
+                rec_gate = tl.where(m_l, rec_gate, 0.0)  # log decays of the committed records
+                G_rec = tl.cumsum(rec_gate, axis=0)  # cumulative log decay after each record
+                G_t = tl.sum(rec_gate, axis=0) + t_gate  # ... and after the last record and the current token
+                rec_weight = tl.where(m_l, tl.exp(-G_rec + G_t), 0.0)  # decay from record j to t, <= 1
+                ck_weight = tl.exp(G_t)  # decay from the checkpoint to t
+                s_q = tl.where(m_l, rec_weight * s_q, 0.0)  # the scores' decays (rows past n: 0)
+                s_k = tl.where(m_l, rec_weight * s_k, 0.0)
+            acc_q = acc_q * ck_weight  # the checkpoint's decay, out of the stream
+            acc_k = acc_k * ck_weight
             # -- this value tile: value-axis inputs and records -----------------------
             b_v = tl.load(v_ptr + i_b * stride_v + i_hv * V + o_v, mask=m_v, other=0.0).to(tl.float32)
             t_value = b_v
             r_u = tl.load(ring_u_ptr + ((i_slot * HV + i_hv) * RING + o_l[:, None]) * V + o_v[None, :], mask=m_l[:, None] & m_v[None, :], other=0.0).to(tl.float32)  # [BL, BV]
             rec_value = r_u
             rec_value = tl.where(m_l[:, None], rec_value, 0.0)  # [BL, DBV]
+            s_kq = tl.sum(kq, axis=0)
             # delta rule: u = beta (v - S_{t-1}·Decay_t·k), S read through the replay form
             w_t = t_beta * (t_value - acc_k - tl.sum(rec_value * s_k[:, None], axis=0))  # [DBV]
             out = acc_q + tl.sum(rec_value * s_q[:, None], axis=0) + w_t * s_kq
@@ -171,7 +166,7 @@ def replay_decode_kernel(
                     c_k_hat = c_k / tl.sqrt(red_1 + 1e-06)
                     ct_query = c_q_hat
                     ct_key = c_k_hat
-                    r_k_hat = tl.load(ring_k_hat_ptr + ((i_slot * H + i_kh) * RING + o_l[:, None]) * K + o_kc[None, :], mask=m_l[:, None] & m_kc[None, :], other=0.0).to(tl.float32)  # [BL, BKT]
+                    r_k_hat = tl.load(ring_k_hat_ptr + ((i_slot * H + i_kh) * RING + o_l[:, None]) * K + o_kc[None, :], mask=(m_l)[:, None] & m_kc[None, :], other=0.0).to(tl.float32)  # [BL, BKT]
                     rec_key = r_k_hat
                     kw = rec_weight[:, None] * rec_key  # [BL, BKT] decayed record keys (zero past n)
                     p_chunk = p_rows[:, None] + o_kc[None, :]
