@@ -302,16 +302,11 @@ class KernelPlan:
     HPP: int              # value heads per key-chunked verify program, of one key group (tuned)
     STREAM_STAGES: int    # software-pipeline depth of the key-chunk decode's chunk streams (see below)
     FUSED_FLUSH: bool     # a decode row whose ring fills folds in the decode launch (see below)
+    STREAM_FIRST: bool    # the key-chunk decode's stream waits for the cursor only (launch_constants)
     fold_split: int       # otherwise: programs per queued block of the fold launch (see below)
     decode_warps: int
     decode_template: str  # the decode kernel's structure: key chunks or value tiles
     channel_gate: bool    # per-key-channel decay: decays are [BKT] per chunk, not scalars
-    # The key-chunk decode streams the state before anything waits for the cursor n
-    # (scalar decays: the checkpoint's decay and the records' decays are scalars per row
-    # that factor out of the stream's sums, applied after it). Otherwise the stream's
-    # first loads are issued only after the cursor, the records' gates and their decays
-    # have arrived: two more dependent memory round trips per program (session 12).
-    stream_first: bool
     gate_field: str       # ring field holding cumulative log decays G_j ("": per-step gates)
     chunk_tensors: tuple[TensorArg, ...]    # key-axis inputs/params loaded per chunk
     chunk_code: tuple[Statement, ...]       # current token per key chunk: c_*, ct_*
@@ -526,7 +521,8 @@ def plan_tiles(plan: "KernelPlan", kernel: str) -> tuple[int, int | None, int]:
 
 def launch_constants(plan: "KernelPlan", kernel: str, BV: int, BKT: int | None = None,
                      split: int = 1, stages: int | None = None,
-                     separate_flush: bool = False, heads: int = 1) -> dict[str, int | bool]:
+                     separate_flush: bool = False, heads: int = 1,
+                     stream_first: bool = False) -> dict[str, int | bool]:
     """The tl.constexpr arguments that follow from a launch's tiles (the kernels take them
     as arguments, so one module launches with any tiles): for the key-chunked decode
     kernel and the key-chunked verify BV is the value tile DBV (DNV passes cover V) and
@@ -541,7 +537,15 @@ def launch_constants(plan: "KernelPlan", kernel: str, BV: int, BKT: int | None =
     (STREAM_STAGES); `separate_flush` (decode only) leaves full rings to a fold launch
     (FUSED_FLUSH false); `heads` (the key-chunked verify only) is the number of value heads
     of one key group a program serves (HPP), sharing its key-level work: a divisor of
-    GROUP."""
+    GROUP. `stream_first` (the key-chunk decode of scalar decays only: STREAM_FIRST) issues
+    the state stream's first loads once the cursor has arrived, before the records' gates
+    and their decays: the checkpoint's decay and the records' decays are scalars per row,
+    applied to the stream's sums after it. Without it the stream also waits for the
+    decays: one more dependent memory round trip per program. Only a program of one value
+    tile gains it (with more, the compiler hoists the decays out of the tile loop, ahead of
+    the first stream; offline sm_90 PTX). Which is faster depends on the configuration, so
+    the tuner tries both (H200, session 12, tables' launches: Mamba-2 Nano fp32 5% faster
+    amortised, GDN fp32 + NVFP4 5% slower: more registers)."""
     for what, v in (("value tile", BV), ("key chunk", BKT), ("split", split)):
         if v is not None and (isinstance(v, bool) or not isinstance(v, int) or v < 1 or v & (v - 1)):
             raise ConfigError(f"the {what} must be a power of two, got {v!r}")
@@ -600,6 +604,10 @@ def launch_constants(plan: "KernelPlan", kernel: str, BV: int, BKT: int | None =
     out["STREAM_STAGES"] = plan.STREAM_STAGES if stages is None else stages
     # (a plan whose decode never folds in its own launch keeps that for every launch)
     out["FUSED_FLUSH"] = plan.FUSED_FLUSH and not separate_flush
+    if stream_first and not (kernel == "replay_decode" and chunked and not plan.channel_gate):
+        raise ConfigError("only the key-chunk decode of scalar decays streams first, not the "
+                          f"{kernel} kernel of {plan.name}")
+    out["STREAM_FIRST"] = bool(stream_first)
     if kernel == "fold" and plan.T_MAX > 1 and BV >= 64 and out["FOLD_DOT"]:
         # On the H200 (Triton 3.6) every [64, K] tl.dot fold of a speculative configuration tried
         # (GDN, L = 16, T_MAX = 8: 4 warps 1 or 3 stages, 8 warps 3 stages) ended in
@@ -925,6 +933,7 @@ def make_plan(deriv: Derivation, config: KernelConfig) -> KernelPlan:
         # (Mamba-2 Nano, [128, 32] 2 warps), for one more launch per step. The key-chunk
         # decode of an NVFP4 read copy always folds so (_pick_decode_template).
         FUSED_FLUSH=fused_flush,
+        STREAM_FIRST=False,   # (tuned per launch: Launch.stream_first)
         # That fold launch takes the (slot, value head) blocks the decode queued, each
         # split into this many programs (each folds every fold_split-th value tile, and
         # each loads the block's records and decays again). One program per block: at
@@ -944,8 +953,7 @@ def make_plan(deriv: Derivation, config: KernelConfig) -> KernelPlan:
             else max(1, min(8, DBV * BKT * max(1, BL // 16)
                             // (1024 if ckpt.stochastic and fused_flush else 2048)))),
         decode_template=decode_template,
-        channel_gate=channel_gate, stream_first=not channel_gate,
-        gate_field=deriv.cumulative_gate if cumulative else "",
+        channel_gate=channel_gate, gate_field=deriv.cumulative_gate if cumulative else "",
         chunk_tensors=chunk_tensors, chunk_code=tuple(chunk_code),
         record_scalar_code=record_scalar_code, record_chunk_code=record_chunk_code,
         gate_rows="[:, None]" if scalar_gate else "", gate_mask="" if scalar_gate else "[:, None]",

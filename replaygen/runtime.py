@@ -572,7 +572,8 @@ class Kernels:
         else:
             hit = ({**self._consts, **launch_constants(self.plan, kernel, launch.BV, launch.BKT,
                                                         launch.split, launch.num_stages,
-                                                        launch.separate_flush, launch.heads)},
+                                                        launch.separate_flush, launch.heads,
+                                                        launch.stream_first)},
                    launch.options(), launch)
         self._launches[key] = hit
         return hit

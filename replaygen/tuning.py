@@ -46,7 +46,8 @@ DECODE_KERNELS = KERNELS[:3]
 SPECULATIVE_KERNELS = ("verify", "fold")
 BATCH_BUCKETS = (1, 8, 64, 256, 512)
 ENTRY_KEYS = {"config", "kernel", "batch", "BV", "num_warps", "num_stages"}
-OPTIONAL_KEYS = {"BKT", "split", "separate_flush", "maxnreg", "heads", "fold_warps", "fold_split"}
+OPTIONAL_KEYS = {"BKT", "split", "separate_flush", "maxnreg", "heads", "fold_warps", "fold_split",
+                 "stream_first"}
 MAX_SPLIT = 64
 INFO_ORDER = ("ms", "plan_ms")   # as written: a set's order changes from run to run
 INFO_KEYS = frozenset(INFO_ORDER)
@@ -75,7 +76,10 @@ class Launch:
     took the amortised step from 0.163 to 0.151 ms; bench/results/session8-2026-12-01/).
     fold_split (decode only, with a separate flush): the programs that share one queued
     (slot, value head) block of that fold launch, each folding every fold_split-th value
-    tile (None: the plan's fold_split)."""
+    tile (None: the plan's fold_split). stream_first (the key-chunk decode of scalar
+    decays only): nothing before or inside the state stream waits for the records' gates
+    (STREAM_FIRST; plan.launch_constants says what changes), which helps some
+    configurations by ~5% and costs others as much (H200, session 12)."""
 
     BV: int
     num_warps: int
@@ -87,6 +91,7 @@ class Launch:
     heads: int = 1
     fold_warps: int | None = None
     fold_split: int | None = None
+    stream_first: bool = False
 
     def options(self) -> dict[str, int]:
         """The launch's compile options (Triton's num_warps, num_stages, maxnreg)."""
@@ -111,6 +116,8 @@ class Launch:
             out["fold_warps"] = self.fold_warps
         if self.fold_split is not None:
             out["fold_split"] = self.fold_split
+        if self.stream_first:
+            out["stream_first"] = True
         return out
 
 
@@ -238,7 +245,7 @@ class TuningTable:
                           Launch(e["BV"], e["num_warps"], e["num_stages"], e.get("BKT"),
                                  e.get("split", 1), e.get("separate_flush", False),
                                  e.get("maxnreg"), e.get("heads", 1), e.get("fold_warps"),
-                                 e.get("fold_split")), **info)
+                                 e.get("fold_split"), e.get("stream_first", False)), **info)
         return table
 
     @classmethod
@@ -276,6 +283,9 @@ class TuningTable:
         if "separate_flush" in e and (e["separate_flush"] is not True or e["kernel"] != "replay_decode"):
             self._fail(key, "'separate_flush' is true or absent, and only for replay_decode, got "
                             f"{e['separate_flush']!r} for {e['kernel']!r}")
+        if "stream_first" in e and (e["stream_first"] is not True or e["kernel"] != "replay_decode"):
+            self._fail(key, "'stream_first' is true or absent, and only for replay_decode, got "
+                            f"{e['stream_first']!r} for {e['kernel']!r}")
         r = e.get("maxnreg")
         if "maxnreg" in e and (isinstance(r, bool) or not isinstance(r, int) or not 16 <= r <= 255):
             self._fail(key, f"'maxnreg' must be an integer register count in 16..255, got {r!r}")

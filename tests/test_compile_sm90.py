@@ -85,7 +85,8 @@ def compile_kernel(kern, name, launch=None, **flags):
     if launch is not None:
         kernel = {v[0]: k for k, v in TABLE_KERNELS.items()}[name]
         consts.update(launch_constants(kern.plan, kernel, launch.BV, launch.BKT, launch.split,
-                                       launch.num_stages, launch.separate_flush, launch.heads))
+                                       launch.num_stages, launch.separate_flush, launch.heads,
+                                       launch.stream_first))
         options = launch.options()
     if name == "replay_decode_kernel":   # the decode as it runs by default (the rows'
         consts.setdefault("FOLD_EVERY_STEP", False)   # own flushes); KERNELS adds True

@@ -102,6 +102,30 @@ def test_value_tiles_of_tile_scaled_copies_are_the_scale_tile(read, scale):
     assert launch_constants(rows, "fold", 2 * rows.BV)["BV"] == 2 * rows.BV
 
 
+def test_stream_first_round_trips_and_is_checked(tmp_path):
+    """Launch.stream_first: kept by a table, refused for another kernel and for a decode
+    that does not stream key chunks of scalar decays."""
+    gdn = load("gdn", H=1, HV=2, K=16, V=32, L=4, tuning=False).plan
+    assert launch_constants(gdn, "replay_decode", 16, 8, stream_first=True)["STREAM_FIRST"] is True
+    assert launch_constants(gdn, "replay_decode", 16, 8)["STREAM_FIRST"] is False
+    for plan, kernel in ((gdn, "fold"), (load("kda", H=1, HV=1, K=16, V=32, L=4, tuning=False,
+                                              decode_structure="kchunks").plan, "replay_decode"),
+                         (load("kda", H=1, HV=1, K=16, V=32, L=4, tuning=False).plan, "replay_decode")):
+        with pytest.raises(ConfigError, match="streams first"):
+            launch_constants(plan, kernel, 16, 8 if kernel == "replay_decode" and decode_is_chunked(plan)
+                             else None, stream_first=True)
+    table = TuningTable()
+    table.add("G", "cfg", "replay_decode", 8, Launch(16, 1, 3, BKT=8, stream_first=True), ms=1.0)
+    path = tmp_path / TUNING_FILE
+    table.write(path, "gdn")
+    assert TuningTable.read(path, "gdn").lookup("cfg", "replay_decode", "G", 8).stream_first is True
+    data = json.loads(path.read_text())
+    data["gpus"]["G"]["entries"][0]["kernel"] = "fold"
+    path.write_text(json.dumps(data))
+    with pytest.raises(TuningError, match="'stream_first' is true or absent, and only for replay_decode"):
+        TuningTable.read(path, "gdn")
+
+
 def test_verify_heads_round_trip_and_are_checked(tmp_path):
     """Value heads per verify program are stored only when not 1, read back, refused in a
     file for other kernels, and refused by launch_constants where they do not divide the
@@ -282,7 +306,8 @@ def test_tuned_launches_match_the_reference(variant, structure, chunked, device)
     records forced into key chunks; its default is value tiles), key chunks 8 and 16, different per kernel and per batch
     bucket (launches of 2 and 3 rows), and a value-axis split of the decode with its flush
     in a separate fold launch (2 rows; that fold at 4 warps, Launch.fold_warps), so rings
-    fill and fold both ways."""
+    fill and fold both ways. The key-chunk decode of scalar decays (gdn) streams first
+    (Launch.stream_first) in both: 1 value tile at 3 rows, 2 per program at 2."""
     cfg = Config(variant, H=1, ratio=2, K=16, V=20, L=3, state_dtype="fp32",
                  record_dtype="bf16", input_dtype="bf16",
                  optional=ALL_CASES[variant].optional_inputs, decode_structure=structure)
@@ -294,9 +319,10 @@ def test_tuned_launches_match_the_reference(variant, structure, chunked, device)
     # in one, 1 in the other), so rows flush and publish cursors shared (both structures);
     # their fold launch splits each queued block over 2 programs too (the fold's 3 tiles
     # of 8 rows)
+    first = chunked and not h.kern.plan.channel_gate
     table.add(gpu, name, "replay_decode", 2, Launch(8, 1, 1, split=2, separate_flush=True,
-                                                    fold_warps=4, fold_split=2))
-    table.add(gpu, name, "replay_decode", 3, Launch(32, 2, 2, BKT=8))
+                                                    fold_warps=4, fold_split=2, stream_first=first))
+    table.add(gpu, name, "replay_decode", 3, Launch(32, 2, 2, BKT=8, stream_first=first))
     table.add(gpu, name, "fold", 1, Launch(8, 2, 1, maxnreg=128))   # a register cap too
     table.add(gpu, name, "conventional_decode", 1, Launch(16, 1, 1))
     h.kern.tuning = table
@@ -310,6 +336,7 @@ def test_tuned_launches_match_the_reference(variant, structure, chunked, device)
     assert h.kern._launch("replay_decode", 2, device)[2].fold_warps == 4
     assert h.kern._launch("replay_decode", 2, device)[2].fold_split == 2
     assert h.kern.launch_args("replay_decode", 3, device)[0]["FUSED_FLUSH"] is True
+    assert h.kern.launch_args("replay_decode", 3, device)[0]["STREAM_FIRST"] is first
     if chunked:
         assert h.kern.launch_args("replay_decode", 3, device)[0]["NK"] == 2
     assert h.kern.launch_args("conventional_decode", 3, device)[0]["NV"] == 2

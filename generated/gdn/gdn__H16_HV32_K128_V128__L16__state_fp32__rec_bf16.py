@@ -2,8 +2,8 @@
 # the templates and run `replaygen build`.
 # kernel: gdn__H16_HV32_K128_V128__L16__state_fp32__rec_bf16
 # spec sha256: 269ae606d36dd56b152535499facfacd42680cd4fda27f9a1b04094384a173fb
-# templates sha256: aee559031dc66196ea0d7f271fe5cf20fc690c783c676986897e70f5605fb228
-# generator sha256: ceb950b1d94fcfc4b88409c1a36e7ce4e566c024d212b9c603e0693a214fe3dc
+# templates sha256: 762e8c57c5f45ef617f5a983ed3fff7cdd8a2a46423db8edf75bba3526c462a6
+# generator sha256: 08c2a2005596b51a82c71af5c02a1471d93974f17413152c5db93590e62618ac
 """ReplaySSM kernels for gdn: gdn__H16_HV32_K128_V128__L16__state_fp32__rec_bf16.
 
 Replay form: S_t = C·exp(G_t) + Σ_j u_j (exp(G_t - G_j)·k_j)ᵀ,  G_j = Σ_(i<=j) g_i
@@ -18,7 +18,7 @@ from replaygen import formats
 CONSTEXPRS = dict(H=16, HV=32, K=128, V=128, L=16, GROUP=2,
                   BK=128, BV=16, BL=16, NV=8,
                   FOLD_DOT=True, DBV=64, DNV=2,
-                  BKT=32, NK=4, DECODE_FOLD_DOT=True, NSPLIT=1, HPP=1, STREAM_STAGES=3, FUSED_FLUSH=True,
+                  BKT=32, NK=4, DECODE_FOLD_DOT=True, NSPLIT=1, HPP=1, STREAM_STAGES=3, FUSED_FLUSH=True, STREAM_FIRST=False,
                   KH=64, KS=8, NB=8,
                   RING=16, T_MAX=1, BT=16, BLF=16)
 NUM_WARPS = 2
@@ -34,7 +34,7 @@ def replay_decode_kernel(
     H: tl.constexpr, HV: tl.constexpr, K: tl.constexpr, V: tl.constexpr, L: tl.constexpr,
     GROUP: tl.constexpr, BK: tl.constexpr, BV: tl.constexpr, BL: tl.constexpr, NV: tl.constexpr,
     FOLD_DOT: tl.constexpr, DBV: tl.constexpr, DNV: tl.constexpr, BKT: tl.constexpr, NK: tl.constexpr,
-    DECODE_FOLD_DOT: tl.constexpr, NSPLIT: tl.constexpr, HPP: tl.constexpr, STREAM_STAGES: tl.constexpr, FUSED_FLUSH: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
+    DECODE_FOLD_DOT: tl.constexpr, NSPLIT: tl.constexpr, HPP: tl.constexpr, STREAM_STAGES: tl.constexpr, FUSED_FLUSH: tl.constexpr, STREAM_FIRST: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
     RING: tl.constexpr, T_MAX: tl.constexpr, BT: tl.constexpr, BLF: tl.constexpr,
     FOLD_EVERY_STEP: tl.constexpr,
 ):
@@ -72,6 +72,15 @@ def replay_decode_kernel(
     if (i_slot >= 0) & (i_slot < num_slots):
         p_cursor = cursor_ptr + i_slot * HV + i_hv
         n = tl.load(p_cursor)
+        m_l = o_l < n
+        if FUSED_FLUSH:
+            # A full ring folds; with FOLD_EVERY_STEP (decode(fold_every_step=True)) every
+            # step folds, so the state stays a plain checkpoint (cursor 0).
+            FLUSH = (n + 1 >= L) | FOLD_EVERY_STEP
+        else:
+            # every row appends its record (a full ring holds L): a second launch, the
+            # fold kernel, folds full rings (runtime.decode); no fold code is compiled here
+            FLUSH = False
         # -- the current token: scalars, whole-axis reductions, key-axis values ------
         b_q = tl.load(q_ptr + i_b * stride_q + i_kh * K + o_k, mask=m_k, other=0.0).to(tl.float32)
         b_k = tl.load(k_ptr + i_b * stride_k + i_kh * K + o_k, mask=m_k, other=0.0).to(tl.float32)
@@ -89,17 +98,24 @@ def replay_decode_kernel(
         t_beta = b_beta
         red_0 = tl.sum((b_q) * (b_q), axis=0)
         red_1 = tl.sum((b_k) * (b_k), axis=0)
-        # -- committed records' scalars: loaded now, used after the first stream ------
+        # -- committed records: scalar log decays (their rows load without waiting for
+        # the cursor; past n they are masked after the load) --------------------------
         r_g = tl.load(ring_g_ptr + (i_slot * HV + i_hv) * RING + o_l, mask=o_l < RING, other=0.0).to(tl.float32)  # [BL]
-        for i_vs in tl.static_range((DNV + NSPLIT - 1) // NSPLIT):  # this program's value tiles
+        if not STREAM_FIRST:  # (static) else after the first stream
+            rec_gate = r_g
+            rec_gate = tl.where(m_l, rec_gate, 0.0)  # log decays of the committed records
+            G_rec = tl.cumsum(rec_gate, axis=0)  # cumulative log decay after each record
+            G_t = tl.sum(rec_gate, axis=0) + t_gate  # ... and after the last record and the current token
+            rec_weight = tl.where(m_l, tl.exp(-G_rec + G_t), 0.0)  # decay from record j to t, <= 1
+            ck_weight = tl.exp(G_t)  # decay from the checkpoint to t
+        for i_vs in range((DNV + NSPLIT - 1) // NSPLIT):  # this program's value tiles
             i_v = i_split + i_vs * NSPLIT  # (past DNV: a fully masked tile, when NSPLIT does not divide it)
             o_v = i_v * DBV + o_vb
             m_v = o_v < V
             p_rows = ckpt_ptr + ((i_slot * HV + i_hv) * V + o_v) * K  # [DBV] checkpoint rows
-            if i_vs == 0:  # (static) the scores, taken in the first tile's stream
-                s_q = tl.zeros([BL], tl.float32)  # record scores for q
-                kq = tl.zeros([BKT], tl.float32)  # the token's own score, per lane
-                s_k = tl.zeros([BL], tl.float32)  # record scores for k
+            s_q = tl.zeros([BL], tl.float32)  # record scores for q
+            kq = tl.zeros([BKT], tl.float32)  # the token's own score, per lane
+            s_k = tl.zeros([BL], tl.float32)  # record scores for k
             acc_q = tl.zeros([DBV, KGC], tl.float32)  # partial sums of C·(decayed q)
             acc_k = tl.zeros([DBV, KGC], tl.float32)  # ... and of C·(decayed k)
             for i_k in tl.range(NK, num_stages=STREAM_STAGES):
@@ -111,39 +127,28 @@ def replay_decode_kernel(
                 c_k_hat = c_k / tl.sqrt(red_1 + 1e-06)
                 ct_query = c_q_hat
                 ct_key = c_k_hat
-                r_k_hat = tl.load(ring_k_hat_ptr + ((i_slot * H + i_kh) * RING + o_l[:, None]) * K + o_kc[None, :], mask=(o_l < RING)[:, None] & m_kc[None, :], other=0.0).to(tl.float32)  # [BL, BKT]
+                r_k_hat = tl.load(ring_k_hat_ptr + ((i_slot * H + i_kh) * RING + o_l[:, None]) * K + o_kc[None, :], mask=(m_l)[:, None] & m_kc[None, :], other=0.0).to(tl.float32)  # [BL, BKT]
                 rec_key = r_k_hat
-                kw = rec_key  # [BL, BKT] raw record keys (rows past n: NaN-safe, discarded later)
+                kw = rec_key if STREAM_FIRST else rec_weight[:, None] * rec_key  # [BL, BKT] (zero past n)
                 c_chunk = tl.load(p_rows[:, None] + o_kc[None, :], mask=m_v[:, None] & m_kc[None, :], other=0.0).to(tl.float32)
-                acc_q = formats.grouped_dot(acc_q, c_chunk, ct_query, DBV, BKT, KGC)
-                if i_vs == 0:  # (static) the scores do not depend on the value tile
-                    s_q += tl.sum(kw * ct_query[None, :], axis=1)
-                    kq += ct_key * ct_query
-                acc_k = formats.grouped_dot(acc_k, c_chunk, ct_key, DBV, BKT, KGC)
-                if i_vs == 0:  # (static) the scores do not depend on the value tile
-                    s_k += tl.sum(kw * ct_key[None, :], axis=1)
+                acc_q = formats.grouped_dot(acc_q, c_chunk, (ct_query if STREAM_FIRST else ck_weight * ct_query), DBV, BKT, KGC)
+                s_q += tl.sum(kw * ct_query[None, :], axis=1)
+                kq += ct_key * ct_query
+                acc_k = formats.grouped_dot(acc_k, c_chunk, (ct_key if STREAM_FIRST else ck_weight * ct_key), DBV, BKT, KGC)
+                s_k += tl.sum(kw * ct_key[None, :], axis=1)
             acc_q = tl.sum(acc_q, axis=1)
             acc_k = tl.sum(acc_k, axis=1)
-            if i_vs == 0:  # (static) what needed the cursor and the records' scalars
-                if FUSED_FLUSH:
-                    # A full ring folds; with FOLD_EVERY_STEP (decode(fold_every_step=True)) every
-                    # step folds, so the state stays a plain checkpoint (cursor 0).
-                    FLUSH = (n + 1 >= L) | FOLD_EVERY_STEP
-                else:
-                    # every row appends its record (a full ring holds L): a second launch, the
-                    # fold kernel, folds full rings (runtime.decode); no fold code is compiled here
-                    FLUSH = False
-                m_l = o_l < n
+            if STREAM_FIRST:  # (static) the decays, after the stream
                 rec_gate = r_g
                 rec_gate = tl.where(m_l, rec_gate, 0.0)  # log decays of the committed records
                 G_rec = tl.cumsum(rec_gate, axis=0)  # cumulative log decay after each record
                 G_t = tl.sum(rec_gate, axis=0) + t_gate  # ... and after the last record and the current token
                 rec_weight = tl.where(m_l, tl.exp(-G_rec + G_t), 0.0)  # decay from record j to t, <= 1
                 ck_weight = tl.exp(G_t)  # decay from the checkpoint to t
-                s_q = tl.where(m_l, rec_weight * s_q, 0.0)  # the scores' decays (rows past n: 0)
-                s_k = tl.where(m_l, rec_weight * s_k, 0.0)
-            acc_q = acc_q * ck_weight  # the checkpoint's decay, out of the stream
-            acc_k = acc_k * ck_weight
+                s_q = rec_weight * s_q  # the scores' decays (zero past n)
+                s_k = rec_weight * s_k
+                acc_q = acc_q * ck_weight
+                acc_k = acc_k * ck_weight
             # -- this value tile: value-axis inputs and records -----------------------
             b_v = tl.load(v_ptr + i_b * stride_v + i_hv * V + o_v, mask=m_v, other=0.0).to(tl.float32)
             t_value = b_v
@@ -231,7 +236,7 @@ def fold_kernel(
     H: tl.constexpr, HV: tl.constexpr, K: tl.constexpr, V: tl.constexpr, L: tl.constexpr,
     GROUP: tl.constexpr, BK: tl.constexpr, BV: tl.constexpr, BL: tl.constexpr, NV: tl.constexpr,
     FOLD_DOT: tl.constexpr, DBV: tl.constexpr, DNV: tl.constexpr, BKT: tl.constexpr, NK: tl.constexpr,
-    DECODE_FOLD_DOT: tl.constexpr, NSPLIT: tl.constexpr, HPP: tl.constexpr, STREAM_STAGES: tl.constexpr, FUSED_FLUSH: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
+    DECODE_FOLD_DOT: tl.constexpr, NSPLIT: tl.constexpr, HPP: tl.constexpr, STREAM_STAGES: tl.constexpr, FUSED_FLUSH: tl.constexpr, STREAM_FIRST: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
     RING: tl.constexpr, T_MAX: tl.constexpr, BT: tl.constexpr, BLF: tl.constexpr,
 ):
     """Fold committed records into full states: of row i_b, value head i_hv (a grid over
@@ -388,7 +393,7 @@ def conventional_decode_kernel(
     H: tl.constexpr, HV: tl.constexpr, K: tl.constexpr, V: tl.constexpr, L: tl.constexpr,
     GROUP: tl.constexpr, BK: tl.constexpr, BV: tl.constexpr, BL: tl.constexpr, NV: tl.constexpr,
     FOLD_DOT: tl.constexpr, DBV: tl.constexpr, DNV: tl.constexpr, BKT: tl.constexpr, NK: tl.constexpr,
-    DECODE_FOLD_DOT: tl.constexpr, NSPLIT: tl.constexpr, HPP: tl.constexpr, STREAM_STAGES: tl.constexpr, FUSED_FLUSH: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
+    DECODE_FOLD_DOT: tl.constexpr, NSPLIT: tl.constexpr, HPP: tl.constexpr, STREAM_STAGES: tl.constexpr, FUSED_FLUSH: tl.constexpr, STREAM_FIRST: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
     RING: tl.constexpr, T_MAX: tl.constexpr, BT: tl.constexpr, BLF: tl.constexpr,
 ):
     """The conventional decode step for row i_b, value head i_hv, value tile i_v:
@@ -445,7 +450,7 @@ def verify_kernel(
     H: tl.constexpr, HV: tl.constexpr, K: tl.constexpr, V: tl.constexpr, L: tl.constexpr,
     GROUP: tl.constexpr, BK: tl.constexpr, BV: tl.constexpr, BL: tl.constexpr, NV: tl.constexpr,
     FOLD_DOT: tl.constexpr, DBV: tl.constexpr, DNV: tl.constexpr, BKT: tl.constexpr, NK: tl.constexpr,
-    DECODE_FOLD_DOT: tl.constexpr, NSPLIT: tl.constexpr, HPP: tl.constexpr, STREAM_STAGES: tl.constexpr, FUSED_FLUSH: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
+    DECODE_FOLD_DOT: tl.constexpr, NSPLIT: tl.constexpr, HPP: tl.constexpr, STREAM_STAGES: tl.constexpr, FUSED_FLUSH: tl.constexpr, STREAM_FIRST: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
     RING: tl.constexpr, T_MAX: tl.constexpr, BT: tl.constexpr, BLF: tl.constexpr,
 ):
     """Speculative verification for row i_b and the HPP value heads i_hv0 .. i_hv0 +
@@ -675,7 +680,7 @@ def conventional_verify_kernel(
     H: tl.constexpr, HV: tl.constexpr, K: tl.constexpr, V: tl.constexpr, L: tl.constexpr,
     GROUP: tl.constexpr, BK: tl.constexpr, BV: tl.constexpr, BL: tl.constexpr, NV: tl.constexpr,
     FOLD_DOT: tl.constexpr, DBV: tl.constexpr, DNV: tl.constexpr, BKT: tl.constexpr, NK: tl.constexpr,
-    DECODE_FOLD_DOT: tl.constexpr, NSPLIT: tl.constexpr, HPP: tl.constexpr, STREAM_STAGES: tl.constexpr, FUSED_FLUSH: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
+    DECODE_FOLD_DOT: tl.constexpr, NSPLIT: tl.constexpr, HPP: tl.constexpr, STREAM_STAGES: tl.constexpr, FUSED_FLUSH: tl.constexpr, STREAM_FIRST: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
     RING: tl.constexpr, T_MAX: tl.constexpr, BT: tl.constexpr, BLF: tl.constexpr,
 ):
     """The conventional speculative step (as serving engines do it) for row i_b, value
@@ -740,7 +745,7 @@ def conventional_select_kernel(
     H: tl.constexpr, HV: tl.constexpr, K: tl.constexpr, V: tl.constexpr, L: tl.constexpr,
     GROUP: tl.constexpr, BK: tl.constexpr, BV: tl.constexpr, BL: tl.constexpr, NV: tl.constexpr,
     FOLD_DOT: tl.constexpr, DBV: tl.constexpr, DNV: tl.constexpr, BKT: tl.constexpr, NK: tl.constexpr,
-    DECODE_FOLD_DOT: tl.constexpr, NSPLIT: tl.constexpr, HPP: tl.constexpr, STREAM_STAGES: tl.constexpr, FUSED_FLUSH: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
+    DECODE_FOLD_DOT: tl.constexpr, NSPLIT: tl.constexpr, HPP: tl.constexpr, STREAM_STAGES: tl.constexpr, FUSED_FLUSH: tl.constexpr, STREAM_FIRST: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
     RING: tl.constexpr, T_MAX: tl.constexpr, BT: tl.constexpr, BLF: tl.constexpr,
 ):
     """Install the state after the row's last accepted draft (snap[i_b, a - 1]) as its
