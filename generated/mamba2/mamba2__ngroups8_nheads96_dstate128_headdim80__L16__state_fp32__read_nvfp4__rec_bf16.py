@@ -3,7 +3,7 @@
 # kernel: mamba2__ngroups8_nheads96_dstate128_headdim80__L16__state_fp32__read_nvfp4__rec_bf16
 # spec sha256: b9b9d1221036064279430b56c5d997514355cbb9c52adf3b69fc5581e1456b5e
 # templates sha256: 762e8c57c5f45ef617f5a983ed3fff7cdd8a2a46423db8edf75bba3526c462a6
-# generator sha256: 08c2a2005596b51a82c71af5c02a1471d93974f17413152c5db93590e62618ac
+# generator sha256: 7984a732d138a435e66dda7de4845688249ceb638cc619f18674a4b5a3873521
 """ReplaySSM kernels for mamba2: mamba2__ngroups8_nheads96_dstate128_headdim80__L16__state_fp32__read_nvfp4__rec_bf16.
 
 Replay form: S_t = C·exp(G_t) + Σ_j w_j (exp(G_t - G_j)·k_j)ᵀ,  G_j = Σ_(i<=j) g_i
