@@ -299,15 +299,16 @@ def test_overrides_pin_the_launch():
 
 # -- tuned launches are correct ---------------------------------------------------------------
 @pytest.mark.parametrize("variant,structure,chunked", [
-    ("gdn", None, True), ("kda", "kchunks", True), ("kda", None, False)])
+    ("gdn", None, True), ("mamba2", None, True), ("kda", "kchunks", True), ("kda", None, False)])
 def test_tuned_launches_match_the_reference(variant, structure, chunked, device):
     """V = 20 with tuned value tiles 8, 16 and 32 (2-3 tiles, or one masked tile; the dot
     fold off for 8) and, for the key-chunked decode kernel (gdn; kda's cumulative gate
     records forced into key chunks; its default is value tiles), key chunks 8 and 16, different per kernel and per batch
     bucket (launches of 2 and 3 rows), and a value-axis split of the decode with its flush
     in a separate fold launch (2 rows; that fold at 4 warps, Launch.fold_warps), so rings
-    fill and fold both ways. The key-chunk decode of scalar decays (gdn) streams first
-    (Launch.stream_first) in both: 1 value tile at 3 rows, 2 per program at 2."""
+    fill and fold both ways. The key-chunk decodes of scalar decays (gdn, with the delta
+    rule's second probe; mamba2) stream first (Launch.stream_first) in both: 1 value tile
+    at 3 rows, 2 per program at 2."""
     cfg = Config(variant, H=1, ratio=2, K=16, V=20, L=3, state_dtype="fp32",
                  record_dtype="bf16", input_dtype="bf16",
                  optional=ALL_CASES[variant].optional_inputs, decode_structure=structure)

@@ -2,7 +2,7 @@
 # the templates and run `replaygen build`.
 # kernel: gdn__H16_HV32_K128_V128__L16__state_fp16__rec_bf16
 # spec sha256: 269ae606d36dd56b152535499facfacd42680cd4fda27f9a1b04094384a173fb
-# templates sha256: 762e8c57c5f45ef617f5a983ed3fff7cdd8a2a46423db8edf75bba3526c462a6
+# templates sha256: e3f93b4a1f600a498e3cdf9c3df4ec394d4e2486f1e1aef509e4867100b324c3
 # generator sha256: 7984a732d138a435e66dda7de4845688249ceb638cc619f18674a4b5a3873521
 """ReplaySSM kernels for gdn: gdn__H16_HV32_K128_V128__L16__state_fp16__rec_bf16.
 
@@ -47,7 +47,9 @@ def replay_decode_kernel(
     The checkpoint is streamed in [DBV, BKT] chunks of the key axis: each chunk's
     products with the decayed q (and k) accumulate into [DBV] vectors, and the records'
     scores into [BL] vectors, all in one layout; the record terms are applied once per
-    value tile. A flush walks the chunks again (the checkpoint re-read, from L2) and
+    value tile. With STREAM_FIRST (scalar decays; a tuned launch choice) the stream does
+    not wait for the records' gates: it takes q and k themselves and the raw record
+    keys, and the decays, scalars per row, scale its sums and the scores after it. A flush walks the chunks again (the checkpoint re-read, from L2) and
     folds. The program owns its cursor (slot, value head): no other program of the
     launch reads or writes it. A negative slot is a padding row (zero output); a slot
     past the pool writes nothing and gets a NaN output, so the mistake cannot go unseen.
@@ -116,7 +118,7 @@ def replay_decode_kernel(
             s_q = tl.zeros([BL], tl.float32)  # record scores for q
             kq = tl.zeros([BKT], tl.float32)  # the token's own score, per lane
             s_k = tl.zeros([BL], tl.float32)  # record scores for k
-            acc_q = tl.zeros([DBV, KGC], tl.float32)  # partial sums of C·(decayed q)
+            acc_q = tl.zeros([DBV, KGC], tl.float32)  # partial sums of C·(decayed q; STREAM_FIRST: q)
             acc_k = tl.zeros([DBV, KGC], tl.float32)  # ... and of C·(decayed k)
             for i_k in tl.range(NK, num_stages=STREAM_STAGES):
                 o_kc = i_k * BKT + o_kb
