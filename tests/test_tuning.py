@@ -479,6 +479,23 @@ def test_phase_four_tries_each_batch_best_with_a_separate_flush():
     assert separate_flush_candidates(times, keep=1) == [sf(b)]
 
 
+def test_phase_1b_streams_the_best_key_chunk_decodes_first():
+    """Phase 1b: the `keep` best launches (ranked over the batches), each with its stream
+    first, never one already timed; nothing for a decode that is not the key-chunk decode
+    of scalar decays (KDA: per-channel decays)."""
+    from replaygen.tune import stream_first_candidates
+    gdn = load("gdn", H=1, HV=2, K=16, V=32, L=4, tuning=False).plan
+    a, b, c = Launch(64, 1, 3, BKT=32), Launch(128, 2, 1, BKT=32), Launch(16, 1, 3, BKT=32)
+    times = {a: {256: 0.20}, b: {256: 0.19}, c: {256: 0.30}}
+    first = lambda x: dataclasses.replace(x, stream_first=True)   # noqa: E731
+    assert stream_first_candidates(gdn, times, keep=2) == [first(b), first(a)]
+    times[first(b)] = {256: 0.18}
+    assert stream_first_candidates(gdn, times, keep=2) == [first(a)]
+    for kda in (load("kda", H=1, HV=1, K=16, V=32, L=4, tuning=False).plan,
+                load("kda", H=1, HV=1, K=16, V=32, L=4, tuning=False, decode_structure="kchunks").plan):
+        assert stream_first_candidates(kda, times) == []
+
+
 def test_phase_five_tries_the_separate_fold_at_every_warp_count(tmp_path):
     """Phase 5: at each batch the `keep` fastest decode launches whose flush is separate
     (marked, or every launch where the plan never fuses it), with the fold launch at each
