@@ -2,7 +2,7 @@
 # the templates and run `replaygen build`.
 # kernel: gdn__H16_HV32_K128_V128__L16__state_bf16__rec_bf16
 # spec sha256: 269ae606d36dd56b152535499facfacd42680cd4fda27f9a1b04094384a173fb
-# templates sha256: e3f93b4a1f600a498e3cdf9c3df4ec394d4e2486f1e1aef509e4867100b324c3
+# templates sha256: fcde61626f9ab1014569cdb7b62518bde426ef86d90b339a18dfe49e31206f68
 # generator sha256: 7984a732d138a435e66dda7de4845688249ceb638cc619f18674a4b5a3873521
 """ReplaySSM kernels for gdn: gdn__H16_HV32_K128_V128__L16__state_bf16__rec_bf16.
 
@@ -49,10 +49,11 @@ def replay_decode_kernel(
     scores into [BL] vectors, all in one layout; the record terms are applied once per
     value tile. With STREAM_FIRST (scalar decays; a tuned launch choice) the stream does
     not wait for the records' gates: it takes q and k themselves and the raw record
-    keys, and the decays, scalars per row, scale its sums and the scores after it. A flush walks the chunks again (the checkpoint re-read, from L2) and
-    folds. The program owns its cursor (slot, value head): no other program of the
-    launch reads or writes it. A negative slot is a padding row (zero output); a slot
-    past the pool writes nothing and gets a NaN output, so the mistake cannot go unseen.
+    keys, and the decays, scalars per row, scale its sums and the scores after it. A
+    flush walks the chunks again (the checkpoint re-read, from L2) and folds. The
+    program owns its cursor (slot, value head): no other program of the launch reads or
+    writes it. A negative slot is a padding row (zero output); a slot past the pool
+    writes nothing and gets a NaN output, so the mistake cannot go unseen.
     With NSPLIT > 1 (small batches: more programs in flight), NSPLIT programs share the
     (row, value head), each taking every NSPLIT-th value tile; all of them read the cursor,
     and the last one to finish publishes it (an arrival count in `drafted`'s high bits).
@@ -103,7 +104,7 @@ def replay_decode_kernel(
         # -- committed records: scalar log decays (their rows load without waiting for
         # the cursor; past n they are masked after the load) --------------------------
         r_g = tl.load(ring_g_ptr + (i_slot * HV + i_hv) * RING + o_l, mask=o_l < RING, other=0.0).to(tl.float32)  # [BL]
-        if not STREAM_FIRST:  # (static) else after the first stream
+        if not STREAM_FIRST:  # (static) else after the stream
             rec_gate = r_g
             rec_gate = tl.where(m_l, rec_gate, 0.0)  # log decays of the committed records
             G_rec = tl.cumsum(rec_gate, axis=0)  # cumulative log decay after each record

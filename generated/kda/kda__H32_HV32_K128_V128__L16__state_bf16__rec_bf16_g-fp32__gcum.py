@@ -2,7 +2,7 @@
 # the templates and run `replaygen build`.
 # kernel: kda__H32_HV32_K128_V128__L16__state_bf16__rec_bf16_g-fp32__gcum
 # spec sha256: 900e043a38a9f7023de2cc4bf78d14388be9de5c6732cf3e1db42c3737507d77
-# templates sha256: e3f93b4a1f600a498e3cdf9c3df4ec394d4e2486f1e1aef509e4867100b324c3
+# templates sha256: fcde61626f9ab1014569cdb7b62518bde426ef86d90b339a18dfe49e31206f68
 # generator sha256: 7984a732d138a435e66dda7de4845688249ceb638cc619f18674a4b5a3873521
 """ReplaySSM kernels for kda: kda__H32_HV32_K128_V128__L16__state_bf16__rec_bf16_g-fp32__gcum.
 
