@@ -34,6 +34,7 @@ import torch  # noqa: E402
 
 import replaygen  # noqa: E402
 from replaygen import render  # noqa: E402
+from harness import rel_err  # noqa: E402
 from replaygen.perf import Timer, Workload, environment  # noqa: E402
 
 CASES = ("gdn:qwen3.5-4b:fp32,gdn:qwen3.5-122b-a10b:fp32,mamba2:nemotron3-nano-4b:fp32,"
@@ -51,10 +52,6 @@ def load(folder: str, variant: str, geometry: str, read: str):
                           read_dtype=None if read == "fp32" else read)
 
 
-def rel(a: torch.Tensor, b: torch.Tensor) -> float:
-    return ((a.double() - b.double()).norm() / b.double().norm().clamp_min(1e-30)).item()
-
-
 def check(kerns, device) -> dict:
     """One staggered cycle from the same pool per version, against the first version."""
     outs, states = [], []
@@ -70,7 +67,8 @@ def check(kerns, device) -> dict:
         kern.flush(work.state, work.all_slots)
         states.append(kern.materialize(work.state, work.all_slots))
         del work
-    return {"out": [rel(o, outs[0]) for o in outs], "state": [rel(s, states[0]) for s in states],
+    return {"out": [rel_err(o, outs[0].double()) for o in outs],
+            "state": [rel_err(s, states[0].double()) for s in states],
             "nan": [bool(torch.isnan(o).any()) for o in outs]}
 
 

@@ -570,10 +570,7 @@ class Kernels:
             hit = ({**self._consts, **launch_constants(self.plan, kernel, bv, bkt)},
                    {"num_warps": warps}, None)
         else:
-            hit = ({**self._consts, **launch_constants(self.plan, kernel, launch.BV, launch.BKT,
-                                                        launch.split, launch.num_stages,
-                                                        launch.separate_flush, launch.heads,
-                                                        launch.stream_first)},
+            hit = ({**self._consts, **launch.constants(self.plan, kernel)},
                    launch.options(), launch)
         self._launches[key] = hit
         return hit

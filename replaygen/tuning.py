@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .errors import TuningError
+from .plan import launch_constants
 
 FORMAT = 1
 TUNING_FILE = "tuning.json"
@@ -92,6 +93,11 @@ class Launch:
     fold_warps: int | None = None
     fold_split: int | None = None
     stream_first: bool = False
+
+    def constants(self, plan, kernel: str) -> dict[str, int | bool]:
+        """The tl.constexpr arguments of `kernel` launched so (plan.launch_constants)."""
+        return launch_constants(plan, kernel, self.BV, self.BKT, self.split, self.num_stages,
+                                self.separate_flush, self.heads, self.stream_first)
 
     def options(self) -> dict[str, int]:
         """The launch's compile options (Triton's num_warps, num_stages, maxnreg)."""

@@ -84,9 +84,7 @@ def compile_kernel(kern, name, launch=None, **flags):
         consts.update(launch_constants(kern.plan, "verify", *plan_tiles(kern.plan, "verify")[:2]))
     if launch is not None:
         kernel = {v[0]: k for k, v in TABLE_KERNELS.items()}[name]
-        consts.update(launch_constants(kern.plan, kernel, launch.BV, launch.BKT, launch.split,
-                                       launch.num_stages, launch.separate_flush, launch.heads,
-                                       launch.stream_first))
+        consts.update(launch.constants(kern.plan, kernel))
         options = launch.options()
     if name == "replay_decode_kernel":   # the decode as it runs by default (the rows'
         consts.setdefault("FOLD_EVERY_STEP", False)   # own flushes); KERNELS adds True

@@ -2,7 +2,7 @@
 # the templates and run `replaygen build`.
 # kernel: gdn__H16_HV32_K128_V128__L16__state_fp16sr__read_nvfp4__rec_bf16
 # spec sha256: 269ae606d36dd56b152535499facfacd42680cd4fda27f9a1b04094384a173fb
-# templates sha256: fcde61626f9ab1014569cdb7b62518bde426ef86d90b339a18dfe49e31206f68
+# templates sha256: 4bc7f52268d29509898bc5066098cd6d016953ded3cfa51d013a9b0b8797696e
 # generator sha256: 7984a732d138a435e66dda7de4845688249ceb638cc619f18674a4b5a3873521
 """ReplaySSM kernels for gdn: gdn__H16_HV32_K128_V128__L16__state_fp16sr__read_nvfp4__rec_bf16.
 
@@ -141,7 +141,7 @@ def replay_decode_kernel(
                     c_k_hat = c_k / tl.sqrt(red_1 + 1e-06)
                     ct_query = c_q_hat
                     ct_key = c_k_hat
-                    r_k_hat = tl.load(ring_k_hat_ptr + ((i_slot * H + i_kh) * RING + o_l[:, None]) * K + o_kc[None, :], mask=(m_l)[:, None] & m_kc[None, :], other=0.0).to(tl.float32)  # [BL, BKT]
+                    r_k_hat = tl.load(ring_k_hat_ptr + ((i_slot * H + i_kh) * RING + o_l[:, None]) * K + o_kc[None, :], mask=m_l[:, None] & m_kc[None, :], other=0.0).to(tl.float32)  # [BL, BKT]
                     rec_key = r_k_hat
                     kw = rec_key if STREAM_FIRST else rec_weight[:, None] * rec_key  # [BL, BKT] (zero past n)
                     c_chunk = tl.load(p_rows[:, None] + o_kc[None, :], mask=m_v[:, None] & m_kc[None, :], other=0.0).to(tl.float32)
@@ -171,7 +171,7 @@ def replay_decode_kernel(
                     c_k_hat = c_k / tl.sqrt(red_1 + 1e-06)
                     ct_query = c_q_hat
                     ct_key = c_k_hat
-                    r_k_hat = tl.load(ring_k_hat_ptr + ((i_slot * H + i_kh) * RING + o_l[:, None]) * K + o_kc[None, :], mask=(m_l)[:, None] & m_kc[None, :], other=0.0).to(tl.float32)  # [BL, BKT]
+                    r_k_hat = tl.load(ring_k_hat_ptr + ((i_slot * H + i_kh) * RING + o_l[:, None]) * K + o_kc[None, :], mask=m_l[:, None] & m_kc[None, :], other=0.0).to(tl.float32)  # [BL, BKT]
                     rec_key = r_k_hat
                     kw = rec_key if STREAM_FIRST else rec_weight[:, None] * rec_key  # [BL, BKT] (zero past n)
                     o_ks = i_k * NBC + o_ksb  # the chunk's blocks
@@ -222,7 +222,7 @@ def replay_decode_kernel(
                     c_k_hat = c_k / tl.sqrt(red_1 + 1e-06)
                     ct_query = c_q_hat
                     ct_key = c_k_hat
-                    r_k_hat = tl.load(ring_k_hat_ptr + ((i_slot * H + i_kh) * RING + o_l[:, None]) * K + o_kc[None, :], mask=(m_l)[:, None] & m_kc[None, :], other=0.0).to(tl.float32)  # [BL, BKT]
+                    r_k_hat = tl.load(ring_k_hat_ptr + ((i_slot * H + i_kh) * RING + o_l[:, None]) * K + o_kc[None, :], mask=m_l[:, None] & m_kc[None, :], other=0.0).to(tl.float32)  # [BL, BKT]
                     rec_key = r_k_hat
                     kw = rec_weight[:, None] * rec_key  # [BL, BKT] decayed record keys (zero past n)
                     p_chunk = p_rows[:, None] + o_kc[None, :]

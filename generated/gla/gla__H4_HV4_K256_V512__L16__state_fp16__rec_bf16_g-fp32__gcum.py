@@ -2,7 +2,7 @@
 # the templates and run `replaygen build`.
 # kernel: gla__H4_HV4_K256_V512__L16__state_fp16__rec_bf16_g-fp32__gcum
 # spec sha256: 2a7fe42937c3f75572badc158aa6b5a3525d5a4bced8d5656b63326bdec79ab1
-# templates sha256: fcde61626f9ab1014569cdb7b62518bde426ef86d90b339a18dfe49e31206f68
+# templates sha256: 4bc7f52268d29509898bc5066098cd6d016953ded3cfa51d013a9b0b8797696e
 # generator sha256: 7984a732d138a435e66dda7de4845688249ceb638cc619f18674a4b5a3873521
 """ReplaySSM kernels for gla: gla__H4_HV4_K256_V512__L16__state_fp16__rec_bf16_g-fp32__gcum.
 

@@ -2,7 +2,7 @@
 # the templates and run `replaygen build`.
 # kernel: kda__H32_HV32_K128_V128__L16__state_fp32__read_fp8row__rec_bf16_g-fp32__gcum
 # spec sha256: 900e043a38a9f7023de2cc4bf78d14388be9de5c6732cf3e1db42c3737507d77
-# templates sha256: fcde61626f9ab1014569cdb7b62518bde426ef86d90b339a18dfe49e31206f68
+# templates sha256: 4bc7f52268d29509898bc5066098cd6d016953ded3cfa51d013a9b0b8797696e
 # generator sha256: 7984a732d138a435e66dda7de4845688249ceb638cc619f18674a4b5a3873521
 """ReplaySSM kernels for kda: kda__H32_HV32_K128_V128__L16__state_fp32__read_fp8row__rec_bf16_g-fp32__gcum.
 

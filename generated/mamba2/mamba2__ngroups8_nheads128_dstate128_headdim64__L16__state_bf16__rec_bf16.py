@@ -2,7 +2,7 @@
 # the templates and run `replaygen build`.
 # kernel: mamba2__ngroups8_nheads128_dstate128_headdim64__L16__state_bf16__rec_bf16
 # spec sha256: b9b9d1221036064279430b56c5d997514355cbb9c52adf3b69fc5581e1456b5e
-# templates sha256: fcde61626f9ab1014569cdb7b62518bde426ef86d90b339a18dfe49e31206f68
+# templates sha256: 4bc7f52268d29509898bc5066098cd6d016953ded3cfa51d013a9b0b8797696e
 # generator sha256: 7984a732d138a435e66dda7de4845688249ceb638cc619f18674a4b5a3873521
 """ReplaySSM kernels for mamba2: mamba2__ngroups8_nheads128_dstate128_headdim64__L16__state_bf16__rec_bf16.
 
@@ -121,7 +121,7 @@ def replay_decode_kernel(
                 c_C = tl.load(C_ptr + i_b * stride_C + i_kh * K + o_kc, mask=m_kc, other=0.0).to(tl.float32)
                 ct_query = c_C
                 ct_key = c_B
-                r_B = tl.load(ring_B_ptr + ((i_slot * H + i_kh) * RING + o_l[:, None]) * K + o_kc[None, :], mask=(m_l)[:, None] & m_kc[None, :], other=0.0).to(tl.float32)  # [BL, BKT]
+                r_B = tl.load(ring_B_ptr + ((i_slot * H + i_kh) * RING + o_l[:, None]) * K + o_kc[None, :], mask=m_l[:, None] & m_kc[None, :], other=0.0).to(tl.float32)  # [BL, BKT]
                 rec_key = r_B
                 kw = rec_key if STREAM_FIRST else rec_weight[:, None] * rec_key  # [BL, BKT] (zero past n)
                 c_chunk = tl.load(p_rows[:, None] + o_kc[None, :], mask=m_v[:, None] & m_kc[None, :], other=0.0).to(tl.float32)
@@ -162,7 +162,7 @@ def replay_decode_kernel(
                     c_C = tl.load(C_ptr + i_b * stride_C + i_kh * K + o_kc, mask=m_kc, other=0.0).to(tl.float32)
                     ct_query = c_C
                     ct_key = c_B
-                    r_B = tl.load(ring_B_ptr + ((i_slot * H + i_kh) * RING + o_l[:, None]) * K + o_kc[None, :], mask=(m_l)[:, None] & m_kc[None, :], other=0.0).to(tl.float32)  # [BL, BKT]
+                    r_B = tl.load(ring_B_ptr + ((i_slot * H + i_kh) * RING + o_l[:, None]) * K + o_kc[None, :], mask=m_l[:, None] & m_kc[None, :], other=0.0).to(tl.float32)  # [BL, BKT]
                     rec_key = r_B
                     kw = rec_weight[:, None] * rec_key  # [BL, BKT] decayed record keys (zero past n)
                     p_chunk = p_rows[:, None] + o_kc[None, :]
