@@ -541,9 +541,10 @@ def launch_constants(plan: "KernelPlan", kernel: str, BV: int, BKT: int | None =
     the state stream's first loads once the cursor has arrived, before the records' gates
     and their decays: the checkpoint's decay and the records' decays are scalars per row,
     applied to the stream's sums after it. Without it the stream also waits for the
-    decays: one more dependent memory round trip per program. Only a program of one value
-    tile gains it (with more, the compiler hoists the decays out of the tile loop, ahead of
-    the first stream; offline sm_90 PTX). Which is faster depends on the configuration, so
+    decays: one more dependent memory round trip per program. A program of several value
+    tiles takes the decays once, after its first tile's stream, inside the tile loop (the
+    compiler hoists loop-invariant code out of the loop, ahead of the first stream: offline
+    sm_90 PTX, session 12). Which is faster depends on the configuration, so
     the tuner tries both (H200, session 12, tables' launches: Mamba-2 Nano fp32 5% faster
     amortised, GDN fp32 + NVFP4 5% slower: more registers)."""
     for what, v in (("value tile", BV), ("key chunk", BKT), ("split", split)):

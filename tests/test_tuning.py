@@ -307,8 +307,9 @@ def test_tuned_launches_match_the_reference(variant, structure, chunked, device)
     bucket (launches of 2 and 3 rows), and a value-axis split of the decode with its flush
     in a separate fold launch (2 rows; that fold at 4 warps, Launch.fold_warps), so rings
     fill and fold both ways. The key-chunk decodes of scalar decays (gdn, with the delta
-    rule's second probe; mamba2) stream first (Launch.stream_first) in both: 1 value tile
-    at 3 rows, 2 per program at 2."""
+    rule's second probe; mamba2) stream first (Launch.stream_first) in all three: 2 value
+    tiles per program at 3 rows (the flush fused, so the second tile's stream and fold use
+    the decays the first tile's computed), 2 of a split program's at 2, 1 at 1."""
     cfg = Config(variant, H=1, ratio=2, K=16, V=20, L=3, state_dtype="fp32",
                  record_dtype="bf16", input_dtype="bf16",
                  optional=ALL_CASES[variant].optional_inputs, decode_structure=structure)
@@ -323,7 +324,8 @@ def test_tuned_launches_match_the_reference(variant, structure, chunked, device)
     first = chunked and not h.kern.plan.channel_gate
     table.add(gpu, name, "replay_decode", 2, Launch(8, 1, 1, split=2, separate_flush=True,
                                                     fold_warps=4, fold_split=2, stream_first=first))
-    table.add(gpu, name, "replay_decode", 3, Launch(32, 2, 2, BKT=8, stream_first=first))
+    table.add(gpu, name, "replay_decode", 1, Launch(32, 1, 1, BKT=8, stream_first=first))
+    table.add(gpu, name, "replay_decode", 3, Launch(16, 2, 2, BKT=8, stream_first=first))
     table.add(gpu, name, "fold", 1, Launch(8, 2, 1, maxnreg=128))   # a register cap too
     table.add(gpu, name, "conventional_decode", 1, Launch(16, 1, 1))
     h.kern.tuning = table
@@ -331,7 +333,8 @@ def test_tuned_launches_match_the_reference(variant, structure, chunked, device)
     assert decode_is_chunked(h.kern.plan) == chunked, "the test means to cover both structures"
     dot, passes = ("DECODE_FOLD_DOT", "DNV") if chunked else ("FOLD_DOT", "NV")
     assert h.kern.launch_args("replay_decode", 2, device)[0][dot] is False
-    assert h.kern.launch_args("replay_decode", 3, device)[0][passes] == 1
+    assert h.kern.launch_args("replay_decode", 1, device)[0][passes] == 1
+    assert h.kern.launch_args("replay_decode", 3, device)[0][passes] == 2
     assert h.kern.launch_args("replay_decode", 2, device)[0]["NSPLIT"] == 2
     assert h.kern.launch_args("replay_decode", 2, device)[0]["FUSED_FLUSH"] is False
     assert h.kern._launch("replay_decode", 2, device)[2].fold_warps == 4
@@ -345,7 +348,8 @@ def test_tuned_launches_match_the_reference(variant, structure, chunked, device)
     flushes = h.device_flushes
     h.run([Step(r, flush=(1, -1) if i == 3 else None) for i, r in enumerate(rows[:6])])
     h.run([Step(r) for r in rows[6:]])   # rings fill in 2-row (split, separate flush) launches
-    assert h.device_flushes - flushes >= 5
+    h.run([Step((1,))] * 3)   # ... and in a 1-row launch (one masked tile): row 1 folds once
+    assert h.device_flushes - flushes >= 6
 
 
 def test_warmup_touches_no_state(device):

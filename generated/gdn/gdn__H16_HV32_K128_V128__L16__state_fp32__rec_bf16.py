@@ -2,8 +2,8 @@
 # the templates and run `replaygen build`.
 # kernel: gdn__H16_HV32_K128_V128__L16__state_fp32__rec_bf16
 # spec sha256: 269ae606d36dd56b152535499facfacd42680cd4fda27f9a1b04094384a173fb
-# templates sha256: 4bc7f52268d29509898bc5066098cd6d016953ded3cfa51d013a9b0b8797696e
-# generator sha256: 7984a732d138a435e66dda7de4845688249ceb638cc619f18674a4b5a3873521
+# templates sha256: 52afe89ddc01c86d7e0afba1e7e81dab2515acbfb116a36104f71160f8f7867b
+# generator sha256: 1daa0d9453b4cf05feb562272a8b53e9cd99adbb971e156b1f2ad56878263c52
 """ReplaySSM kernels for gdn: gdn__H16_HV32_K128_V128__L16__state_fp32__rec_bf16.
 
 Replay form: S_t = C·exp(G_t) + Σ_j u_j (exp(G_t - G_j)·k_j)ᵀ,  G_j = Σ_(i<=j) g_i
@@ -104,13 +104,16 @@ def replay_decode_kernel(
         # -- committed records: scalar log decays (their rows load without waiting for
         # the cursor; past n they are masked after the load) --------------------------
         r_g = tl.load(ring_g_ptr + (i_slot * HV + i_hv) * RING + o_l, mask=o_l < RING, other=0.0).to(tl.float32)  # [BL]
-        if not STREAM_FIRST:  # (static) else after the stream
+        if not STREAM_FIRST:  # (static) else after the first value tile's stream
             rec_gate = r_g
             rec_gate = tl.where(m_l, rec_gate, 0.0)  # log decays of the committed records
             G_rec = tl.cumsum(rec_gate, axis=0)  # cumulative log decay after each record
             G_t = tl.sum(rec_gate, axis=0) + t_gate  # ... and after the last record and the current token
             rec_weight = tl.where(m_l, tl.exp(-G_rec + G_t), 0.0)  # decay from record j to t, <= 1
             ck_weight = tl.exp(G_t)  # decay from the checkpoint to t
+        else:  # placeholders, loop-carried: the first tile sets them
+            rec_weight = tl.zeros([BL], tl.float32)
+            ck_weight = tl.full([], 0.0, tl.float32)
         for i_vs in range((DNV + NSPLIT - 1) // NSPLIT):  # this program's value tiles
             i_v = i_split + i_vs * NSPLIT  # (past DNV: a fully masked tile, when NSPLIT does not divide it)
             o_v = i_v * DBV + o_vb
@@ -142,12 +145,13 @@ def replay_decode_kernel(
             acc_q = tl.sum(acc_q, axis=1)
             acc_k = tl.sum(acc_k, axis=1)
             if STREAM_FIRST:  # (static) the decays, after the stream
-                rec_gate = r_g
-                rec_gate = tl.where(m_l, rec_gate, 0.0)  # log decays of the committed records
-                G_rec = tl.cumsum(rec_gate, axis=0)  # cumulative log decay after each record
-                G_t = tl.sum(rec_gate, axis=0) + t_gate  # ... and after the last record and the current token
-                rec_weight = tl.where(m_l, tl.exp(-G_rec + G_t), 0.0)  # decay from record j to t, <= 1
-                ck_weight = tl.exp(G_t)  # decay from the checkpoint to t
+                if i_vs == 0:  # once, inside the tile loop: hoisted out of it, they would run ahead of the stream again
+                    rec_gate = r_g
+                    rec_gate = tl.where(m_l, rec_gate, 0.0)  # log decays of the committed records
+                    G_rec = tl.cumsum(rec_gate, axis=0)  # cumulative log decay after each record
+                    G_t = tl.sum(rec_gate, axis=0) + t_gate  # ... and after the last record and the current token
+                    rec_weight = tl.where(m_l, tl.exp(-G_rec + G_t), 0.0)  # decay from record j to t, <= 1
+                    ck_weight = tl.exp(G_t)  # decay from the checkpoint to t
                 s_q = rec_weight * s_q  # the scores' decays (zero past n)
                 s_k = rec_weight * s_k
                 acc_q = acc_q * ck_weight

@@ -2,8 +2,8 @@
 # the templates and run `replaygen build`.
 # kernel: kda__H32_HV32_K128_V128__L16__state_fp16__rec_bf16_g-fp32__gcum
 # spec sha256: 900e043a38a9f7023de2cc4bf78d14388be9de5c6732cf3e1db42c3737507d77
-# templates sha256: 4bc7f52268d29509898bc5066098cd6d016953ded3cfa51d013a9b0b8797696e
-# generator sha256: 7984a732d138a435e66dda7de4845688249ceb638cc619f18674a4b5a3873521
+# templates sha256: 52afe89ddc01c86d7e0afba1e7e81dab2515acbfb116a36104f71160f8f7867b
+# generator sha256: 1daa0d9453b4cf05feb562272a8b53e9cd99adbb971e156b1f2ad56878263c52
 """ReplaySSM kernels for kda: kda__H32_HV32_K128_V128__L16__state_fp16__rec_bf16_g-fp32__gcum.
 
 Replay form: S_t = C·Diag(exp(G_t)) + Σ_j u_j (Diag(exp(G_t - G_j))·k_j)ᵀ,  G_j = Σ_(i<=j) g_i
