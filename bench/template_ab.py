@@ -5,6 +5,11 @@ Usage (on the H200, from the repository root):
     python bench/template_ab.py --templates bench/ab_templates/v0,templates --out DIR \
         [--cases gdn:qwen3.5-4b:fp32,mamba2:nemotron3-super-120b:nvfp4,...] [--rounds 2]
 
+A folder may carry decode-launch overrides after an @: `bench/ab_templates/v2@maxnreg=168`
+(fields of replaygen.tuning.Launch, `,`-free: several with `+`, e.g. `@maxnreg=168+num_stages=4`):
+that version's decode runs the tabled launch with those fields replaced (the check and the
+times); versions without one run the tabled launch as it is.
+
 Each template folder renders its own modules (replaygen.render is pointed at it and its
 Jinja environment rebuilt; the modules' names carry their text's hash, so both versions
 load side by side). A case is variant:geometry:read (read: fp32 for none, fp8 or nvfp4),
@@ -44,12 +49,28 @@ L = 16
 BATCH = 256   # (--batch: a small one for a dry run of the check in the interpreter)
 
 
-def load(folder: str, variant: str, geometry: str, read: str):
-    """The kernels of one case rendered through the templates in `folder`."""
+def load(folder: str, variant: str, geometry: str, read: str, device=None):
+    """The kernels of one case rendered through the templates in `folder` (`folder@k=v+...`:
+    with the decode's tabled launch overridden, see the docstring)."""
+    folder, _, over = folder.partition("@")
     render.TEMPLATE_DIR = Path(folder).resolve()
     render._environment.cache_clear()
-    return replaygen.load(variant, config=geometry, L=L, state_dtype="fp32", record_dtype="bf16",
+    kern = replaygen.load(variant, config=geometry, L=L, state_dtype="fp32", record_dtype="bf16",
                           read_dtype=None if read == "fp32" else read)
+    if over:
+        import dataclasses
+        from replaygen.runtime import device_name
+        # (the interpreter's dry run, with no table of its own, takes the H200's batch-256 one)
+        rows = BATCH if device.type == "cuda" else 256
+        base = None
+        for gpu in (device_name(device), "NVIDIA H200"):
+            base = base or (kern.tuning and kern.tuning.lookup(kern.plan.name, "replay_decode", gpu, rows))
+        if base is None:
+            raise SystemExit(f"{folder}@{over}: no tabled replay_decode launch to override on {device}")
+        fields = {k: (None if v == "None" else v == "True" if v in ("True", "False") else int(v))
+                  for k, v in (kv.split("=") for kv in over.split("+"))}
+        kern.forced["replay_decode"] = dataclasses.replace(base, **fields)
+    return kern
 
 
 def check(kerns, device) -> dict:
@@ -90,11 +111,12 @@ def main() -> int:
     args.out.mkdir(parents=True, exist_ok=True)
     for case in args.cases.split(","):
         variant, geometry, read = case.split(":")
-        kerns = [load(f, variant, geometry, read) for f in folders]
+        kerns = [load(f, variant, geometry, read, device) for f in folders]
         launch = kerns[0].launch_args("replay_decode", BATCH, device)[0]
         entry = {"case": case, "kernel": kerns[0].name,
                  "launch": {k: launch[k] for k in ("DBV", "BKT", "BV", "NSPLIT", "STREAM_STAGES",
                                                    "FUSED_FLUSH") if k in launch},
+                 "options": [k.launch_args("replay_decode", BATCH, device)[1] for k in kerns],
                  "check": check(kerns, device), "times": [[] for _ in folders]}
         works = [] if args.no_time else [Workload(k, BATCH, device) for k in kerns]
         for _ in range(args.rounds if works else 0):
