@@ -301,6 +301,7 @@ class KernelPlan:
     NSPLIT: int           # programs per (row, value head) of the key-chunk decode (tuned: small batches)
     HPP: int              # value heads per key-chunked verify program, of one key group (tuned)
     STREAM_STAGES: int    # software-pipeline depth of the key-chunk decode's chunk streams (see below)
+    FLUSH_STAGES: int     # ... and of its fused flush's pass over the checkpoint (launch_constants)
     FUSED_FLUSH: bool     # a decode row whose ring fills folds in the decode launch (see below)
     STREAM_FIRST: bool    # the key-chunk decode's stream waits for the cursor only (launch_constants)
     fold_split: int       # otherwise: programs per queued block of the fold launch (see below)
@@ -603,6 +604,11 @@ def launch_constants(plan: "KernelPlan", kernel: str, BV: int, BKT: int | None =
                           f"{plan.GROUP} value heads")
     out["HPP"] = heads
     out["STREAM_STAGES"] = plan.STREAM_STAGES if stages is None else stages
+    # the fused flush's second pass over the checkpoint, pipelined at most 2 deep: against
+    # a plain loop (a round trip per chunk) 2 stages took GDN 4B [64, 32]/w1/s3 from 0.1715
+    # to 0.1688 ms amortised (226 -> 210 registers) where 3 lost (0.1729), and a 1-stage
+    # stream (Mamba-2 Nano [128, 32]/w2/s1) lost 5% with 2 (H200, session 13)
+    out["FLUSH_STAGES"] = min(out["STREAM_STAGES"], 2)
     # (a plan whose decode never folds in its own launch keeps that for every launch)
     out["FUSED_FLUSH"] = plan.FUSED_FLUSH and not separate_flush
     if stream_first and not (kernel == "replay_decode" and chunked and not plan.channel_gate):
@@ -923,10 +929,11 @@ def make_plan(deriv: Derivation, config: KernelConfig) -> KernelPlan:
         # waited a whole memory latency (ncu, session 3: 69% of issue slots idle, 61% of
         # stalls on global loads). A tuned launch's num_stages sets the depth
         # (runtime.launch_args); the plan's own launch gets Triton's default, 3. The
-        # value-tile decode prefetches its next tile by hand and leaves its loop to
-        # Triton's default: asking there pipelined the value and record loads too, and
-        # KDA's amortised step went from 0.213 to 0.254 ms at batch 256 (H200, session 4).
+        # value-tile decode pipelines its tile loop at the same depth, its state tiles
+        # loaded inside the loop (session 13: KDA 0.2136 -> 0.1903 ms amortised; session
+        # 4's tl.range over a loop that also prefetched by hand had lost, 0.213 -> 0.254).
         STREAM_STAGES=3,
+        FLUSH_STAGES=2,   # (launch_constants: at most 2, and no more than STREAM_STAGES)
         # The plan's decode folds a full ring in the same launch (the flush on the device,
         # per row). A tuned launch may fold in a second launch instead (Launch.
         # separate_flush, runtime.decode): the decode kernel then has no fold code, which

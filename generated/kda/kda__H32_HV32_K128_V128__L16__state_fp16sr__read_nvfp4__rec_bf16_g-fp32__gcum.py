@@ -2,8 +2,8 @@
 # the templates and run `replaygen build`.
 # kernel: kda__H32_HV32_K128_V128__L16__state_fp16sr__read_nvfp4__rec_bf16_g-fp32__gcum
 # spec sha256: 900e043a38a9f7023de2cc4bf78d14388be9de5c6732cf3e1db42c3737507d77
-# templates sha256: 52afe89ddc01c86d7e0afba1e7e81dab2515acbfb116a36104f71160f8f7867b
-# generator sha256: 1daa0d9453b4cf05feb562272a8b53e9cd99adbb971e156b1f2ad56878263c52
+# templates sha256: 20b73bf1492c5085e45a1917a63029b9dce78ef0ec18f8366178ee7ec3c7631e
+# generator sha256: 28a95f734c93576074a6db77420fcead8393b40fef273d76a3f8735c3bd22e28
 """ReplaySSM kernels for kda: kda__H32_HV32_K128_V128__L16__state_fp16sr__read_nvfp4__rec_bf16_g-fp32__gcum.
 
 Replay form: S_t = C·Diag(exp(G_t)) + Σ_j u_j (Diag(exp(G_t - G_j))·k_j)ᵀ,  G_j = Σ_(i<=j) g_i
@@ -18,7 +18,7 @@ from replaygen import formats
 CONSTEXPRS = dict(H=32, HV=32, K=128, V=128, L=16, GROUP=1,
                   BK=128, BV=16, BL=16, NV=8,
                   FOLD_DOT=True, DBV=64, DNV=2,
-                  BKT=32, NK=4, DECODE_FOLD_DOT=True, NSPLIT=1, HPP=1, STREAM_STAGES=3, FUSED_FLUSH=True, STREAM_FIRST=False,
+                  BKT=32, NK=4, DECODE_FOLD_DOT=True, NSPLIT=1, HPP=1, STREAM_STAGES=3, FLUSH_STAGES=2, FUSED_FLUSH=True, STREAM_FIRST=False,
                   KH=64, KS=8, NB=8,
                   RING=16, T_MAX=1, BT=16, BLF=16)
 NUM_WARPS = 2
@@ -34,7 +34,7 @@ def replay_decode_kernel(
     H: tl.constexpr, HV: tl.constexpr, K: tl.constexpr, V: tl.constexpr, L: tl.constexpr,
     GROUP: tl.constexpr, BK: tl.constexpr, BV: tl.constexpr, BL: tl.constexpr, NV: tl.constexpr,
     FOLD_DOT: tl.constexpr, DBV: tl.constexpr, DNV: tl.constexpr, BKT: tl.constexpr, NK: tl.constexpr,
-    DECODE_FOLD_DOT: tl.constexpr, NSPLIT: tl.constexpr, HPP: tl.constexpr, STREAM_STAGES: tl.constexpr, FUSED_FLUSH: tl.constexpr, STREAM_FIRST: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
+    DECODE_FOLD_DOT: tl.constexpr, NSPLIT: tl.constexpr, HPP: tl.constexpr, STREAM_STAGES: tl.constexpr, FLUSH_STAGES: tl.constexpr, FUSED_FLUSH: tl.constexpr, STREAM_FIRST: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
     RING: tl.constexpr, T_MAX: tl.constexpr, BT: tl.constexpr, BLF: tl.constexpr,
     FOLD_EVERY_STEP: tl.constexpr,
 ):
@@ -45,8 +45,8 @@ def replay_decode_kernel(
     is built unless the ring becomes full (n + 1 == L): then this program folds the
     records into its checkpoint and empties its ring (flush on the device, per row).
     The key-side work (record scores and decays) is done once per head; the checkpoint
-    is then streamed in [BV, BK] tiles, the next tile's load issued before the current
-    tile's math. The program owns its cursor (slot, value head): no other program of
+    is then streamed in [BV, BK] tiles by a software-pipelined loop (STREAM_STAGES). The
+    program owns its cursor (slot, value head): no other program of
     the launch reads or writes it. A negative slot is a padding row (zero output); a slot
     past the pool writes nothing and gets a NaN output, so the mistake cannot go unseen.
     With NSPLIT > 1 (small batches; plain round-to-nearest states only, plan.decode_splits)
@@ -66,13 +66,14 @@ def replay_decode_kernel(
     o_l = tl.arange(0, BL)
     o_vb = tl.arange(0, BV)
     if (i_slot >= 0) & (i_slot < num_slots):
-        # The state (the read copy, if any) is the one large read: its first tile is issued
-        # before anything else so that the cursor, records and token math overlap with it.
+        # The state (the read copy, if any) is the one large read: it is loaded inside the
+        # tile loop, which Triton software-pipelines (tl.range, STREAM_STAGES: cp.async into
+        # shared memory, STREAM_STAGES - 1 tiles in flight). A prefetch by hand into
+        # registers was sunk by ptxas to the end of each iteration (and tile 0's behind the
+        # head-level work), so no load overlapped the tile math (offline sm_90 SASS, triton
+        # 3.6; H200, KDA batch 256: 0.2136 -> 0.1903 ms amortised, session 13).
         o_kh = tl.arange(0, BK // 2)  # packed NVFP4 bytes of a tile row
         o_ks = tl.arange(0, NB)  # NVFP4 block scales of a tile row
-        c_next = tl.load(read_ptr + ((i_slot * HV + i_hv) * V + (o_vb + i_split * BV)[:, None]) * KH + o_kh[None, :], mask=((o_vb + i_split * BV) < V)[:, None] & (o_kh < KH)[None, :], other=0)
-        c_next_b = tl.load(read_bscale_ptr + ((i_slot * HV + i_hv) * V + (o_vb + i_split * BV)[:, None]) * KS + o_ks[None, :], mask=((o_vb + i_split * BV) < V)[:, None] & (o_ks < KS)[None, :], other=0.0)
-        c_next_s = tl.load(read_scale_ptr + (i_slot * HV + i_hv) * NV + i_split)
         p_cursor = cursor_ptr + i_slot * HV + i_hv
         n = tl.load(p_cursor)
         m_l = o_l < n
@@ -84,8 +85,6 @@ def replay_decode_kernel(
             # every row appends its record (a full ring holds L): a second launch, the
             # fold kernel, folds full rings (runtime.decode); no fold code is compiled here
             FLUSH = False
-        # a flushing row reads the high-precision checkpoint instead
-        f_next = tl.load(ckpt_ptr + ((i_slot * HV + i_hv) * V + (o_vb + i_split * BV)[:, None]) * K + o_k[None, :], mask=tl.where(FLUSH, ((o_vb + i_split * BV) < V)[:, None] & m_k[None, :], False), other=0.0)
         p_flushes = flushes_ptr + (i_slot * HV + i_hv)
         sr_count = tl.load(p_flushes)
         sr_key = ((i_slot * HV + i_hv) << 32) + (sr_seed + sr_count).to(tl.uint32, bitcast=True).to(tl.int64)
@@ -122,18 +121,17 @@ def replay_decode_kernel(
         s_kq = tl.sum(t_key * t_query, axis=0)  # the current token's own score
         s_k = tl.sum(kw * t_key[None, :], axis=1)  # [BL] record scores for the key
         k_ck = ck_weight * t_key  # [BK]
-        for i_vs in range((NV + NSPLIT - 1) // NSPLIT):  # this program's value tiles
+        for i_vs in tl.range((NV + NSPLIT - 1) // NSPLIT, num_stages=STREAM_STAGES):  # this program's value tiles (pipelined)
             i_v = i_split + i_vs * NSPLIT  # (past NV: a fully masked tile, when NSPLIT does not divide it)
             o_v = i_v * BV + o_vb
             m_v = o_v < V
+            i_vq = tl.minimum(i_v, NV - 1)  # its scales' tile (past the end: the last one)
+            c_next = tl.load(read_ptr + ((i_slot * HV + i_hv) * V + o_v[:, None]) * KH + o_kh[None, :], mask=(o_v < V)[:, None] & (o_kh < KH)[None, :], other=0)
+            c_next_b = tl.load(read_bscale_ptr + ((i_slot * HV + i_hv) * V + o_v[:, None]) * KS + o_ks[None, :], mask=(o_v < V)[:, None] & (o_ks < KS)[None, :], other=0.0)
+            c_next_s = tl.load(read_scale_ptr + (i_slot * HV + i_hv) * NV + i_vq)
+            f_next = tl.load(ckpt_ptr + ((i_slot * HV + i_hv) * V + o_v[:, None]) * K + o_k[None, :], mask=tl.where(FLUSH, (o_v < V)[:, None] & m_k[None, :], False), other=0.0)
             c_tile = formats.nvfp4_dequantize(c_next, c_next_b, c_next_s, BV, BK, NB)  # [BV, BK]
             c_tile = tl.where(FLUSH, f_next.to(tl.float32), c_tile)
-            o_vn = o_v + NSPLIT * BV  # prefetch the program's next tile (masked off past the last one)
-            i_vn = i_v + 1 - (i_v + 1) // NV  # its scales' tile (past the end: the last one)
-            c_next = tl.load(read_ptr + ((i_slot * HV + i_hv) * V + o_vn[:, None]) * KH + o_kh[None, :], mask=(o_vn < V)[:, None] & (o_kh < KH)[None, :], other=0)
-            c_next_b = tl.load(read_bscale_ptr + ((i_slot * HV + i_hv) * V + o_vn[:, None]) * KS + o_ks[None, :], mask=(o_vn < V)[:, None] & (o_ks < KS)[None, :], other=0.0)
-            c_next_s = tl.load(read_scale_ptr + (i_slot * HV + i_hv) * NV + i_vn)
-            f_next = tl.load(ckpt_ptr + ((i_slot * HV + i_hv) * V + o_vn[:, None]) * K + o_k[None, :], mask=tl.where(FLUSH, (o_vn < V)[:, None] & m_k[None, :], False), other=0.0)
             # -- this value tile: value-axis inputs and records ---------------------
             b_v = tl.load(v_ptr + i_b * stride_v + i_hv * V + o_v, mask=m_v, other=0.0).to(tl.float32)
             t_value = b_v
@@ -217,7 +215,7 @@ def fold_kernel(
     H: tl.constexpr, HV: tl.constexpr, K: tl.constexpr, V: tl.constexpr, L: tl.constexpr,
     GROUP: tl.constexpr, BK: tl.constexpr, BV: tl.constexpr, BL: tl.constexpr, NV: tl.constexpr,
     FOLD_DOT: tl.constexpr, DBV: tl.constexpr, DNV: tl.constexpr, BKT: tl.constexpr, NK: tl.constexpr,
-    DECODE_FOLD_DOT: tl.constexpr, NSPLIT: tl.constexpr, HPP: tl.constexpr, STREAM_STAGES: tl.constexpr, FUSED_FLUSH: tl.constexpr, STREAM_FIRST: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
+    DECODE_FOLD_DOT: tl.constexpr, NSPLIT: tl.constexpr, HPP: tl.constexpr, STREAM_STAGES: tl.constexpr, FLUSH_STAGES: tl.constexpr, FUSED_FLUSH: tl.constexpr, STREAM_FIRST: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
     RING: tl.constexpr, T_MAX: tl.constexpr, BT: tl.constexpr, BLF: tl.constexpr,
 ):
     """Fold committed records into full states: of row i_b, value head i_hv (a grid over
@@ -393,7 +391,7 @@ def conventional_decode_kernel(
     H: tl.constexpr, HV: tl.constexpr, K: tl.constexpr, V: tl.constexpr, L: tl.constexpr,
     GROUP: tl.constexpr, BK: tl.constexpr, BV: tl.constexpr, BL: tl.constexpr, NV: tl.constexpr,
     FOLD_DOT: tl.constexpr, DBV: tl.constexpr, DNV: tl.constexpr, BKT: tl.constexpr, NK: tl.constexpr,
-    DECODE_FOLD_DOT: tl.constexpr, NSPLIT: tl.constexpr, HPP: tl.constexpr, STREAM_STAGES: tl.constexpr, FUSED_FLUSH: tl.constexpr, STREAM_FIRST: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
+    DECODE_FOLD_DOT: tl.constexpr, NSPLIT: tl.constexpr, HPP: tl.constexpr, STREAM_STAGES: tl.constexpr, FLUSH_STAGES: tl.constexpr, FUSED_FLUSH: tl.constexpr, STREAM_FIRST: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
     RING: tl.constexpr, T_MAX: tl.constexpr, BT: tl.constexpr, BLF: tl.constexpr,
 ):
     """The conventional decode step for row i_b, value head i_hv, value tile i_v:
@@ -448,7 +446,7 @@ def quantize_kernel(
     H: tl.constexpr, HV: tl.constexpr, K: tl.constexpr, V: tl.constexpr, L: tl.constexpr,
     GROUP: tl.constexpr, BK: tl.constexpr, BV: tl.constexpr, BL: tl.constexpr, NV: tl.constexpr,
     FOLD_DOT: tl.constexpr, DBV: tl.constexpr, DNV: tl.constexpr, BKT: tl.constexpr, NK: tl.constexpr,
-    DECODE_FOLD_DOT: tl.constexpr, NSPLIT: tl.constexpr, HPP: tl.constexpr, STREAM_STAGES: tl.constexpr, FUSED_FLUSH: tl.constexpr, STREAM_FIRST: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
+    DECODE_FOLD_DOT: tl.constexpr, NSPLIT: tl.constexpr, HPP: tl.constexpr, STREAM_STAGES: tl.constexpr, FLUSH_STAGES: tl.constexpr, FUSED_FLUSH: tl.constexpr, STREAM_FIRST: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
     RING: tl.constexpr, T_MAX: tl.constexpr, BT: tl.constexpr, BLF: tl.constexpr,
 ):
     """Store full fp32 states src [rows, HV, V, K] into the quantised copy (the read copy,
@@ -481,7 +479,7 @@ def verify_kernel(
     H: tl.constexpr, HV: tl.constexpr, K: tl.constexpr, V: tl.constexpr, L: tl.constexpr,
     GROUP: tl.constexpr, BK: tl.constexpr, BV: tl.constexpr, BL: tl.constexpr, NV: tl.constexpr,
     FOLD_DOT: tl.constexpr, DBV: tl.constexpr, DNV: tl.constexpr, BKT: tl.constexpr, NK: tl.constexpr,
-    DECODE_FOLD_DOT: tl.constexpr, NSPLIT: tl.constexpr, HPP: tl.constexpr, STREAM_STAGES: tl.constexpr, FUSED_FLUSH: tl.constexpr, STREAM_FIRST: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
+    DECODE_FOLD_DOT: tl.constexpr, NSPLIT: tl.constexpr, HPP: tl.constexpr, STREAM_STAGES: tl.constexpr, FLUSH_STAGES: tl.constexpr, FUSED_FLUSH: tl.constexpr, STREAM_FIRST: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
     RING: tl.constexpr, T_MAX: tl.constexpr, BT: tl.constexpr, BLF: tl.constexpr,
 ):
     """Speculative verification for row i_b, value head i_hv: the outputs of the row's
@@ -658,7 +656,7 @@ def conventional_verify_kernel(
     H: tl.constexpr, HV: tl.constexpr, K: tl.constexpr, V: tl.constexpr, L: tl.constexpr,
     GROUP: tl.constexpr, BK: tl.constexpr, BV: tl.constexpr, BL: tl.constexpr, NV: tl.constexpr,
     FOLD_DOT: tl.constexpr, DBV: tl.constexpr, DNV: tl.constexpr, BKT: tl.constexpr, NK: tl.constexpr,
-    DECODE_FOLD_DOT: tl.constexpr, NSPLIT: tl.constexpr, HPP: tl.constexpr, STREAM_STAGES: tl.constexpr, FUSED_FLUSH: tl.constexpr, STREAM_FIRST: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
+    DECODE_FOLD_DOT: tl.constexpr, NSPLIT: tl.constexpr, HPP: tl.constexpr, STREAM_STAGES: tl.constexpr, FLUSH_STAGES: tl.constexpr, FUSED_FLUSH: tl.constexpr, STREAM_FIRST: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
     RING: tl.constexpr, T_MAX: tl.constexpr, BT: tl.constexpr, BLF: tl.constexpr,
 ):
     """The conventional speculative step (as serving engines do it) for row i_b, value
@@ -723,7 +721,7 @@ def conventional_select_kernel(
     H: tl.constexpr, HV: tl.constexpr, K: tl.constexpr, V: tl.constexpr, L: tl.constexpr,
     GROUP: tl.constexpr, BK: tl.constexpr, BV: tl.constexpr, BL: tl.constexpr, NV: tl.constexpr,
     FOLD_DOT: tl.constexpr, DBV: tl.constexpr, DNV: tl.constexpr, BKT: tl.constexpr, NK: tl.constexpr,
-    DECODE_FOLD_DOT: tl.constexpr, NSPLIT: tl.constexpr, HPP: tl.constexpr, STREAM_STAGES: tl.constexpr, FUSED_FLUSH: tl.constexpr, STREAM_FIRST: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
+    DECODE_FOLD_DOT: tl.constexpr, NSPLIT: tl.constexpr, HPP: tl.constexpr, STREAM_STAGES: tl.constexpr, FLUSH_STAGES: tl.constexpr, FUSED_FLUSH: tl.constexpr, STREAM_FIRST: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
     RING: tl.constexpr, T_MAX: tl.constexpr, BT: tl.constexpr, BLF: tl.constexpr,
 ):
     """Install the state after the row's last accepted draft (snap[i_b, a - 1]) as its
