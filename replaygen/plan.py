@@ -405,6 +405,20 @@ def _read_word_keys(read: StateFormat | None, K: int) -> int:
     return keys if keys and K % keys == 0 else 0
 
 
+# The key-chunk decode's fused flush pass over the checkpoint is pipelined at most
+# MAX_FLUSH_STAGES deep, and no deeper than the launch's stream: against a plain loop (a
+# round trip per chunk) 2 stages took GDN 4B [64, 32]/w1/s3 from 0.1715 to 0.1688 ms
+# amortised (226 -> 210 registers) where 3 lost (0.1729), and a 1-stage stream (Mamba-2
+# Nano [128, 32]/w2/s1) lost 5% with 2 (H200, session 13).
+MAX_FLUSH_STAGES = 2
+DEFAULT_STREAM_STAGES = 3   # the plan's own launch: Triton's default depth (make_plan)
+
+
+def flush_stages(stream_stages: int) -> int:
+    """FLUSH_STAGES of a key-chunk decode whose stream is `stream_stages` deep."""
+    return min(stream_stages, MAX_FLUSH_STAGES)
+
+
 KEY_CHUNKS = "replay_decode_kchunks.py.j2"
 VALUE_TILES = "replay_decode_vtiles.py.j2"
 VERIFY_KEY_CHUNKS = "verify_kchunks.py.j2"
@@ -604,11 +618,7 @@ def launch_constants(plan: "KernelPlan", kernel: str, BV: int, BKT: int | None =
                           f"{plan.GROUP} value heads")
     out["HPP"] = heads
     out["STREAM_STAGES"] = plan.STREAM_STAGES if stages is None else stages
-    # the fused flush's second pass over the checkpoint, pipelined at most 2 deep: against
-    # a plain loop (a round trip per chunk) 2 stages took GDN 4B [64, 32]/w1/s3 from 0.1715
-    # to 0.1688 ms amortised (226 -> 210 registers) where 3 lost (0.1729), and a 1-stage
-    # stream (Mamba-2 Nano [128, 32]/w2/s1) lost 5% with 2 (H200, session 13)
-    out["FLUSH_STAGES"] = min(out["STREAM_STAGES"], 2)
+    out["FLUSH_STAGES"] = flush_stages(out["STREAM_STAGES"])
     # (a plan whose decode never folds in its own launch keeps that for every launch)
     out["FUSED_FLUSH"] = plan.FUSED_FLUSH and not separate_flush
     if stream_first and not (kernel == "replay_decode" and chunked and not plan.channel_gate):
@@ -932,8 +942,8 @@ def make_plan(deriv: Derivation, config: KernelConfig) -> KernelPlan:
         # value-tile decode pipelines its tile loop at the same depth, its state tiles
         # loaded inside the loop (session 13: KDA 0.2136 -> 0.1903 ms amortised; session
         # 4's tl.range over a loop that also prefetched by hand had lost, 0.213 -> 0.254).
-        STREAM_STAGES=3,
-        FLUSH_STAGES=2,   # (launch_constants: at most 2, and no more than STREAM_STAGES)
+        STREAM_STAGES=DEFAULT_STREAM_STAGES,
+        FLUSH_STAGES=flush_stages(DEFAULT_STREAM_STAGES),
         # The plan's decode folds a full ring in the same launch (the flush on the device,
         # per row). A tuned launch may fold in a second launch instead (Launch.
         # separate_flush, runtime.decode): the decode kernel then has no fold code, which

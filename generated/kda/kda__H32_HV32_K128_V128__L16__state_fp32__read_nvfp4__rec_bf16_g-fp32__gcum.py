@@ -2,8 +2,8 @@
 # the templates and run `replaygen build`.
 # kernel: kda__H32_HV32_K128_V128__L16__state_fp32__read_nvfp4__rec_bf16_g-fp32__gcum
 # spec sha256: 900e043a38a9f7023de2cc4bf78d14388be9de5c6732cf3e1db42c3737507d77
-# templates sha256: 20b73bf1492c5085e45a1917a63029b9dce78ef0ec18f8366178ee7ec3c7631e
-# generator sha256: 28a95f734c93576074a6db77420fcead8393b40fef273d76a3f8735c3bd22e28
+# templates sha256: d1759397621fdab178d1b183015a7f1a6505569f3f2bc5b5b845f5ecd2307129
+# generator sha256: ba86fe63820db45540efa781abaa5508cb781fbd97637f53e9f6a772eca513fb
 """ReplaySSM kernels for kda: kda__H32_HV32_K128_V128__L16__state_fp32__read_nvfp4__rec_bf16_g-fp32__gcum.
 
 Replay form: S_t = C·Diag(exp(G_t)) + Σ_j u_j (Diag(exp(G_t - G_j))·k_j)ᵀ,  G_j = Σ_(i<=j) g_i
