@@ -24,6 +24,19 @@ tuning table says (both versions get the same launch).
    every row flushing, and amortised over a staggered cycle), the versions interleaved
    round by round (A B A B) so that drift in the GPU's clocks hits both alike.
 Writes DIR/template_ab.json and prints a table of per-version medians and ratios.
+
+With `--kernel verify` the versions' speculative verification is compared instead: each
+case is loaded with max_drafts = T_MAX (--max-drafts, default 8; the tabled launch is the
+`__T8__` configuration's verify entry, and `@` overrides replace its fields). Check: from
+the same random pool (seed 7), one verify launch per version with staggered cursors
+(slot % L) and a seeded per-row draft count in 0..T_MAX; its outputs, the ring records
+(drafts written at rows n + i) and the drafted counts against the first version's, and the
+checkpoint bit-identical before and after. Time: `Workload.time_kernel(timer, "verify",
+BATCH)` (T_MAX drafts past L/2 committed records, CUDA-graph median), versions
+interleaved round by round. Example (H200):
+    python bench/template_ab.py --kernel verify --templates templates,bench/ab_templates/vv1 \
+        --cases kda:kimi-linear-48b:fp32,gla:gla-1.3b:fp32 --rounds 3 --out DIR
+Dry run of the check in the interpreter (CPU): add `--no-time --batch 2`.
 """
 from __future__ import annotations
 
@@ -45,18 +58,22 @@ from replaygen.perf import Timer, Workload, environment  # noqa: E402
 CASES = ("gdn:qwen3.5-4b:fp32,gdn:qwen3.5-122b-a10b:fp32,mamba2:nemotron3-nano-4b:fp32,"
          "mamba2:nemotron3-super-120b:fp32,gdn:qwen3.5-4b:nvfp4,mamba2:nemotron3-nano-4b:nvfp4,"
          "gdn:qwen3.5-4b:fp8")
+VERIFY_CASES = "kda:kimi-linear-48b:fp32,gla:gla-1.3b:fp32"
 L = 16
 BATCH = 256   # (--batch: a small one for a dry run of the check in the interpreter)
+KERNEL = "replay_decode"   # (--kernel verify: the speculative verification instead)
+T_MAX = 8                  # (--max-drafts: the drafts of a verify case)
 
 
 def load(folder: str, variant: str, geometry: str, read: str, device=None):
     """The kernels of one case rendered through the templates in `folder` (`folder@k=v+...`:
-    with the decode's tabled launch overridden, see the docstring)."""
+    with the timed kernel's tabled launch overridden, see the docstring)."""
     folder, _, over = folder.partition("@")
     render.TEMPLATE_DIR = Path(folder).resolve()
     render._environment.cache_clear()
     kern = replaygen.load(variant, config=geometry, L=L, state_dtype="fp32", record_dtype="bf16",
-                          read_dtype=None if read == "fp32" else read)
+                          read_dtype=None if read == "fp32" else read,
+                          max_drafts=T_MAX if KERNEL == "verify" else None)
     if over:
         import dataclasses
         from replaygen.runtime import device_name
@@ -64,12 +81,12 @@ def load(folder: str, variant: str, geometry: str, read: str, device=None):
         rows = BATCH if device.type == "cuda" else 256
         base = None
         for gpu in (device_name(device), "NVIDIA H200"):
-            base = base or (kern.tuning and kern.tuning.lookup(kern.plan.name, "replay_decode", gpu, rows))
+            base = base or (kern.tuning and kern.tuning.lookup(kern.plan.name, KERNEL, gpu, rows))
         if base is None:
-            raise SystemExit(f"{folder}@{over}: no tabled replay_decode launch to override on {device}")
+            raise SystemExit(f"{folder}@{over}: no tabled {KERNEL} launch to override on {device}")
         fields = {k: (None if v == "None" else v == "True" if v in ("True", "False") else int(v))
                   for k, v in (kv.split("=") for kv in over.split("+"))}
-        kern.forced["replay_decode"] = dataclasses.replace(base, **fields)
+        kern.forced[KERNEL] = dataclasses.replace(base, **fields)
     return kern
 
 
@@ -93,20 +110,86 @@ def check(kerns, device) -> dict:
             "nan": [bool(torch.isnan(o).any()) for o in outs]}
 
 
+def check_verify(kerns, device) -> dict:
+    """One verify launch per version from the same pool (staggered cursors, seeded draft
+    counts per row), against the first version: outputs, ring records, drafted counts."""
+    outs, rings, drafted, ckpt_same = [], [], [], []
+    for kern in kerns:
+        work = Workload(kern, BATCH, device, seed=7)   # same seed: the same pool and drafts
+        work.staggered()()
+        gen = torch.Generator(device=device).manual_seed(3)
+        counts = torch.randint(0, kern.plan.T_MAX + 1, (BATCH,), generator=gen, device=device,
+                               dtype=torch.int32)
+        for r in work.state.ring.values():   # rows past the pool's records: never written
+            r[:, :, L - 1:] = 0                # (uninitialised memory) before the drafts' rows
+        ckpt = work.state.checkpoint.clone()
+        out = kern.verify(work.state, work.all_slots[:BATCH], num_drafts=counts,
+                          **{n: t[:BATCH] for n, t in work.drafts.items()})
+        outs.append(out.clone())
+        rings.append({f: r.clone() for f, r in work.state.ring.items()})
+        drafted.append(work.state.drafted.clone())
+        ckpt_same.append(bool(torch.equal(ckpt, work.state.checkpoint)))
+        del work
+    return {"out": [rel_err(o, outs[0].double()) for o in outs],
+            "ring": [max(rel_err(r[f], rings[0][f].double()) for f in r) for r in rings],
+            "drafted": [bool(torch.equal(d, drafted[0])) for d in drafted],
+            "ckpt_unchanged": ckpt_same,
+            "nan": [bool(torch.isnan(o).any()) for o in outs]}
+
+
+def main_verify(args, folders, device, timer) -> int:
+    """--kernel verify: the check and the verify's times per case (see the docstring)."""
+    result = {"meta": environment(sys.argv), "kernel": "verify", "max_drafts": T_MAX,
+              "templates": folders, "cases": []}
+    for case in args.cases.split(","):
+        variant, geometry, read = case.split(":")
+        kerns = [load(f, variant, geometry, read, device) for f in folders]
+        launches = [k.launch_args("verify", BATCH, device) for k in kerns]
+        entry = {"case": case, "kernel": kerns[0].name,
+                 "launch": [{k: c[k] for k in ("BV", "NV", "BKT", "DBV", "HPP", "STREAM_STAGES")
+                             if k in c} for c, _ in launches],
+                 "options": [o for _, o in launches],
+                 "check": check_verify(kerns, device), "times": [[] for _ in folders]}
+        works = [] if args.no_time else [Workload(k, BATCH, device) for k in kerns]
+        for _ in range(args.rounds if works else 0):
+            for i, work in enumerate(works):
+                entry["times"][i].append(work.time_kernel(timer, "verify", BATCH))
+        del works
+        med = [sorted(ts)[len(ts) // 2] if ts else float("nan") for ts in entry["times"]]
+        entry["median"] = med
+        result["cases"].append(entry)
+        c = entry["check"]
+        errs = lambda xs: "/".join(f"{x:.0e}" for x in xs[1:])  # noqa: E731
+        print(f"{case:<32} out {errs(c['out'])} ring {errs(c['ring'])} "
+              f"drafted {all(c['drafted'])} ckpt {all(c['ckpt_unchanged'])} nan {any(c['nan'])} | "
+              + " ".join(f"{m:.4f}" for m in med) + " | "
+              + " ".join(f"{med[0] / m:.3f}x" for m in med[1:]), flush=True)
+        (args.out / "template_ab.json").write_text(json.dumps(result, indent=1))
+    return 0
+
+
 def main() -> int:
-    global BATCH
+    global BATCH, KERNEL, T_MAX
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--templates", required=True, help="template folders, comma-separated")
-    ap.add_argument("--cases", default=CASES, help="variant:geometry:read,... (default: %(default)s)")
+    ap.add_argument("--cases", default=None, help=f"variant:geometry:read,... (default: {CASES}; "
+                    f"with --kernel verify: {VERIFY_CASES})")
     ap.add_argument("--rounds", type=int, default=2)
     ap.add_argument("--out", type=Path, required=True)
     ap.add_argument("--batch", type=int, default=BATCH)
     ap.add_argument("--no-time", action="store_true", help="the check only (runs on a CPU too)")
+    ap.add_argument("--kernel", choices=("replay_decode", "verify"), default="replay_decode",
+                    help="the kernel compared (default: %(default)s)")
+    ap.add_argument("--max-drafts", type=int, default=T_MAX, help="T_MAX of --kernel verify")
     args = ap.parse_args()
-    BATCH = args.batch
+    BATCH, KERNEL, T_MAX = args.batch, args.kernel, args.max_drafts
+    args.cases = args.cases or (VERIFY_CASES if KERNEL == "verify" else CASES)
     device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
     folders = args.templates.split(",")
     timer = None if args.no_time else Timer(device)
+    if KERNEL == "verify":
+        args.out.mkdir(parents=True, exist_ok=True)
+        return main_verify(args, folders, device, timer)
     result = {"meta": environment(sys.argv), "templates": folders, "cases": []}
     args.out.mkdir(parents=True, exist_ok=True)
     for case in args.cases.split(","):

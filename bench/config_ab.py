@@ -1,0 +1,125 @@
+"""A/B timing of configurations of one geometry that differ in what they store (gate
+records per step or cumulative, record field precisions), each under forced launches, in
+one GPU run, with the outputs of every version compared with the first's.
+
+Usage (on the H200, from the repository root):
+    python bench/config_ab.py --variant kda --geometry kimi-linear-48b --out DIR \
+        --configs "gate_records=cumulative;gate_records=step+g=bf16;gate_records=step+g=fp16" \
+        --launches "16/1/3/sep,16/1/3,16/1/2/sep" [--rounds 3]
+
+A configuration is `+`-separated options of replaygen.load: gate_records=step|cumulative,
+decode_structure=vtiles|kchunks, and FIELD=DTYPE for a record field's precision; all share
+fp32 checkpoints, bf16 records otherwise, L = 16, batch 256. A launch is
+BV/num_warps/num_stages[/sep] (sep: the flush in a separate fold launch), forced for the
+decode (`tab`: the committed table's, or the plan's where there is none). Every
+(configuration, launch) is a version: one staggered flush cycle from the same pool and
+inputs (seed 7) per version, outputs and final materialised states against the first
+version's as normwise relative differences (configurations that store gates in bf16 / fp16
+differ at that rounding, ~1e-3; a wrong kernel by O(1) or NaN), then CUDA-graph medians
+(`Workload.time_replay`: non-flush at n = L/2, every row flushing, amortised over a
+staggered cycle), versions interleaved round by round. Writes DIR/config_ab.json.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import common  # noqa: E402,F401  (puts the repository on sys.path)
+import torch  # noqa: E402
+
+import replaygen  # noqa: E402
+from harness import rel_err  # noqa: E402
+from replaygen.perf import Timer, Workload, environment  # noqa: E402
+from replaygen.tuning import Launch  # noqa: E402
+
+L = 16
+BATCH = 256
+
+
+def load(variant: str, geometry: str, config: str):
+    """replaygen.load of one `+`-separated configuration string."""
+    opts, fields = {}, {}
+    for kv in filter(None, config.split("+")):
+        k, v = kv.split("=")
+        if k in ("gate_records", "decode_structure"):
+            opts[k] = v
+        else:
+            fields[k] = v
+    return replaygen.load(variant, config=geometry, L=L, state_dtype="fp32", record_dtype="bf16",
+                          record_dtypes=fields or None, **opts)
+
+
+def launch(spec: str) -> Launch | None:
+    if spec == "tab":
+        return None
+    bv, warps, stages, *sep = spec.split("/")
+    return Launch(int(bv), int(warps), int(stages), separate_flush=sep == ["sep"])
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--variant", required=True)
+    ap.add_argument("--geometry", required=True)
+    ap.add_argument("--configs", required=True, help="configurations, ';'-separated")
+    ap.add_argument("--launches", default="tab", help="launches, ','-separated")
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--batch", type=int, default=BATCH)
+    ap.add_argument("--no-time", action="store_true", help="the check only (runs on a CPU too)")
+    ap.add_argument("--out", type=Path, required=True)
+    args = ap.parse_args()
+    device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    versions = []
+    for config in args.configs.split(";"):
+        for spec in args.launches.split(","):
+            kern = load(args.variant, args.geometry, config)
+            forced = launch(spec)
+            if forced is not None:
+                kern.forced["replay_decode"] = forced
+            versions.append((f"{config or 'default'} @ {spec}", kern))
+    # check: one staggered cycle per version from the same pool and inputs
+    outs, states = [], []
+    for _, kern in versions:
+        work = Workload(kern, args.batch, device, seed=7)
+        work.staggered()()
+        steps = []
+        for _ in range(L):
+            work.out.fill_(float("nan"))
+            work.decode(args.batch)
+            steps.append(work.out[:args.batch].clone())
+        outs.append(torch.stack(steps))
+        kern.flush(work.state, work.all_slots)
+        states.append(kern.materialize(work.state, work.all_slots))
+        del work
+    result = {"meta": environment(sys.argv), "versions": []}
+    for (name, kern), o, s in zip(versions, outs, states):
+        result["versions"].append({
+            "version": name, "kernel": kern.name,
+            "launch": kern.launch_args("replay_decode", args.batch, device)[1],
+            "out": rel_err(o, outs[0].double()), "state": rel_err(s, states[0].double()),
+            "nan": bool(torch.isnan(o).any()), "times": []})
+    if not args.no_time:
+        timer = Timer(device)
+        works = [Workload(k, args.batch, device) for _, k in versions]
+        for _ in range(args.rounds):
+            for v, work in zip(result["versions"], works):
+                v["times"].append(work.time_replay(timer, args.batch))
+    args.out.mkdir(parents=True, exist_ok=True)
+    first = None
+    for v in result["versions"]:
+        ts = v["times"]
+        v["median"] = {q: sorted(t[q] for t in ts)[len(ts) // 2] for q in ts[0]} if ts else {}
+        first = first or v["median"]
+        ratio = (f" | amortised {first['amortised'] / v['median']['amortised']:.3f}x"
+                 if v["median"] else "")
+        print(f"{v['version']:<48} out {v['out']:.1e} state {v['state']:.1e} nan {v['nan']} | "
+              + " ".join(f"{q} {m:.4f}" for q, m in v["median"].items()) + ratio, flush=True)
+    (args.out / "config_ab.json").write_text(json.dumps(result, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
