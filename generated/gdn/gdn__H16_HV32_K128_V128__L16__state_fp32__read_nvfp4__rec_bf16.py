@@ -2,8 +2,8 @@
 # the templates and run `replaygen build`.
 # kernel: gdn__H16_HV32_K128_V128__L16__state_fp32__read_nvfp4__rec_bf16
 # spec sha256: 269ae606d36dd56b152535499facfacd42680cd4fda27f9a1b04094384a173fb
-# templates sha256: d1759397621fdab178d1b183015a7f1a6505569f3f2bc5b5b845f5ecd2307129
-# generator sha256: ba86fe63820db45540efa781abaa5508cb781fbd97637f53e9f6a772eca513fb
+# templates sha256: a3002764d7191310b77f1b35c46cafeb37ab177e4e778f34182085040177a43f
+# generator sha256: 87d34227f589c0e9aad4ac1809d00ebdcf68021f2738e846c207d7ad3900d9bc
 """ReplaySSM kernels for gdn: gdn__H16_HV32_K128_V128__L16__state_fp32__read_nvfp4__rec_bf16.
 
 Replay form: S_t = C·exp(G_t) + Σ_j u_j (exp(G_t - G_j)·k_j)ᵀ,  G_j = Σ_(i<=j) g_i

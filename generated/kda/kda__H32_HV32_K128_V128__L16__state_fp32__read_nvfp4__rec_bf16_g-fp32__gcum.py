@@ -2,8 +2,8 @@
 # the templates and run `replaygen build`.
 # kernel: kda__H32_HV32_K128_V128__L16__state_fp32__read_nvfp4__rec_bf16_g-fp32__gcum
 # spec sha256: 900e043a38a9f7023de2cc4bf78d14388be9de5c6732cf3e1db42c3737507d77
-# templates sha256: d1759397621fdab178d1b183015a7f1a6505569f3f2bc5b5b845f5ecd2307129
-# generator sha256: ba86fe63820db45540efa781abaa5508cb781fbd97637f53e9f6a772eca513fb
+# templates sha256: a3002764d7191310b77f1b35c46cafeb37ab177e4e778f34182085040177a43f
+# generator sha256: 87d34227f589c0e9aad4ac1809d00ebdcf68021f2738e846c207d7ad3900d9bc
 """ReplaySSM kernels for kda: kda__H32_HV32_K128_V128__L16__state_fp32__read_nvfp4__rec_bf16_g-fp32__gcum.
 
 Replay form: S_t = C·Diag(exp(G_t)) + Σ_j u_j (Diag(exp(G_t - G_j))·k_j)ᵀ,  G_j = Σ_(i<=j) g_i
@@ -497,9 +497,13 @@ def verify_kernel(
     p_out = out_ptr + (i_b * T_IN + o_t[:, None]) * stride_out + i_hv * V  # [BT, 1]
     m_out = o_t < T_IN
     if (i_slot >= 0) & (i_slot < num_slots):
-        # the checkpoint is the one large read: issue its first tile first
+        # the checkpoint is the one large read: its tiles are loaded inside the value-tile
+        # loop, which Triton software-pipelines with the drafts' and records' value tiles
+        # (tl.range, STREAM_STAGES: cp.async into shared memory). The hand prefetch into
+        # registers it replaced held a [BV, BK] tile through the drafts' head-level work
+        # and left the other per-tile loads waiting (KDA T = 8: 255 registers and a spill,
+        # now 240; H200, batch 256: 0.4913 -> 0.3904 ms, session 14)
         p_head = ckpt_ptr + (i_slot * HV + i_hv) * V * K
-        c_next = tl.load(p_head + o_vb[:, None] * K + o_k[None, :], mask=(o_vb < V)[:, None] & m_k[None, :], other=0.0)
         n = tl.load(cursor_ptr + i_slot * HV + i_hv)
         n_d = tl.load(num_drafts_ptr + i_b)
         n_d = tl.maximum(tl.minimum(n_d, tl.minimum(T_IN, RING - n)), 0)
@@ -581,12 +585,10 @@ def verify_kernel(
             M_x = tl.dot(M_v, shift, input_precision="tf32")
         else:
             M_x = tl.sum(M_v[:, :, None] * shift[None, :, :], axis=1)
-        for i_v in range(NV):
+        for i_v in tl.range(NV, num_stages=STREAM_STAGES):  # the value tiles (pipelined)
             o_v = i_v * BV + o_vb
             m_v = o_v < V
-            c_tile = c_next.to(tl.float32)  # [BV, BK]
-            o_vn = o_v + BV  # prefetch the next tile (masked off past the last one)
-            c_next = tl.load(p_head + o_vn[:, None] * K + o_k[None, :], mask=(o_vn < V)[:, None] & m_k[None, :], other=0.0)
+            c_tile = tl.load(p_head + o_v[:, None] * K + o_k[None, :], mask=m_v[:, None] & m_k[None, :], other=0.0).to(tl.float32)  # [BV, BK]
             # -- this value tile: the drafts' value-axis inputs ([BT, BV]) and records
             b_v = tl.load(v_ptr + (i_b * T_IN + o_t[:, None]) * stride_v + i_hv * V + o_v[None, :], mask=m_t[:, None] & m_v[None, :], other=0.0).to(tl.float32)  # [BT, BV]
             t_value = b_v

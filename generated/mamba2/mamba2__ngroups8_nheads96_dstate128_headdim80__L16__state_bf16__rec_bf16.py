@@ -2,8 +2,8 @@
 # the templates and run `replaygen build`.
 # kernel: mamba2__ngroups8_nheads96_dstate128_headdim80__L16__state_bf16__rec_bf16
 # spec sha256: b9b9d1221036064279430b56c5d997514355cbb9c52adf3b69fc5581e1456b5e
-# templates sha256: d1759397621fdab178d1b183015a7f1a6505569f3f2bc5b5b845f5ecd2307129
-# generator sha256: ba86fe63820db45540efa781abaa5508cb781fbd97637f53e9f6a772eca513fb
+# templates sha256: a3002764d7191310b77f1b35c46cafeb37ab177e4e778f34182085040177a43f
+# generator sha256: 87d34227f589c0e9aad4ac1809d00ebdcf68021f2738e846c207d7ad3900d9bc
 """ReplaySSM kernels for mamba2: mamba2__ngroups8_nheads96_dstate128_headdim80__L16__state_bf16__rec_bf16.
 
 Replay form: S_t = C·exp(G_t) + Σ_j w_j (exp(G_t - G_j)·k_j)ᵀ,  G_j = Σ_(i<=j) g_i
