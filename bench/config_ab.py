@@ -32,7 +32,7 @@ import common  # noqa: E402,F401  (puts the repository on sys.path)
 import torch  # noqa: E402
 
 import replaygen  # noqa: E402
-from harness import rel_err  # noqa: E402
+from template_ab import check  # noqa: E402  (one staggered cycle per version)
 from replaygen.perf import Timer, Workload, environment  # noqa: E402
 from replaygen.tuning import Launch  # noqa: E402
 
@@ -80,27 +80,14 @@ def main() -> int:
             if forced is not None:
                 kern.forced["replay_decode"] = forced
             versions.append((f"{config or 'default'} @ {spec}", kern))
-    # check: one staggered cycle per version from the same pool and inputs
-    outs, states = [], []
-    for _, kern in versions:
-        work = Workload(kern, args.batch, device, seed=7)
-        work.staggered()()
-        steps = []
-        for _ in range(L):
-            work.out.fill_(float("nan"))
-            work.decode(args.batch)
-            steps.append(work.out[:args.batch].clone())
-        outs.append(torch.stack(steps))
-        kern.flush(work.state, work.all_slots)
-        states.append(kern.materialize(work.state, work.all_slots))
-        del work
+    checked = check([k for _, k in versions], device, args.batch)
     result = {"meta": environment(sys.argv), "versions": []}
-    for (name, kern), o, s in zip(versions, outs, states):
+    for i, (name, kern) in enumerate(versions):
         result["versions"].append({
             "version": name, "kernel": kern.name,
             "launch": kern.launch_args("replay_decode", args.batch, device)[1],
-            "out": rel_err(o, outs[0].double()), "state": rel_err(s, states[0].double()),
-            "nan": bool(torch.isnan(o).any()), "times": []})
+            "out": checked["out"][i], "state": checked["state"][i], "nan": checked["nan"][i],
+            "times": []})
     if not args.no_time:
         timer = Timer(device)
         works = [Workload(k, args.batch, device) for _, k in versions]

@@ -90,17 +90,19 @@ def load(folder: str, variant: str, geometry: str, read: str, device=None):
     return kern
 
 
-def check(kerns, device) -> dict:
-    """One staggered cycle from the same pool per version, against the first version."""
+def check(kerns, device, batch: int | None = None) -> dict:
+    """One staggered cycle from the same pool per version, against the first version
+    (also bench/config_ab.py's check: versions that differ in configuration)."""
+    batch = batch or BATCH
     outs, states = [], []
     for kern in kerns:
-        work = Workload(kern, BATCH, device, seed=7)   # same seed: the same pool and inputs
+        work = Workload(kern, batch, device, seed=7)   # same seed: the same pool and inputs
         work.staggered()()
         steps = []
-        for _ in range(L):
+        for _ in range(kern.plan.L):
             work.out.fill_(float("nan"))
-            work.decode(BATCH)
-            steps.append(work.out[:BATCH].clone())
+            work.decode(batch)
+            steps.append(work.out[:batch].clone())
         outs.append(torch.stack(steps))
         kern.flush(work.state, work.all_slots)
         states.append(kern.materialize(work.state, work.all_slots))
