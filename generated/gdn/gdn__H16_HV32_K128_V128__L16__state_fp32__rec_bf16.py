@@ -2,7 +2,7 @@
 # the templates and run `replaygen build`.
 # kernel: gdn__H16_HV32_K128_V128__L16__state_fp32__rec_bf16
 # spec sha256: 269ae606d36dd56b152535499facfacd42680cd4fda27f9a1b04094384a173fb
-# templates sha256: 08ded52429d32d3402400f37aba010c96be202c9dc4bd26aa9813252e8d50e34
+# templates sha256: 93d41261c613fa24d711cbb02a80a277e7ba38e2172f6b338a48b2a0ff0e8699
 # generator sha256: 87d34227f589c0e9aad4ac1809d00ebdcf68021f2738e846c207d7ad3900d9bc
 """ReplaySSM kernels for gdn: gdn__H16_HV32_K128_V128__L16__state_fp32__rec_bf16.
 
@@ -644,11 +644,12 @@ def verify_kernel(
                 else:
                     x_ck = tl.sum(c_chunk[:, None, :] * raw_probe[None, :, :], axis=2)
                 XT += x_ck
+                # (loaded with each chunk so that they stream; used at the tile's last chunk)
                 b_v = tl.load(v_ptr + (i_b * T_IN + o_t[:, None]) * stride_v + i_hv * V + o_v[None, :], mask=m_t[:, None] & m_v[None, :], other=0.0).to(tl.float32)  # [BT, BV]
-                t_value = b_v
                 r_u = tl.load(ring_u_ptr + ((i_slot * HV + i_hv) * RING + o_l[:, None]) * V + o_v[None, :], mask=m_l[:, None] & m_v[None, :], other=0.0).to(tl.float32)  # [BL, BV]
-                rec_value = r_u
                 if i_k == NK - 1:   # the tile's last chunk: its window and outputs
+                    t_value = b_v
+                    rec_value = r_u
                     XT = XT * ck_scale[None, :]
                     rec_value = tl.where(m_l[:, None], rec_value, 0.0)  # [BL, DBV]
                     if DECODE_FOLD_DOT:

@@ -2,7 +2,7 @@
 # the templates and run `replaygen build`.
 # kernel: gla__H4_HV4_K256_V512__L16__state_fp16__rec_bf16_g-fp32__gcum
 # spec sha256: 2a7fe42937c3f75572badc158aa6b5a3525d5a4bced8d5656b63326bdec79ab1
-# templates sha256: 08ded52429d32d3402400f37aba010c96be202c9dc4bd26aa9813252e8d50e34
+# templates sha256: 93d41261c613fa24d711cbb02a80a277e7ba38e2172f6b338a48b2a0ff0e8699
 # generator sha256: 87d34227f589c0e9aad4ac1809d00ebdcf68021f2738e846c207d7ad3900d9bc
 """ReplaySSM kernels for gla: gla__H4_HV4_K256_V512__L16__state_fp16__rec_bf16_g-fp32__gcum.
 

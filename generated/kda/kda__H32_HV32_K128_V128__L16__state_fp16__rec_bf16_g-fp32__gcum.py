@@ -2,7 +2,7 @@
 # the templates and run `replaygen build`.
 # kernel: kda__H32_HV32_K128_V128__L16__state_fp16__rec_bf16_g-fp32__gcum
 # spec sha256: 900e043a38a9f7023de2cc4bf78d14388be9de5c6732cf3e1db42c3737507d77
-# templates sha256: 08ded52429d32d3402400f37aba010c96be202c9dc4bd26aa9813252e8d50e34
+# templates sha256: 93d41261c613fa24d711cbb02a80a277e7ba38e2172f6b338a48b2a0ff0e8699
 # generator sha256: 87d34227f589c0e9aad4ac1809d00ebdcf68021f2738e846c207d7ad3900d9bc
 """ReplaySSM kernels for kda: kda__H32_HV32_K128_V128__L16__state_fp16__rec_bf16_g-fp32__gcum.
 
