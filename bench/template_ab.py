@@ -36,6 +36,11 @@ BATCH)` (T_MAX drafts past L/2 committed records, CUDA-graph median), versions
 interleaved round by round. Example (H200):
     python bench/template_ab.py --kernel verify --templates templates,bench/ab_templates/vv1 \
         --cases kda:kimi-linear-48b:fp32,gla:gla-1.3b:fp32 --rounds 3 --out DIR
+With `--kernel fold` (the same speculative configurations) the fold kernel is compared:
+check, from the same pool, a verify, a commit of seeded accepted counts and a flush of
+every row (the materialised states after each); time, a flush of L - 1 records per row
+(`time_kernel(.., "fold", ..)`, what the tuner times) and a commit that makes every row
+fold L records (`"commit"`). `@` overrides replace the `fold` entry's fields.
 Dry run of the check in the interpreter (CPU): add `--no-time --batch 2`.
 """
 from __future__ import annotations
@@ -73,7 +78,7 @@ def load(folder: str, variant: str, geometry: str, read: str, device=None):
     render._environment.cache_clear()
     kern = replaygen.load(variant, config=geometry, L=L, state_dtype="fp32", record_dtype="bf16",
                           read_dtype=None if read == "fp32" else read,
-                          max_drafts=T_MAX if KERNEL == "verify" else None)
+                          max_drafts=T_MAX if KERNEL in ("verify", "fold") else None)
     if over:
         import dataclasses
         from replaygen.runtime import device_name
@@ -139,33 +144,75 @@ def check_verify(kerns, device) -> dict:
             "nan": [bool(torch.isnan(o).any()) for o in outs]}
 
 
-def main_verify(args, folders, device, timer) -> int:
-    """--kernel verify: the check and the verify's times per case (see the docstring)."""
-    result = {"meta": environment(sys.argv), "kernel": "verify", "max_drafts": T_MAX,
+def check_fold(kerns, device) -> dict:
+    """From the same pool per version: a verify (staggered cursors, seeded draft counts), a
+    commit of seeded accepted counts (the rows reaching L fold), then a flush of every row;
+    the materialised states after the commit and after the flush against the first
+    version's."""
+    committed, flushed = [], []
+    for kern in kerns:
+        work = Workload(kern, BATCH, device, seed=7)
+        work.staggered()()
+        gen = torch.Generator(device=device).manual_seed(3)
+        counts = torch.randint(0, kern.plan.T_MAX + 1, (BATCH,), generator=gen, device=device,
+                               dtype=torch.int32)
+        slots = work.all_slots[:BATCH]
+        kern.verify(work.state, slots, num_drafts=counts,
+                    **{n: t[:BATCH] for n, t in work.drafts.items()})
+        accepted = (torch.rand(BATCH, generator=gen, device=device) * (counts + 1)).to(torch.int32)
+        kern.commit(work.state, slots, accepted)
+        committed.append(kern.materialize(work.state, work.all_slots))
+        kern.flush(work.state, work.all_slots)
+        flushed.append(kern.materialize(work.state, work.all_slots))
+        del work
+    return {"commit": [rel_err(s, committed[0].double()) for s in committed],
+            "flush": [rel_err(s, flushed[0].double()) for s in flushed],
+            "nan": [bool(torch.isnan(s).any()) for s in committed + flushed]}
+
+
+# the speculative kernels' comparisons: (check, timed quantities of Workload.time_kernel,
+# the launch constants recorded)
+SPECULATIVE = {"verify": (check_verify, ("verify",),
+                          ("BV", "NV", "BKT", "DBV", "HPP", "STREAM_STAGES")),
+               "fold": (check_fold, ("fold", "commit"), ("BV", "NV", "BL"))}
+
+
+def _check_line(check: dict) -> str:
+    """Errors against the first version (floats) and per-version flags (bools)."""
+    parts = []
+    for key, vals in check.items():
+        if all(isinstance(v, bool) for v in vals):
+            parts.append(f"{key} " + "".join("1" if v else "0" for v in vals))
+        else:
+            parts.append(f"{key} " + "/".join(f"{v:.0e}" for v in vals[1:]))
+    return " ".join(parts)
+
+
+def main_speculative(args, folders, device, timer) -> int:
+    """--kernel verify / fold: the check and the times per case (see the docstring)."""
+    check_fn, quantities, keys = SPECULATIVE[KERNEL]
+    result = {"meta": environment(sys.argv), "kernel": KERNEL, "max_drafts": T_MAX,
               "templates": folders, "cases": []}
     for case in args.cases.split(","):
         variant, geometry, read = case.split(":")
         kerns = [load(f, variant, geometry, read, device) for f in folders]
-        launches = [k.launch_args("verify", BATCH, device) for k in kerns]
+        launches = [k.launch_args(KERNEL, BATCH, device) for k in kerns]
         entry = {"case": case, "kernel": kerns[0].name,
-                 "launch": [{k: c[k] for k in ("BV", "NV", "BKT", "DBV", "HPP", "STREAM_STAGES")
-                             if k in c} for c, _ in launches],
+                 "launch": [{k: c[k] for k in keys if k in c} for c, _ in launches],
                  "options": [o for _, o in launches],
-                 "check": check_verify(kerns, device), "times": [[] for _ in folders]}
+                 "check": check_fn(kerns, device), "times": [[] for _ in folders]}
         works = [] if args.no_time else [Workload(k, BATCH, device) for k in kerns]
         for _ in range(args.rounds if works else 0):
             for i, work in enumerate(works):
-                entry["times"][i].append(work.time_kernel(timer, "verify", BATCH))
+                entry["times"][i].append({q: work.time_kernel(timer, q, BATCH) for q in quantities})
         del works
-        med = [sorted(ts)[len(ts) // 2] if ts else float("nan") for ts in entry["times"]]
+        med = [{q: sorted(t[q] for t in ts)[len(ts) // 2] for q in ts[0]} if ts else {}
+               for ts in entry["times"]]
         entry["median"] = med
         result["cases"].append(entry)
-        c = entry["check"]
-        errs = lambda xs: "/".join(f"{x:.0e}" for x in xs[1:])  # noqa: E731
-        print(f"{case:<32} out {errs(c['out'])} ring {errs(c['ring'])} "
-              f"drafted {all(c['drafted'])} ckpt {all(c['ckpt_unchanged'])} nan {any(c['nan'])} | "
-              + " ".join(f"{m:.4f}" for m in med) + " | "
-              + " ".join(f"{med[0] / m:.3f}x" for m in med[1:]), flush=True)
+        print(f"{case:<32} {_check_line(entry['check'])} | "
+              + " | ".join(" ".join(f"{q} {m[q]:.4f}" for q in m) for m in med) + " | "
+              + " ".join(f"{q} {med[0][q] / m[q]:.3f}x" for m in med[1:] for q in m), flush=True)
         (args.out / "template_ab.json").write_text(json.dumps(result, indent=1))
     return 0
 
@@ -180,7 +227,7 @@ def main() -> int:
     ap.add_argument("--out", type=Path, required=True)
     ap.add_argument("--batch", type=int, default=BATCH)
     ap.add_argument("--no-time", action="store_true", help="the check only (runs on a CPU too)")
-    ap.add_argument("--kernel", choices=("replay_decode", "verify"), default="replay_decode",
+    ap.add_argument("--kernel", choices=("replay_decode", "verify", "fold"), default="replay_decode",
                     help="the kernel compared (default: %(default)s)")
     ap.add_argument("--max-drafts", type=int, default=T_MAX, help="T_MAX of --kernel verify")
     args = ap.parse_args()
@@ -189,9 +236,9 @@ def main() -> int:
     device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
     folders = args.templates.split(",")
     timer = None if args.no_time else Timer(device)
-    if KERNEL == "verify":
+    if KERNEL in ("verify", "fold"):
         args.out.mkdir(parents=True, exist_ok=True)
-        return main_verify(args, folders, device, timer)
+        return main_speculative(args, folders, device, timer)
     result = {"meta": environment(sys.argv), "templates": folders, "cases": []}
     args.out.mkdir(parents=True, exist_ok=True)
     for case in args.cases.split(","):

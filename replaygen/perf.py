@@ -185,6 +185,7 @@ class Workload:
         self.drafts = ({q.name: draw((max_rows, p.T_MAX) + kern.shape_of(q), 1.0, input_dtype)
                         for q in kern.spec.inputs()} if p.T_MAX > 1 else {})
         self.all_slots = torch.arange(num_slots, dtype=torch.int32, device=self.device)
+        self.accept_all = torch.full((max_rows,), p.T_MAX, dtype=torch.int32, device=self.device)
         self.padding = torch.full((max_rows,), -1, dtype=torch.int32, device=self.device)
         self.state = kern.new_state(num_slots, self.device, **self.params)
         self.pool = draw((num_slots,) + kern.state_shape, 0.5, kern.state_dtype)
@@ -231,6 +232,11 @@ class Workload:
     def flush(self, rows: int, padding: bool = False):
         self.kern.flush(self.state, self._rows(rows, padding))
 
+    def commit_all(self, rows: int):
+        """Accept every pending draft of the first `rows` slots (with the cursors and drafted
+        counts of `pending`, every row reaches L committed records and folds)."""
+        self.kern.commit(self.state, self.all_slots[:rows], self.accept_all[:rows], check=False)
+
     def cycle(self, rows: int):
         """A whole flush cycle: L decode launches (with staggered cursors every launch
         mixes flushing and non-flushing rows; each row flushes once)."""
@@ -243,6 +249,16 @@ class Workload:
 
     def staggered(self):
         return lambda: self.state.cursor.copy_(self.stagger)
+
+    def pending(self, n: int):
+        """n committed records and L - n pending drafts per row (verify's records are in
+        the ring from the workload's filling decodes): a commit of all of them folds."""
+        L = self.kern.plan.L
+
+        def setup():
+            self.state.cursor.fill_(n)
+            self.state.drafted.fill_(L - n)
+        return setup
 
     # -- the four measurements --------------------------------------------------------------
     def time_replay(self, timer: Timer, rows: int, graph: bool = True) -> dict:
@@ -259,7 +275,9 @@ class Workload:
     def time_kernel(self, timer: Timer, kernel: str, rows: int, graph: bool = True) -> float:
         """The quantity `replaygen tune` minimises for each kernel: replay_decode amortised
         over a staggered cycle, fold as a flush of L - 1 records, the conventional step,
-        verify of T_MAX drafts past L/2 committed records."""
+        verify of T_MAX drafts past L/2 committed records; also `commit` (not tuned: it
+        launches the fold kernel) of T_MAX accepted drafts that make every row fold L
+        records."""
         L = self.kern.plan.L
         if kernel == "replay_decode":
             return timer(lambda: self.cycle(rows), self.staggered(), graph, steps=L)
@@ -269,6 +287,9 @@ class Workload:
             return timer(lambda: self.conventional(rows), None, graph)
         if kernel == "verify":   # T_MAX drafts past L/2 committed records
             return timer(lambda: self.verify(rows), self.cursors(L // 2), graph)
+        if kernel == "commit":   # every row accepts its drafts and folds L records
+            n = max(L - self.kern.plan.T_MAX, 0)
+            return timer(lambda: self.commit_all(rows), self.pending(n), graph)
         raise ValueError(f"unknown kernel {kernel!r}")
 
     def compile_only(self, kernel: str, rows: int = 1):
