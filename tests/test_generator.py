@@ -104,6 +104,37 @@ def test_no_timestamps_or_machine_paths(rendered):
             assert path not in text, f"{cfg.name}: contains the machine path {path}"
 
 
+CONTROL_LOAD = re.compile(r"tl\.load\(p_(cursor|drafted)\)")
+CONTROL_WRITE = re.compile(r"tl\.(store|atomic_\w+)\((p_cursor|p_drafted|drafted_ptr)\b")
+
+
+def test_control_words_are_read_by_every_warp_before_any_writes_them(rendered):
+    """A program's warps run independently on the GPU: between its loads of the cursor or
+    drafted word and its first store (or atomic) to them there must be a barrier, or a
+    warp that runs ahead can change them before a slower warp has read them (session 16:
+    a commit's fold at 4 warps wrote checkpoint rows of rows that did not fold). The
+    interpreter cannot show the race (one thread per program), hence this check of the
+    rendered source; tests/test_speculative.py checks the effect on the GPU."""
+    spec, modules = rendered
+    for cfg, text in modules:
+        checked = set()
+        for fn in (n for n in ast.parse(text).body if isinstance(n, ast.FunctionDef)):
+            lines = ast.get_source_segment(text, fn).splitlines()
+            for i, line in enumerate(lines):
+                if not CONTROL_LOAD.search(line):
+                    continue
+                j = next((j for j in range(i + 1, len(lines)) if CONTROL_WRITE.search(lines[j])),
+                         None)
+                if j is None:
+                    continue
+                assert any("tl.debug_barrier()" in lines[k] for k in range(i + 1, j)), (
+                    f"{cfg.name}: {fn.name} line {i + 1} loads a control word and line {j + 1} "
+                    f"writes one with no tl.debug_barrier() between")
+                checked.add(fn.name)
+        # the kernels that read and then write their cursor (not vacuous)
+        assert {"fold_kernel", "replay_decode_kernel"} <= checked, (cfg.name, checked)
+
+
 def test_rendering_is_deterministic(rendered):
     spec, modules = rendered
     _environment.cache_clear()          # a fresh Jinja environment, too

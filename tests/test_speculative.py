@@ -379,3 +379,50 @@ def test_speculative_real_geometry(variant, device):
         drv.verify((0, 1, 2), 8, counts)
         drv.commit(accepted)
     assert "a commit folded" in drv.events
+
+
+@pytest.mark.cuda
+@pytest.mark.skipif(not CUDA, reason="a race between a program's warps: the interpreter runs "
+                                     "each program as one thread")
+@pytest.mark.parametrize("variant", sorted(VARIANTS))
+def test_commit_fold_with_several_warps_leaves_other_rows_alone(variant):
+    """Batch 256 of the first named config (L = 16, T_MAX = 8) at staggered cursors: a
+    verify of seeded draft counts, then a commit of seeded accepted counts, with fold
+    launches of 1, 2 and 4 warps. Rows that do not reach L committed records keep their
+    checkpoint bit for bit; the rows that fold get the same checkpoint at every launch
+    (within tf32 reassociation: the launches group the same products differently).
+    Before the control-word barrier (session 16) a warp of a non-folding row's program
+    could read the cursor after another warp had advanced it, fold its share of the
+    rows, and write them (H200: 1 to 12 of 256 rows per commit at [16]/w4/s3)."""
+    from replaygen.perf import Workload
+    from replaygen.spec import load_variant
+    from replaygen.tuning import Launch
+    import replaygen
+    B, T, L = 256, 8, 16
+    folded_states = []
+    for launch in ((16, 1, 3), (16, 2, 3), (16, 4, 3), (16, 4, 1), (32, 4, 3)):
+        kern = replaygen.load(variant, config=load_variant(variant).configs[0].name, L=L,
+                              state_dtype="fp32", record_dtype="bf16", max_drafts=T)
+        kern.forced["fold"] = Launch(*launch)
+        w = Workload(kern, B, "cuda", seed=7)
+        w.staggered()()
+        gen = torch.Generator(device="cuda").manual_seed(3)
+        counts = torch.randint(0, T + 1, (B,), generator=gen, device="cuda", dtype=torch.int32)
+        slots = w.all_slots[:B]
+        kern.verify(w.state, slots, num_drafts=counts, **{n: t[:B] for n, t in w.drafts.items()})
+        accepted = (torch.rand(B, generator=gen, device="cuda") * (counts + 1)).to(torch.int32)
+        folds = (w.state.cursor[:B, 0] + accepted) >= L
+        before = w.state.checkpoint.clone()
+        kern.commit(w.state, slots, accepted)
+        after = w.state.checkpoint
+        assert 0 < int(folds.sum()) < B
+        changed = (after[:B] != before[:B]).flatten(1).any(1) & ~folds
+        assert same_bits(after[:B][~folds], before[:B][~folds]), (
+            f"{launch}: rows {changed.nonzero().flatten().tolist()} did not fold but their "
+            "checkpoint changed")
+        folded_states.append(after[:B][folds].double())
+        del w
+    ref = folded_states[0]
+    for launch, s in zip(((16, 2, 3), (16, 4, 3), (16, 4, 1), (32, 4, 3)), folded_states[1:]):
+        err = ((s - ref).norm() / ref.norm()).item()
+        assert err < 1e-5, f"{launch}: the folded rows differ from the 1-warp fold by {err:.1e}"

@@ -2,7 +2,7 @@
 # the templates and run `replaygen build`.
 # kernel: gdn__H16_HV32_K128_V128__L16__state_bf16__rec_bf16
 # spec sha256: 269ae606d36dd56b152535499facfacd42680cd4fda27f9a1b04094384a173fb
-# templates sha256: 93d41261c613fa24d711cbb02a80a277e7ba38e2172f6b338a48b2a0ff0e8699
+# templates sha256: 5dcaf297f141bfbb1ef199966c6b2143740a4c5fc497fa35a9945e026e0998c1
 # generator sha256: 87d34227f589c0e9aad4ac1809d00ebdcf68021f2738e846c207d7ad3900d9bc
 """ReplaySSM kernels for gdn: gdn__H16_HV32_K128_V128__L16__state_bf16__rec_bf16.
 
@@ -76,6 +76,7 @@ def replay_decode_kernel(
         p_cursor = cursor_ptr + i_slot * HV + i_hv
         n = tl.load(p_cursor)
         m_l = o_l < n
+        tl.debug_barrier()  # every warp has read the cursor and drafted words: stores may follow
         if FUSED_FLUSH:
             # A full ring folds; with FOLD_EVERY_STEP (decode(fold_every_step=True)) every
             # step folds, so the state stays a plain checkpoint (cursor 0).
@@ -278,6 +279,7 @@ def fold_kernel(
             p_cursor = cursor_ptr + i_blk
             n = tl.load(p_cursor)
             m_l = o_l < n
+            tl.debug_barrier()  # every warp has read the cursor and drafted words: stores may follow
             b_A_log = tl.load(A_log_ptr + i_hv).to(tl.float32)
             b_dt_bias = tl.load(dt_bias_ptr + i_hv).to(tl.float32)
             r_k_hat = tl.load(ring_k_hat_ptr + ((i_slot * H + i_kh) * RING + o_l[:, None]) * K + o_k[None, :], mask=m_l[:, None] & m_k[None, :], other=0.0).to(tl.float32)  # [BL, BK]
@@ -342,6 +344,7 @@ def fold_kernel(
             active = in_pool & (n >= 1)
         else:
             active = in_pool
+        tl.debug_barrier()  # every warp has read the cursor and drafted words: stores may follow
         if active:
             m_l = o_l < n
             b_A_log = tl.load(A_log_ptr + i_hv).to(tl.float32)

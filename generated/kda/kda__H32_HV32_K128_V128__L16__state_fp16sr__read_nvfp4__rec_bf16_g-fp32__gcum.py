@@ -2,7 +2,7 @@
 # the templates and run `replaygen build`.
 # kernel: kda__H32_HV32_K128_V128__L16__state_fp16sr__read_nvfp4__rec_bf16_g-fp32__gcum
 # spec sha256: 900e043a38a9f7023de2cc4bf78d14388be9de5c6732cf3e1db42c3737507d77
-# templates sha256: 93d41261c613fa24d711cbb02a80a277e7ba38e2172f6b338a48b2a0ff0e8699
+# templates sha256: 5dcaf297f141bfbb1ef199966c6b2143740a4c5fc497fa35a9945e026e0998c1
 # generator sha256: 87d34227f589c0e9aad4ac1809d00ebdcf68021f2738e846c207d7ad3900d9bc
 """ReplaySSM kernels for kda: kda__H32_HV32_K128_V128__L16__state_fp16sr__read_nvfp4__rec_bf16_g-fp32__gcum.
 
@@ -77,6 +77,7 @@ def replay_decode_kernel(
         p_cursor = cursor_ptr + i_slot * HV + i_hv
         n = tl.load(p_cursor)
         m_l = o_l < n
+        tl.debug_barrier()  # every warp has read the cursor and drafted words: stores may follow
         if FUSED_FLUSH:
             # A full ring folds; with FOLD_EVERY_STEP (decode(fold_every_step=True)) every
             # step folds, so the state stays a plain checkpoint (cursor 0).
@@ -250,6 +251,7 @@ def fold_kernel(
             p_cursor = cursor_ptr + i_blk
             n = tl.load(p_cursor)
             m_l = o_l < n
+            tl.debug_barrier()  # every warp has read the cursor and drafted words: stores may follow
             o_kh = tl.arange(0, BK // 2)  # packed NVFP4 bytes of a tile row
             o_ks = tl.arange(0, NB)  # NVFP4 block scales of a tile row
             p_flushes = flushes_ptr + (i_slot * HV + i_hv)
@@ -324,6 +326,7 @@ def fold_kernel(
             active = in_pool & (n >= 1)
         else:
             active = in_pool
+        tl.debug_barrier()  # every warp has read the cursor and drafted words: stores may follow
         if active:
             m_l = o_l < n
             o_kh = tl.arange(0, BK // 2)  # packed NVFP4 bytes of a tile row

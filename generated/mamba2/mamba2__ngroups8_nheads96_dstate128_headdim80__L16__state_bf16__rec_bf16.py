@@ -2,7 +2,7 @@
 # the templates and run `replaygen build`.
 # kernel: mamba2__ngroups8_nheads96_dstate128_headdim80__L16__state_bf16__rec_bf16
 # spec sha256: b9b9d1221036064279430b56c5d997514355cbb9c52adf3b69fc5581e1456b5e
-# templates sha256: 93d41261c613fa24d711cbb02a80a277e7ba38e2172f6b338a48b2a0ff0e8699
+# templates sha256: 5dcaf297f141bfbb1ef199966c6b2143740a4c5fc497fa35a9945e026e0998c1
 # generator sha256: 87d34227f589c0e9aad4ac1809d00ebdcf68021f2738e846c207d7ad3900d9bc
 """ReplaySSM kernels for mamba2: mamba2__ngroups8_nheads96_dstate128_headdim80__L16__state_bf16__rec_bf16.
 
@@ -76,6 +76,7 @@ def replay_decode_kernel(
         p_cursor = cursor_ptr + i_slot * HV + i_hv
         n = tl.load(p_cursor)
         m_l = o_l < n
+        tl.debug_barrier()  # every warp has read the cursor and drafted words: stores may follow
         if FUSED_FLUSH:
             # A full ring folds; with FOLD_EVERY_STEP (decode(fold_every_step=True)) every
             # step folds, so the state stays a plain checkpoint (cursor 0).
@@ -266,6 +267,7 @@ def fold_kernel(
             p_cursor = cursor_ptr + i_blk
             n = tl.load(p_cursor)
             m_l = o_l < n
+            tl.debug_barrier()  # every warp has read the cursor and drafted words: stores may follow
             b_A_log = tl.load(A_log_ptr + i_hv).to(tl.float32)
             b_dt_bias = tl.load(dt_bias_ptr + i_hv).to(tl.float32)
             b_D = tl.load(D_ptr + i_hv).to(tl.float32)
@@ -331,6 +333,7 @@ def fold_kernel(
             active = in_pool & (n >= 1)
         else:
             active = in_pool
+        tl.debug_barrier()  # every warp has read the cursor and drafted words: stores may follow
         if active:
             m_l = o_l < n
             b_A_log = tl.load(A_log_ptr + i_hv).to(tl.float32)
