@@ -14,8 +14,9 @@ Commits with invalid counts raise InputError and change nothing; with check=Fals
 kernel clamps them to the drafts actually verified.
 
 Budget: each machine runs a few short programs with small dims (K, V in 3..6, or 16
-and 20 for the tl.dot branch), about 5-10 s per variant in the interpreter; more
-examples on a GPU (harness.scale).
+and 20 for the tl.dot branch): 3 programs of 12 steps per variant in the interpreter
+(5 took 20-44 s per variant, session 16; the fixed schedules below cover the cases a
+short random run may miss); more examples on a GPU (harness.scale).
 """
 from __future__ import annotations
 
@@ -267,7 +268,7 @@ def machine_for(variant: str, device: str):
 def test_speculative_protocol_matches_reference(variant, device):
     run_state_machine_as_test(
         machine_for(variant, device),
-        settings=settings(max_examples=examples(5), stateful_step_count=12, deadline=None,
+        settings=settings(max_examples=examples(3), stateful_step_count=12, deadline=None,
                           derandomize=True, suppress_health_check=list(HealthCheck),
                           phases=PHASES))
 
