@@ -44,20 +44,14 @@ def commit_once(variant, geometry, launch, fill) -> SimpleNamespace:
     w.staggered()()
     for r in w.state.ring.values():
         r[:, :, L - 1:] = fill
-    gen = torch.Generator(device="cuda").manual_seed(3)
-    counts = torch.randint(0, T + 1, (B,), generator=gen, device="cuda", dtype=torch.int32)
-    slots = w.all_slots[:B]
-    out = kern.verify(w.state, slots, num_drafts=counts, **{n: t[:B] for n, t in w.drafts.items()})
-    accepted = (torch.rand(B, generator=gen, device="cuda") * (counts + 1)).to(torch.int32)
     cursor_before = w.state.cursor[:B].clone()
     before = w.state.checkpoint[:B].clone()
-    kern.commit(w.state, slots, accepted)
+    out, counts, accepted, folded = w.speculate(B)
     torch.cuda.synchronize()
     res = SimpleNamespace(launch={k: consts[k] for k in ("BV", "BL") if k in consts} | options,
                           out=out, counts=counts, accepted=accepted, cursor_before=cursor_before,
                           cursor_after=w.state.cursor[:B].clone(), before=before,
-                          after=w.state.checkpoint[:B].clone(),
-                          folded=(cursor_before[:, 0] + accepted) >= L)
+                          after=w.state.checkpoint[:B].clone(), folded=folded)
     del w
     return res
 

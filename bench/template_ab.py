@@ -153,14 +153,7 @@ def check_fold(kerns, device) -> dict:
     for kern in kerns:
         work = Workload(kern, BATCH, device, seed=7)
         work.staggered()()
-        gen = torch.Generator(device=device).manual_seed(3)
-        counts = torch.randint(0, kern.plan.T_MAX + 1, (BATCH,), generator=gen, device=device,
-                               dtype=torch.int32)
-        slots = work.all_slots[:BATCH]
-        kern.verify(work.state, slots, num_drafts=counts,
-                    **{n: t[:BATCH] for n, t in work.drafts.items()})
-        accepted = (torch.rand(BATCH, generator=gen, device=device) * (counts + 1)).to(torch.int32)
-        kern.commit(work.state, slots, accepted)
+        work.speculate(BATCH)
         committed.append(kern.materialize(work.state, work.all_slots))
         kern.flush(work.state, work.all_slots)
         flushed.append(kern.materialize(work.state, work.all_slots))

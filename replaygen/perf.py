@@ -232,6 +232,21 @@ class Workload:
     def flush(self, rows: int, padding: bool = False):
         self.kern.flush(self.state, self._rows(rows, padding))
 
+    def speculate(self, rows: int, seed: int = 3):
+        """A verify of seeded draft counts (0..T_MAX per row) on the first `rows` slots, then
+        a commit of seeded accepted counts (0..drafts): the rows that reach L committed
+        records fold. Returns (verify outputs, draft counts, accepted counts, folded rows)."""
+        gen = torch.Generator(device=self.device).manual_seed(seed)
+        counts = torch.randint(0, self.kern.plan.T_MAX + 1, (rows,), generator=gen,
+                               device=self.device, dtype=torch.int32)
+        slots = self.all_slots[:rows]
+        out = self.kern.verify(self.state, slots, num_drafts=counts,
+                               **{n: t[:rows] for n, t in self.drafts.items()})
+        accepted = (torch.rand(rows, generator=gen, device=self.device) * (counts + 1)).to(torch.int32)
+        folded = (self.state.cursor[:rows, 0] + accepted) >= self.kern.plan.L
+        self.kern.commit(self.state, slots, accepted)
+        return out, counts, accepted, folded
+
     def commit_all(self, rows: int):
         """Accept every pending draft of the first `rows` slots (with the cursors and drafted
         counts of `pending`, every row reaches L committed records and folds)."""
