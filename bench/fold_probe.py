@@ -8,6 +8,12 @@ then a flush (fold, FLUSH) and a commit that folds (COMMIT) at the forced launch
 the materialised states compared with the plan's launch on the same pool.
 
 Usage (on the GPU): python bench/fold_probe.py --out DIR [--variant gdn]
+    [--cases L,T_MAX,BV,WARPS,STAGES;...] [--wide]
+--wide lifts plan.SPECULATIVE_FOLD_MAX_BV in the child, so that the [64, K] folds of
+speculative configurations that launch_constants refuses run (session 17: retested after
+session 16's fix of a race between a program's warps on its cursor: a warp that alone
+took the fold branch ran the product's barriers without the others, which may have been
+the "illegal instruction").
 Writes DIR/fold_probe.json: per case ok / crash (the error) / mismatch (max error).
 """
 from __future__ import annotations
@@ -27,11 +33,15 @@ ROOT = Path(__file__).resolve().parent.parent
 CASES = ((32, 1, 64, 8, 3), (32, 1, 64, 4, 3), (32, 1, 32, 4, 3), (16, 8, 32, 4, 3), (16, 1, 64, 4, 3))
 
 
-def child(variant: str, L: int, max_drafts: int, bv: int, warps: int, stages: int) -> dict:
+def child(variant: str, L: int, max_drafts: int, bv: int, warps: int, stages: int,
+          wide: bool = False) -> dict:
     sys.path.insert(0, str(ROOT))
     sys.path.insert(0, str(ROOT / "bench"))
     import torch
     import replaygen
+    import replaygen.plan
+    if wide:
+        replaygen.plan.SPECULATIVE_FOLD_MAX_BV = 1 << 20
     from common import GEOMS, random_inputs, random_params
     from replaygen.tuning import Launch
     device, batch = "cuda", 64
@@ -78,16 +88,21 @@ def main():
     ap.add_argument("--out", required=True)
     ap.add_argument("--variant", default="gdn")
     ap.add_argument("--child", nargs=5, type=int, metavar=("L", "T_MAX", "BV", "WARPS", "STAGES"))
+    ap.add_argument("--cases", help="L,T_MAX,BV,WARPS,STAGES;... (default: CASES)")
+    ap.add_argument("--wide", action="store_true", help="lift plan.SPECULATIVE_FOLD_MAX_BV")
     args = ap.parse_args()
     if args.child:
-        print("RESULT " + json.dumps(child(args.variant, *args.child)), flush=True)
+        print("RESULT " + json.dumps(child(args.variant, *args.child, wide=args.wide)), flush=True)
         return
+    cases = CASES if not args.cases else [tuple(int(x) for x in c.split(","))
+                                          for c in args.cases.split(";")]
     results = []
-    for L, t_max, bv, w, st in CASES:
+    for L, t_max, bv, w, st in cases:
         case = dict(variant=args.variant, L=L, T_MAX=t_max, BV=bv, warps=w, stages=st)
         try:
             p = subprocess.run([sys.executable, __file__, "--out", args.out, "--variant",
-                                args.variant, "--child", str(L), str(t_max), str(bv), str(w), str(st)],
+                                args.variant, "--child", str(L), str(t_max), str(bv), str(w), str(st)]
+                               + ["--wide"] * args.wide,
                                capture_output=True, text=True, timeout=60)
             line = [x for x in p.stdout.splitlines() if x.startswith("RESULT ")]
             if line:
