@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# (Ran at 0bf5eb4, whose fold_probe.py / template_ab.py had --wide to lift the refusal that
+# plan.launch_constants then made of [64, K] speculative folds; removed after this call.)
 # Session 17, first device call: (1) the [64, K] folds of speculative configurations,
 # refused since session 4 ("illegal instruction"), retested in fresh processes now that
 # session 16 fixed the race between a program's warps on its cursor (bench/fold_probe.py

@@ -40,8 +40,7 @@ With `--kernel fold` (the same speculative configurations) the fold kernel is co
 check, from the same pool, a verify, a commit of seeded accepted counts and a flush of
 every row (the materialised states after each); time, a flush of L - 1 records per row
 (`time_kernel(.., "fold", ..)`, what the tuner times) and a commit that makes every row
-fold L records (`"commit"`). `@` overrides replace the `fold` entry's fields (`--wide`
-lets them name [64, K] tiles, which plan.launch_constants refuses speculative configurations).
+fold L records (`"commit"`). `@` overrides replace the `fold` entry's fields.
 Dry run of the check in the interpreter (CPU): add `--no-time --batch 2`.
 """
 from __future__ import annotations
@@ -224,12 +223,7 @@ def main() -> int:
     ap.add_argument("--kernel", choices=("replay_decode", "verify", "fold"), default="replay_decode",
                     help="the kernel compared (default: %(default)s)")
     ap.add_argument("--max-drafts", type=int, default=T_MAX, help="T_MAX of --kernel verify")
-    ap.add_argument("--wide", action="store_true", help="lift plan.SPECULATIVE_FOLD_MAX_BV "
-                    "(the [64, K] folds of speculative configurations; bench/fold_probe.py)")
     args = ap.parse_args()
-    if args.wide:
-        import replaygen.plan
-        replaygen.plan.SPECULATIVE_FOLD_MAX_BV = 1 << 20
     BATCH, KERNEL, T_MAX = args.batch, args.kernel, args.max_drafts
     args.cases = args.cases or (VERIFY_CASES if KERNEL == "verify" else CASES)
     device = torch.device("cuda" if torch.cuda.is_available() else "cpu")

@@ -625,20 +625,8 @@ def launch_constants(plan: "KernelPlan", kernel: str, BV: int, BKT: int | None =
         raise ConfigError("only the key-chunk decode of scalar decays streams first, not the "
                           f"{kernel} kernel of {plan.name}")
     out["STREAM_FIRST"] = bool(stream_first)
-    if kernel == "fold" and plan.T_MAX > 1 and BV > SPECULATIVE_FOLD_MAX_BV and out["FOLD_DOT"]:
-        # On the H200 (Triton 3.6) every [64, K] tl.dot fold of a speculative configuration tried
-        # (GDN, L = 16, T_MAX = 8: 4 warps 1 or 3 stages, 8 warps 3 stages) ended in
-        # "illegal instruction", which kills the CUDA context; [16] and [32] run, and so
-        # does [64] at T_MAX = 1 (bench/fold_probe.py, session 4). Refused until understood.
-        raise ConfigError(f"a fold of {BV} value rows in a speculative configuration "
-                          f"(max_drafts {plan.T_MAX}) crashes on the H200; use at most 32")
     out["BL"] = max(_next_pow2(plan.L), 16) if dot else _next_pow2(plan.L)
     return out
-
-
-# The widest fold tile launch_constants allows a speculative configuration (see there);
-# bench/fold_probe.py --wide lifts it in its own process to retest the wider ones.
-SPECULATIVE_FOLD_MAX_BV = 32
 
 
 def _pick_num_warps(BV: int, BK: int) -> int:

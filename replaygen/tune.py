@@ -92,8 +92,8 @@ def candidates(plan, kernel: str) -> list[Launch]:
 
 
 def _launchable(plan, kernel: str, bv: int, bkt: int | None) -> bool:
-    """Tiles that plan.launch_constants accepts (it refuses, for one, [64+, K] folds of
-    speculative configurations, which crashed the H200)."""
+    """Tiles that plan.launch_constants accepts (it refuses, for one, decode tiles that
+    do not hold whole read-copy scale tiles)."""
     try:
         launch_constants(plan, kernel, bv, bkt)
     except ConfigError:

@@ -3,7 +3,7 @@
 # kernel: gla__H4_HV4_K256_V512__L16__state_fp16__rec_bf16_g-fp32__gcum
 # spec sha256: 2a7fe42937c3f75572badc158aa6b5a3525d5a4bced8d5656b63326bdec79ab1
 # templates sha256: 5dcaf297f141bfbb1ef199966c6b2143740a4c5fc497fa35a9945e026e0998c1
-# generator sha256: 87d34227f589c0e9aad4ac1809d00ebdcf68021f2738e846c207d7ad3900d9bc
+# generator sha256: 80e2c3cc82ada75ebf9b03cee5591ca66f1230543cd44d61a6f56f246a7b3571
 """ReplaySSM kernels for gla: gla__H4_HV4_K256_V512__L16__state_fp16__rec_bf16_g-fp32__gcum.
 
 Replay form: S_t = C·Diag(exp(G_t)) + Σ_j w_j (Diag(exp(G_t - G_j))·k_j)ᵀ,  G_j = Σ_(i<=j) g_i

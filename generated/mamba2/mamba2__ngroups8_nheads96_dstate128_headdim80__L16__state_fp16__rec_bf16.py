@@ -3,7 +3,7 @@
 # kernel: mamba2__ngroups8_nheads96_dstate128_headdim80__L16__state_fp16__rec_bf16
 # spec sha256: b9b9d1221036064279430b56c5d997514355cbb9c52adf3b69fc5581e1456b5e
 # templates sha256: 5dcaf297f141bfbb1ef199966c6b2143740a4c5fc497fa35a9945e026e0998c1
-# generator sha256: 87d34227f589c0e9aad4ac1809d00ebdcf68021f2738e846c207d7ad3900d9bc
+# generator sha256: 80e2c3cc82ada75ebf9b03cee5591ca66f1230543cd44d61a6f56f246a7b3571
 """ReplaySSM kernels for mamba2: mamba2__ngroups8_nheads96_dstate128_headdim80__L16__state_fp16__rec_bf16.
 
 Replay form: S_t = C·exp(G_t) + Σ_j w_j (exp(G_t - G_j)·k_j)ᵀ,  G_j = Σ_(i<=j) g_i
