@@ -26,8 +26,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 # (L, T_MAX, BV, num_warps, num_stages). Session 4's first probe: at L = 16, T_MAX = 8
-# every [64, K] launch crashed (w4 s1, w4 s3, w8 s3; plan.launch_constants now refuses
-# them) and [16] / [32] ran; T_MAX = 1 [64]/w4/s3 ran. These: the committed L = 32 tables'
+# every [64, K] launch crashed (w4 s1, w4 s3, w8 s3; plan.launch_constants refused them
+# until session 17, see above) and [16] / [32] ran; T_MAX = 1 [64]/w4/s3 ran. These: the committed L = 32 tables'
 # [64]/w8/s3 fold (the same compiled structure: a 32-row ring tile, 64 KiB shared memory)
 # and controls.
 CASES = ((32, 1, 64, 8, 3), (32, 1, 64, 4, 3), (32, 1, 32, 4, 3), (16, 8, 32, 4, 3), (16, 1, 64, 4, 3))
