@@ -60,6 +60,9 @@ def parse_args(argv=None):
     ap.add_argument("--skip-check", action="store_true")
     ap.add_argument("--skip-bench", action="store_true")
     ap.add_argument("--skip-accuracy", action="store_true")
+    ap.add_argument("--verify-folds", action="store_true",
+                    help="kernels built with verify_folds=True: a verify folds the rows whose "
+                         "drafts would pass L committed records (not the default)")
     args = ap.parse_args(argv)
     args.variants = [v for v in args.variants.split(",") if v]
     unknown = sorted(set(args.variants) - set(GEOMS))
@@ -74,9 +77,10 @@ def parse_args(argv=None):
 
 
 # -- helpers ---------------------------------------------------------------------------
-def load_kernels(variant, max_drafts, record_dtype="bf16"):
+def load_kernels(variant, max_drafts, record_dtype="bf16", verify_folds=False):
     return replaygen.load(variant, config=GEOMS[variant], L=L, state_dtype="fp32",
-                          record_dtype=record_dtype, max_drafts=max_drafts)
+                          record_dtype=record_dtype, max_drafts=max_drafts,
+                          verify_folds=verify_folds)
 
 
 def draft_inputs(kern, rows, T, device, gen):
@@ -276,7 +280,7 @@ def main(argv=None):
     print(report["meta"], flush=True)
     T_MAX = max(args.drafts)
     for variant in args.variants:
-        kern = load_kernels(variant, T_MAX)
+        kern = load_kernels(variant, T_MAX, verify_folds=args.verify_folds)
         params = random_params(kern, device, torch.Generator(device=device).manual_seed(1))
         if not args.skip_check:
             report["checks"].append(guarded("check", variant,
@@ -290,7 +294,7 @@ def main(argv=None):
             report["accuracy"].append(guarded("accuracy", variant, lambda: accuracy(
                 kern, params, VARIANTS[variant].step, device, args.windows), records="bf16"))
             if variant in args.fp32_records:   # is the drift (if any) the records' rounding?
-                k32 = load_kernels(variant, T_MAX, "fp32")
+                k32 = load_kernels(variant, T_MAX, "fp32", args.verify_folds)
                 report["accuracy"].append(guarded("accuracy", variant, lambda: accuracy(
                     k32, params, VARIANTS[variant].step, device, args.windows), records="fp32"))
     out = Path(args.out)

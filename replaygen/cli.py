@@ -29,7 +29,8 @@ from .spec import DTYPES, Spec, available_variants, load_variant
 
 RECORD_DTYPES = DTYPES
 CUSTOM_OPTIONS = ("dims", "config", "buffer_length", "state_dtype", "record_dtype",
-                  "read_dtype", "stochastic", "fp8_scale", "record_dtypes", "max_drafts")
+                  "read_dtype", "stochastic", "fp8_scale", "record_dtypes", "max_drafts",
+                  "verify_folds")
 
 
 # -- option types: each raises ArgumentTypeError, so argparse exits 2 with one line -----
@@ -133,7 +134,7 @@ def config_options(args) -> dict:
     """make_config's keyword options from the command line (precisions, T_MAX)."""
     return dict(stochastic=bool(args.stochastic), read_dtype=args.read_dtype,
                 fp8_scale=args.fp8_scale, record_dtypes=args.record_dtypes,
-                max_drafts=args.max_drafts)
+                max_drafts=args.max_drafts, verify_folds=bool(args.verify_folds))
 
 
 def shown(path: Path) -> str:
@@ -290,7 +291,7 @@ def show(args) -> int:
         from .traffic import SPECULATIVE, speculative
         print(f"\nspeculative step of T = {plan.T_MAX} drafts, all accepted (L = M T; n committed):")
         for name, formula in SPECULATIVE.items():
-            print(f"  {name:<19} = {formula}")
+            print(f"  {name:<22} = {formula}")
         spec_numbers = speculative(model, plan.T_MAX)
         for name in ("verify_amortised", "snapshots", "conventional_decode"):
             print(f"  {name:<19} {spec_numbers[name]:>12,.0f} B")
@@ -298,6 +299,8 @@ def show(args) -> int:
               "(verify + commit amortised over one conventional decode step)")
         print(f"  {'snapshots / verify':<19} {spec_numbers['vs_snapshots']:>12.3f}x  "
               "(the snapshot step over verify + commit amortised)")
+        print(f"  {'verify_folds / decode':<19} {spec_numbers['verify_folds_vs_decode']:>10.3f}x  "
+              "(the same with load(..., verify_folds=True): the fold inside the verify)")
     return 0
 
 
@@ -397,6 +400,9 @@ def add_config_options(p: argparse.ArgumentParser, several_state_dtypes: bool) -
     p.add_argument("--fp8-scale", choices=FP8_SCALES, help="fp8 scale granularity (default row)")
     p.add_argument("--max-drafts", type=positive_int, metavar="T",
                    help="T_MAX: most drafts one speculative verify appends (default 1)")
+    p.add_argument("--verify-folds", action="store_true", default=None,
+                   help="a verify folds the rows whose drafts would pass L committed records "
+                        "(max drafts in 2..L, plain checkpoint, no read copy)")
 
 
 def add_timing_options(p: argparse.ArgumentParser, unit: str) -> None:
@@ -482,10 +488,13 @@ def make_parser() -> argparse.ArgumentParser:
                         "the plan's choice), so that both can be compared")
     t.add_argument("--kernels", type=kernel_list, metavar="K,...",
                    help="tune only these kernels (replay_decode, fold, conventional_decode, "
-                        "verify; default: all of the configuration's)")
+                        "verify, verify_fold; default: all of the configuration's)")
     t.add_argument("--max-drafts", type=positive_int, metavar="T",
                    help="tune the verify and fold kernels of configurations built for T drafts "
                         "(default: the decode kernels of non-speculative configurations)")
+    t.add_argument("--verify-folds", action="store_true",
+                   help="configurations built with verify_folds=True (their verify_fold "
+                        "launch is tuned too)")
     t.add_argument("--out", type=Path, default=GENERATED_DIR, metavar="DIR",
                    help="tree of tuning files (default: the repository's generated/)")
     add_timing_options(t, "configuration (or phase)")

@@ -234,16 +234,20 @@ class Workload:
 
     def speculate(self, rows: int, seed: int = 3):
         """A verify of seeded draft counts (0..T_MAX per row) on the first `rows` slots, then
-        a commit of seeded accepted counts (0..drafts): the rows that reach L committed
-        records fold. Returns (verify outputs, draft counts, accepted counts, folded rows)."""
+        a commit of seeded accepted counts (0..drafts): the rows whose committed records
+        would pass plan.CAP fold (in the verify with plan.VERIFY_FOLDS, else in the
+        commit). Returns (verify outputs, draft counts, accepted counts, folded rows)."""
+        plan = self.kern.plan
         gen = torch.Generator(device=self.device).manual_seed(seed)
-        counts = torch.randint(0, self.kern.plan.T_MAX + 1, (rows,), generator=gen,
+        counts = torch.randint(0, plan.T_MAX + 1, (rows,), generator=gen,
                                device=self.device, dtype=torch.int32)
         slots = self.all_slots[:rows]
+        n = self.state.cursor[:rows, 0].clone()
+        folded = (n > 0) & (n + counts > plan.CAP) if plan.VERIFY_FOLDS else torch.zeros_like(n, dtype=torch.bool)
         out = self.kern.verify(self.state, slots, num_drafts=counts,
                                **{n: t[:rows] for n, t in self.drafts.items()})
         accepted = (torch.rand(rows, generator=gen, device=self.device) * (counts + 1)).to(torch.int32)
-        folded = (self.state.cursor[:rows, 0] + accepted) >= self.kern.plan.L
+        folded |= (torch.where(folded, 0, n) + accepted) > plan.CAP
         self.kern.commit(self.state, slots, accepted)
         return out, counts, accepted, folded
 
@@ -290,7 +294,8 @@ class Workload:
     def time_kernel(self, timer: Timer, kernel: str, rows: int, graph: bool = True) -> float:
         """The quantity `replaygen tune` minimises for each kernel: replay_decode amortised
         over a staggered cycle, fold as a flush of L - 1 records, the conventional step,
-        verify of T_MAX drafts past L/2 committed records; also `commit` (not tuned: it
+        verify of T_MAX drafts past L/2 committed records, verify_fold of T_MAX drafts past L
+        (every row folds first; plan.VERIFY_FOLDS); also `commit` (not tuned: it
         launches the fold kernel) of T_MAX accepted drafts that make every row fold L
         records."""
         L = self.kern.plan.L
@@ -302,6 +307,8 @@ class Workload:
             return timer(lambda: self.conventional(rows), None, graph)
         if kernel == "verify":   # T_MAX drafts past L/2 committed records
             return timer(lambda: self.verify(rows), self.cursors(L // 2), graph)
+        if kernel == "verify_fold":   # T_MAX drafts past L: every row folds first
+            return timer(lambda: self.verify(rows), self.cursors(L), graph)
         if kernel == "commit":   # every row accepts its drafts and folds L records
             n = max(L - self.kern.plan.T_MAX, 0)
             return timer(lambda: self.commit_all(rows), self.pending(n), graph)
@@ -312,6 +319,7 @@ class Workload:
         with the same argument specialisation, and the same size-dependent choices, as the
         timed launches of `rows` rows."""
         {"replay_decode": self.decode, "fold": self.flush, "verify": self.verify,
+         "verify_fold": self.verify,
          "conventional_decode": self.conventional}[kernel](rows, padding=True)
 
 

@@ -56,6 +56,8 @@ class KernelConfig:
                                     # checkpoint; see GATE_RECORDS)
     decode_structure: str | None = None   # force the decode kernel's structure ("kchunks"
                                           # or "vtiles"); None: the plan's choice
+    verify_folds: bool = False      # a verify folds the rows whose drafts would pass L
+                                    # committed records (make_plan, VERIFY_FOLDS)
 
     @property
     def dim_map(self) -> dict[str, int]:
@@ -70,7 +72,8 @@ class KernelConfig:
                     read_dtype=self.read_dtype, fp8_scale=self.fp8_scale,
                     record_dtypes=dict(self.record_dtypes) or None,
                     max_drafts=self.max_drafts, gate_records=self.gate_records,
-                    decode_structure=self.decode_structure, **self.dim_map)
+                    decode_structure=self.decode_structure, verify_folds=self.verify_folds,
+                    **self.dim_map)
 
     @property
     def name(self) -> str:
@@ -88,6 +91,7 @@ class KernelConfig:
         drafts = f"__T{self.max_drafts}" if self.max_drafts > 1 else ""
         gates = "__gcum" if self.gate_records == "cumulative" else ""
         forced = f"__{self.decode_structure}" if self.decode_structure else ""
+        drafts += "vf" if self.verify_folds else ""
         return (f"{self.variant}__{dims}__L{self.buffer_length}{drafts}"
                 f"{state}__rec_{self.record_dtype}{rec}{gates}{forced}{tuned}")
 
@@ -102,7 +106,7 @@ def make_config(spec: Spec, dims: dict[str, int], buffer_length: int | None = No
                 fp8_scale: str | None = None,
                 record_dtypes: dict[str, str] | None = None,
                 max_drafts: int | None = None, gate_records: str | None = None,
-                decode_structure: str | None = None) -> KernelConfig:
+                decode_structure: str | None = None, verify_folds: bool = False) -> KernelConfig:
     dims = spec.check_dims(dims)
     L = spec.defaults.buffer_length if buffer_length is None else buffer_length
     if isinstance(L, bool) or not isinstance(L, int) or L < 1:
@@ -152,9 +156,18 @@ def make_config(spec: Spec, dims: dict[str, int], buffer_length: int | None = No
     T = 1 if max_drafts is None else max_drafts
     if isinstance(T, bool) or not isinstance(T, int) or T < 1:
         raise ConfigError(f"max_drafts must be an integer >= 1, got {max_drafts!r}")
+    if verify_folds not in (False, True):
+        raise ConfigError(f"verify_folds must be True or False, got {verify_folds!r}")
+    if verify_folds:
+        why = ("max_drafts >= 2" if T < 2 else f"max_drafts <= L ({L})" if T > L
+               else "a plain fp32/bf16/fp16 checkpoint" if sdt in QUANTIZED
+               else "no read copy" if read_dtype is not None else "")
+        if why:
+            raise ConfigError(f"verify_folds=True needs {why}: a verify folds only a plain "
+                              f"checkpoint, and a commit after it must stay within L records")
     return KernelConfig(spec.name, tuple((d, dims[d]) for d in spec.dim_names), L, sdt, rdt,
                         block_v, num_warps, stochastic, read_dtype, fp8_scale, tuple(overrides), T,
-                        gates, decode_structure)
+                        gates, decode_structure, verify_folds)
 
 
 GATE_RECORDS = ("step", "cumulative")
@@ -276,9 +289,11 @@ class KernelPlan:
     BL: int
     NV: int
     T_MAX: int            # most drafts per verify call
-    RING: int             # ring rows: L + T_MAX - 1 (the capacity rule, see make_plan)
+    RING: int             # ring rows: CAP + T_MAX (the capacity rule, see make_plan)
+    CAP: int              # the most committed records any operation leaves (L or L - 1)
+    VERIFY_FOLDS: bool    # a verify first folds a row whose drafts would pass CAP (make_plan)
     BT: int               # verify probe rows: T_MAX queries (+ T_MAX keys for a delta rule)
-    BLF: int              # record tile rows of a fold (a commit folds up to RING)
+    BLF: int              # record tile rows of a fold (up to RING records)
     fold_dot: bool        # fold records with tl.dot (every tile dim >= 16) or a broadcast sum
     dot_precision: str    # tl.dot input precision of the fold
     num_warps: int
@@ -521,8 +536,9 @@ def decode_is_chunked(plan: "KernelPlan") -> bool:
 
 def plan_tiles(plan: "KernelPlan", kernel: str) -> tuple[int, int | None, int]:
     """The plan's own launch of `kernel` (replay_decode, fold, conventional_decode,
-    verify) as (value tile, key chunk or None, num_warps): the fallback of every tuned
-    launch."""
+    verify, verify_fold) as (value tile, key chunk or None, num_warps): the fallback of
+    every tuned launch."""
+    kernel = launch_kind(kernel)
     if kernel == "replay_decode":
         if decode_is_chunked(plan):
             return plan.DBV, plan.BKT, plan.decode_warps
@@ -532,6 +548,13 @@ def plan_tiles(plan: "KernelPlan", kernel: str) -> tuple[int, int | None, int]:
             return plan.verify_dbv, plan.BKT, plan.verify_warps
         return plan.BV, None, plan.verify_warps
     return plan.BV, None, plan.num_warps
+
+
+def launch_kind(kernel: str) -> str:
+    """The kernel whose launch rules `kernel` follows: verify_fold (plan.VERIFY_FOLDS: the
+    launch of the verify kernel that serves the rows which fold first, FOLDING) is the
+    verify kernel, compiled without the plain rows' code and tuned on its own."""
+    return "verify" if kernel == "verify_fold" else kernel
 
 
 def launch_constants(plan: "KernelPlan", kernel: str, BV: int, BKT: int | None = None,
@@ -562,6 +585,7 @@ def launch_constants(plan: "KernelPlan", kernel: str, BV: int, BKT: int | None =
     sm_90 PTX, session 12). Which is faster depends on the configuration, so
     the tuner tries both (H200, session 12, tables' launches: Mamba-2 Nano fp32 5% faster
     amortised, GDN fp32 + NVFP4 5% slower: more registers)."""
+    kernel = launch_kind(kernel)
     for what, v in (("value tile", BV), ("key chunk", BKT), ("split", split)):
         if v is not None and (isinstance(v, bool) or not isinstance(v, int) or v < 1 or v & (v - 1)):
             raise ConfigError(f"the {what} must be a power of two, got {v!r}")
@@ -651,20 +675,38 @@ def make_plan(deriv: Derivation, config: KernelConfig) -> KernelPlan:
     H, HV, K, V = (dims[g[r]] for r in ("key_heads", "value_heads", "key_dim", "value_dim"))
     L = config.buffer_length
     T_MAX = config.max_drafts
-    # Capacity rule: every operation leaves at most L - 1 committed records (decode and
-    # commit fold when the count would reach L), so a verify appends its <= T_MAX drafts
-    # at rows n..n+T-1 <= L + T_MAX - 2: the ring needs L + T_MAX - 1 rows, for any L and
-    # T_MAX (no power of two), and the flush period stays L tokens.
-    RING = L + T_MAX - 1
-    BK = _next_pow2(K)
     ckpt = state_format("ckpt", config.state_dtype, config.stochastic, config.fp8_scale)
     read = (state_format("read", config.read_dtype, False, config.fp8_scale)
             if config.read_dtype else None)
+    # Capacity rule: every operation leaves at most CAP committed records, and a verify
+    # appends its <= T_MAX drafts at rows n..n+T-1 <= CAP + T_MAX - 1: the ring has
+    # CAP + T_MAX rows, for any L and T_MAX (no power of two).
+    # VERIFY_FOLDS (config.verify_folds: speculative configurations, 2 <= T_MAX <= L, a
+    # plain checkpoint without a read copy, make_config checks): a verify whose drafts
+    # would take a row past CAP = L committed records folds that row's committed records
+    # into its checkpoint first, in a launch of the verify kernel for those rows: the
+    # checkpoint is read there anyway, so the fold costs one checkpoint write where a
+    # commit's fold cost a read and a write (T = 8, L = 16: one checkpoint read in three
+    # saved). The drafts still go to ring rows n + i, past the folded ones, which other
+    # programs of the launch may still be reading (a key group's shared key records); the
+    # commit moves the accepted ones to the ring's start. Decode (it folds at n + 1 >= L)
+    # and flush take up to L committed records. With T_MAX <= L a commit after such a
+    # verify stays within CAP, so a commit never folds (and never folds moved records).
+    # Otherwise CAP = L - 1: decode and commit fold when the count would reach L, the
+    # verify never writes the checkpoint, and the flush period stays L tokens either way.
+    # Not the default: the fused launch moves fewer bytes, but on the H200 (session 18,
+    # T = 8, batch 256) the verify of the folding rows took 70-75% of a separate fold's
+    # time on top of the verify's (KDA: 136%), and the whole step measured Mamba-2 1.17x
+    # -> 1.15x a decode step, GDN 1.26x -> 1.33x, KDA 1.77x -> 2.28x.
+    VERIFY_FOLDS = config.verify_folds
+    CAP = L if VERIFY_FOLDS else L - 1
+    RING = CAP + T_MAX
+    BK = _next_pow2(K)
     if "nvfp4" in (config.state_dtype, config.read_dtype):
         BK = max(BK, 2)   # values are packed in pairs along K
     BV = config.block_v or _pick_block_v(V, BK)
-    BL = _next_pow2(L)       # decode and verify read n <= L - 1 committed records
-    BLF = _next_pow2(RING)   # a commit folds up to RING
+    BL = _next_pow2(L)       # decode and verify read n <= CAP <= L committed records
+    BLF = _next_pow2(RING)   # a fold takes up to RING (a commit's, or a decode's queued one)
     # a verify's probe rows: the drafts' queries, and for a delta rule their keys after
     # them (rows T_MAX + i), so one product with each checkpoint tile serves both
     BT = _next_pow2(T_MAX * (2 if t.update == "delta" else 1))
@@ -910,7 +952,7 @@ def make_plan(deriv: Derivation, config: KernelConfig) -> KernelPlan:
     return KernelPlan(
         config=config, spec_name=spec.name, spec_hash=spec.source_hash,
         H=H, HV=HV, K=K, V=V, L=L, GROUP=HV // H, BK=BK, BV=BV, BL=BL,
-        NV=-(-V // BV), T_MAX=T_MAX, RING=RING, BT=BT, BLF=BLF, fold_dot=fold_dot,
+        NV=-(-V // BV), T_MAX=T_MAX, RING=RING, CAP=CAP, VERIFY_FOLDS=VERIFY_FOLDS, BT=BT, BLF=BLF, fold_dot=fold_dot,
         # The fold's operands are records; their own rounding sets its error budget.
         # bf16 records (2^-9 each; exactly representable in tf32) or a bf16 checkpoint
         # (2^-8): plain tf32 (2^-11 on the decayed keys) stays well inside it, one tensor-

@@ -8,6 +8,8 @@ expected; states are slot-indexed pools and rows whose slot is negative are padd
 """
 from __future__ import annotations
 
+import dataclasses
+
 import hashlib
 import importlib.util
 import os
@@ -44,7 +46,8 @@ class ReplayState:
 
     checkpoint [slots, HV, V, K] in the state precision (NVFP4: [slots, HV, V, ceil(K/2)]
     packed bytes); ring[field] [slots, heads, RING(, width)] in each field's record
-    precision, RING = L + T_MAX - 1 rows (committed records, then a verify's drafts);
+    precision, RING = CAP + T_MAX rows (committed records, then a verify's drafts; CAP,
+    the most committed records any call leaves, is L with max_drafts in 2..L, else L - 1);
     cursor [slots, HV] int32, the number of committed records of each slot and value head
     (all heads of a slot move together); params: the layer's parameter tensors (A_log,
     dt_bias, ...), needed to rebuild records. `aux` holds the precision configuration's
@@ -53,7 +56,8 @@ class ReplayState:
     scales) and "flushes" ([slots, HV] int32 flush counters that key stochastic
     rounding); `seed` is the stochastic-rounding seed of this pool. drafted [slots, HV]
     int32: the drafts of the last verify that a commit may still accept (cleared by
-    commit, decode, a flush that folds, load_state). fold_queue [2 + slots * HV] int32: scratch
+    commit, decode, a flush that folds, load_state; with plan.VERIFY_FOLDS the low 8 bits,
+    and bits 8-15 the ring row of the first draft: `pending_drafts` reads the count). fold_queue [2 + slots * HV] int32: scratch
     between a decode launch whose flush is separate and the fold launch that follows it
     (word 0: the number of queued (slot, value head) blocks whose ring filled, word 1 the
     fold programs that have finished, then the blocks); empty (zero counts) between calls.
@@ -113,7 +117,7 @@ def load(variant: str | os.PathLike, *, config: str | None = None, L: int | None
          stochastic: bool = False, read_dtype: str | None = None, fp8_scale: str | None = None,
          record_dtypes: dict[str, str] | None = None, max_drafts: int | None = None,
          gate_records: str | None = None, decode_structure: str | None = None,
-         **dims: int) -> "Kernels":
+         verify_folds: bool = False, **dims: int) -> "Kernels":
     """Kernels of one configuration of `variant`: a spec name in specs/, or the path of a
     spec file (a variant under development, or a test fixture).
 
@@ -135,11 +139,15 @@ def load(variant: str | os.PathLike, *, config: str | None = None, L: int | None
     the plan, so such configurations launch with the plan's tiles, but for the key-chunk
     decode of a read copy (it indexes scales per row; launch_constants checks the tiles).
     `max_drafts` (T_MAX, default 1) is the most draft tokens one `verify` may append;
-    it sizes the rings (L + T_MAX - 1 rows) and is part of the kernels' identity.
+    it sizes the rings (plan.RING rows) and is part of the kernels' identity.
     `gate_records` ("step" or "cumulative"; default: cumulative for per-channel decays)
     is what the gate record holds, and `decode_structure` ("kchunks" or "vtiles")
     forces the decode kernel's structure (default: the plan's); both exist so that the
     alternatives can be timed against each other (replaygen/plan.py, _gate_records).
+    `verify_folds` (max_drafts in 2..L, a plain checkpoint, no read copy): a verify folds
+    the committed records of the rows whose drafts would pass L into the checkpoint it
+    reads, in a launch of its own (fewer bytes; slower on the H200 so far, bench/NOTES.md
+    session 18), instead of the commit folding them.
     """
     if isinstance(variant, os.PathLike) or str(variant).endswith(".toml"):
         spec = load_spec(variant)
@@ -158,7 +166,8 @@ def load(variant: str | os.PathLike, *, config: str | None = None, L: int | None
     kcfg = make_config(spec, dims, L, state_dtype, record_dtype, block_v, num_warps,
                        stochastic=stochastic, read_dtype=read_dtype, fp8_scale=fp8_scale,
                        record_dtypes=record_dtypes, max_drafts=max_drafts,
-                       gate_records=gate_records, decode_structure=decode_structure)
+                       gate_records=gate_records, decode_structure=decode_structure,
+                       verify_folds=verify_folds)
     deriv = derive(spec)
     plan = make_plan(deriv, kcfg)
     text = render_module(plan, deriv)
@@ -426,8 +435,14 @@ class Kernels:
                check: bool = True, **draft_inputs: torch.Tensor) -> torch.Tensor:
         """Outputs [rows, T, HV, V] of each row's draft tokens appended after its
         committed records, by output-only evaluation (the checkpoint is read once for
-        all T drafts). Nothing committed changes: the drafts' records go to ring rows
-        past the cursor, and the slot remembers how many were drafted, for `commit`.
+        all T drafts). The drafts' records go to ring rows past the cursor, and the slot
+        remembers how many were drafted, for `commit`. Nothing committed changes, except
+        that with plan.VERIFY_FOLDS (max_drafts in 2..L, a plain checkpoint without a read
+        copy) a row whose drafts would take it past L committed records first folds them
+        into its checkpoint in the same launch (a flush of committed records only; the
+        materialised state stays the same up to rounding, and the drafts never enter the
+        checkpoint): the checkpoint is read there anyway, so that fold costs one write
+        where a commit's fold cost a read and a write.
 
         `draft_inputs` are the model-native inputs with a draft axis, [rows, T, ...],
         T <= max_drafts; rows and drafts must merge (`x.view(rows * T, ...)` works) and
@@ -449,22 +464,30 @@ class Kernels:
         num_drafts = self._check_counts("num_drafts", num_drafts, rows, T, state.device, check)
         out = self._check_draft_out(out, rows, T, dtype, state.device)
         if rows and T:
-            consts, launch = self.launch_args("verify", rows, state.device)
-            self.module.verify_kernel[(rows, self.plan.HV // consts["HPP"])](
-                slots_ptr=slots, num_slots=state.num_slots, cursor_ptr=state.cursor,
-                drafted_ptr=state.drafted, ckpt_ptr=state.checkpoint, **self._ring_args(state),
-                **args, **self._param_args(state.params), num_drafts_ptr=num_drafts, T_IN=T,
-                out_ptr=out, stride_out=_token_stride(out, out.shape[1]), **has, **consts,
-                **launch)
+            # the rows that do not fold, then (VERIFY_FOLDS) those that do: the folding
+            # launch sees the cursors the first one read (it writes them), and each is
+            # compiled without the other's code, with its own launch
+            for folding in (False, True) if self.plan.VERIFY_FOLDS else (False,):
+                consts, launch = self.launch_args("verify_fold" if folding else "verify", rows,
+                                                  state.device)
+                self.module.verify_kernel[(rows, self.plan.HV // consts["HPP"])](
+                    slots_ptr=slots, num_slots=state.num_slots, cursor_ptr=state.cursor,
+                    drafted_ptr=state.drafted, ckpt_ptr=state.checkpoint,
+                    **self._state_args(state), **self._ring_args(state), **args,
+                    **self._param_args(state.params), num_drafts_ptr=num_drafts, T_IN=T,
+                    out_ptr=out, stride_out=_token_stride(out, out.shape[1]), **has, **consts,
+                    FOLDING=folding, **launch)
         return out
 
     def commit(self, state: ReplayState, slots: torch.Tensor, num_accepted: torch.Tensor, *,
                check: bool = True) -> None:
         """Accept the first num_accepted[r] drafts of each row's last verify: advance the
         cursors (0 keeps only what was committed before), on the device. A row whose
-        committed records reach L folds them into its checkpoint in the same launch (the
-        capacity rule: at most L - 1 committed records remain, so the next verify's
-        drafts fit the ring's L + max_drafts - 1 rows). Clears the pending drafts.
+        committed records pass CAP (L - 1; with plan.VERIFY_FOLDS L, where the verify
+        folds first and a commit never needs to) folds them into its checkpoint in the
+        same launch, so the next verify's drafts fit the ring's CAP + max_drafts rows.
+        After a verify that folded, the accepted drafts' records move to the ring's start.
+        Clears the pending drafts.
 
         With `check` (one sync) a count outside [0, drafts of the slot's last verify]
         raises InputError before anything is written; a verify's drafts stop being
@@ -479,7 +502,7 @@ class Kernels:
                                           state.device, check=False)
         if check and rows:
             valid = (slots >= 0) & (slots < state.num_slots)
-            pending = state.drafted[slots.long().clamp(0, state.num_slots - 1), 0]
+            pending = self.pending_drafts(state)[slots.long().clamp(0, state.num_slots - 1)]
             bad = valid & ((num_accepted < 0) | (num_accepted > pending))
             if bool(bad.any()):
                 r = int(bad.nonzero()[0, 0])
@@ -490,6 +513,11 @@ class Kernels:
                     "folding flush or load_state)")
         if rows:
             self._fold(state, slots, state.checkpoint, flush=True, accepted=num_accepted)
+
+    def pending_drafts(self, state: ReplayState) -> torch.Tensor:
+        """[slots] the drafts of each slot's last verify that a commit may still accept."""
+        count = state.drafted[:, 0]
+        return count & 255 if self.plan.VERIFY_FOLDS else count
 
     def snapshot_shape(self, rows: int) -> tuple[int, ...]:
         """Shape of the conventional path's per-draft state snapshots for `rows` rows."""
@@ -563,6 +591,13 @@ class Kernels:
             # (a quantised copy's tile scales follow the plan's value tiles: no retiling,
             # but for the key-chunk decode of a read copy, which reads scales per row)
             launch = self.tuning.lookup(self.plan.name, kernel, device_name(device), rows)
+            if launch is None and kernel == "verify" and self.plan.VERIFY_FOLDS:
+                # the plain rows' verify is the same kernel as without verify_folds (but
+                # for CAP and RING): untuned, it takes that configuration's launch
+                plain = dataclasses.replace(self.plan.config, verify_folds=False).name
+                launch = self.tuning.lookup(plain, kernel, device_name(device), rows)
+        if launch is None and kernel == "verify_fold":   # untuned: the verify's launch
+            return self._launch("verify", rows, device)
         if launch is None:
             # the plan's own launch, through the same rules as a tuned one (for the kernels
             # whose tiles the module's CONSTEXPRS hold, this reproduces them: a test checks)
@@ -680,7 +715,7 @@ class Kernels:
         rows = {n: t.shape[2] for n, t in state.ring.items()}
         if set(rows.values()) != {self.plan.RING} or state.drafted is None:
             raise InputError(f"state belongs to another configuration (ring rows {rows}, expected "
-                             f"{self.plan.RING} = L + max_drafts - 1 with L = {self.plan.L}, "
+                             f"{self.plan.RING} = {self.plan.CAP} committed + max_drafts with L = {self.plan.L}, "
                              f"max_drafts = {self.plan.T_MAX})")
 
     def _check_slots(self, slots, pool, allow_padding=True):

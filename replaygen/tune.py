@@ -31,7 +31,10 @@ Launch.separate_flush); then the two best of those at each batch with that fold 
 at each warp count (phase 5, Launch.fold_warps), and the two best after that with the
 fold launch's blocks split over 1 to 8 programs (phase 6, Launch.fold_split). What is
 measured: replay_decode amortised per step over a whole flush cycle with staggered rows (both launches when the
-flush is separate); fold as a flush of L - 1 records; the conventional step.
+flush is separate); fold as a flush of L - 1 records; the conventional step; verify of
+T_MAX drafts past L/2 committed records; verify_fold (plan.VERIFY_FOLDS: the launch of
+the verify kernel that serves the rows folding first, candidates as the verify's) of
+T_MAX drafts past L, where every row folds.
 """
 from __future__ import annotations
 
@@ -40,8 +43,8 @@ import time
 from pathlib import Path
 
 from .errors import ConfigError
-from .plan import (_next_pow2, decode_is_chunked, decode_splits, launch_constants, plan_tiles,
-                   verify_is_chunked)
+from .plan import (_next_pow2, decode_is_chunked, decode_splits, launch_constants, launch_kind,
+                   plan_tiles, verify_is_chunked)
 from .tuning import DECODE_KERNELS, SPECULATIVE_KERNELS, TUNING_FILE, Launch, TuningTable
 
 BLOCK_VS = (8, 16, 32, 64)
@@ -52,7 +55,7 @@ BKT_CHOICES = (16, 32, 64, 128)   # 128: whole 512-byte checkpoint rows per chun
 WARPS = (1, 2, 4, 8)
 DEFAULT_STAGES = 3          # Triton's default for CUDA: what the plan's launches get
 EXTRA_STAGES = (1, 2, 4)   # 4: the key-chunk streams with three chunks in flight
-STREAMING = ("replay_decode", "fold", "verify")   # kernels whose tiles go through a loop
+STREAMING = ("replay_decode", "fold", "verify", "verify_fold")   # kernels whose tiles go through a loop
 ELEMENTS_PER_THREAD = (8, 64)
 CHUNK_ELEMENTS_PER_THREAD = (16, 64)     # narrower: the chunk grid is two-dimensional
 # A launch replaces the plan's choice only when it is this much faster: medians of 5-20
@@ -68,6 +71,7 @@ def candidates(plan, kernel: str) -> list[Launch]:
     128 elements per thread at most, its chunk feeding a tensor-core product)."""
     bv0, bkt0, w0 = plan_tiles(plan, kernel)
     out = [Launch(bv0, w0, DEFAULT_STAGES, bkt0)]
+    kernel = launch_kind(kernel)   # verify_fold: the verify kernel's launches
     chunked = ((kernel == "replay_decode" and decode_is_chunked(plan))
                or (kernel == "verify" and verify_is_chunked(plan)))
     if chunked:
@@ -117,7 +121,7 @@ def stage_candidates(times: dict[Launch, dict[int, float]], keep: int = 2) -> li
 
 
 REGISTER_CAPS = (128, 168)   # 16 / 12 one-warp programs per SM (255 registers: 8)
-CAPPED = ("verify",)          # kernels whose registers limit their programs per SM
+CAPPED = ("verify", "verify_fold")   # kernels whose registers limit their programs per SM
 
 
 def register_cap_candidates(times: dict[Launch, dict[int, float]], keep: int = 2) -> list[Launch]:
@@ -264,6 +268,8 @@ class Job:
         # a speculative configuration (built for T_MAX > 1 drafts) is tuned for its verify
         # kernel and the fold its commits run; the others for the decode kernels
         self.kernels = SPECULATIVE_KERNELS if kern.plan.T_MAX > 1 else DECODE_KERNELS
+        if not kern.plan.VERIFY_FOLDS:   # no verify launch of folding rows
+            self.kernels = tuple(k for k in self.kernels if k != "verify_fold")
         if only:   # --kernels: a subset (the others keep their table entries)
             self.kernels = tuple(k for k in self.kernels if k in only)
         self.times: dict[str, dict[Launch, dict[int, float]]] = {k: {} for k in self.kernels}
@@ -345,7 +351,7 @@ def _phases():
              lambda j, t: stream_first_candidates(j.kern.plan, t)),
             ("phase 2 (num_stages)", STREAMING, lambda j, t: stage_candidates(t)),
             ("phase 2b (register caps)", CAPPED, lambda j, t: register_cap_candidates(t)),
-            ("phase 2c (verify programs over several value heads)", ("verify",),
+            ("phase 2c (verify programs over several value heads)", ("verify", "verify_fold"),
              lambda j, t: shared_group_candidates(j.kern.plan, t)),
             ("phase 3 (value-axis split of the decode)", ("replay_decode",),
              lambda j, t: split_candidates(j.kern.plan, t)),
@@ -435,7 +441,8 @@ def run(args, log=print) -> int:
                                 record_dtype=args.record_dtype, tuning=False,
                                 max_drafts=args.max_drafts, read_dtype=args.read_dtype,
                                 fp8_scale=args.fp8_scale, stochastic=args.stochastic,
-                                decode_structure=args.decode_structure)
+                                decode_structure=args.decode_structure,
+                                verify_folds=args.verify_folds)
                     jobs.append(Job(variant, name, kern, args.kernels or ()))
     log(f"{len(jobs)} configurations, batches {args.batches}")
     for j in jobs:

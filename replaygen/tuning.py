@@ -39,12 +39,12 @@ from .plan import launch_constants
 
 FORMAT = 1
 TUNING_FILE = "tuning.json"
-KERNELS = ("replay_decode", "fold", "conventional_decode", "verify")
+KERNELS = ("replay_decode", "fold", "conventional_decode", "verify", "verify_fold")
 # the kernels `replaygen tune` sweeps for a configuration: verify and the fold (which a
 # commit runs) where the configuration is built for speculation (max_drafts > 1), the
 # decode kernels elsewhere
 DECODE_KERNELS = KERNELS[:3]
-SPECULATIVE_KERNELS = ("verify", "fold")
+SPECULATIVE_KERNELS = ("verify", "verify_fold", "fold")
 BATCH_BUCKETS = (1, 8, 64, 256, 512)
 ENTRY_KEYS = {"config", "kernel", "batch", "BV", "num_warps", "num_stages"}
 OPTIONAL_KEYS = {"BKT", "split", "separate_flush", "maxnreg", "heads", "fold_warps", "fold_split",
@@ -297,7 +297,7 @@ class TuningTable:
             self._fail(key, f"'maxnreg' must be an integer register count in 16..255, got {r!r}")
         h = e.get("heads")
         if "heads" in e and (isinstance(h, bool) or not isinstance(h, int) or h < 1
-                             or e["kernel"] != "verify"):
+                             or e["kernel"] not in ("verify", "verify_fold")):
             self._fail(key, f"'heads' is a positive integer, and only for verify, got {h!r} "
                             f"for {e['kernel']!r}")
         if "fold_warps" in e and (not _power_of_two(e["fold_warps"], MAX_WARPS)

@@ -315,6 +315,7 @@ class Config:
     max_drafts: int = 1             # T_MAX of speculative verification
     gate_records: str | None = None       # "step" / "cumulative"; None: the plan's choice
     decode_structure: str | None = None   # "kchunks" / "vtiles"; None: the plan's choice
+    verify_folds: bool = False      # a verify folds the rows it would take past L records
 
     @property
     def HV(self) -> int:
@@ -338,7 +339,7 @@ class Config:
         return load_case(self.variant, L=self.L, state_dtype=self.state_dtype,
                          record_dtype=self.record_dtype, max_drafts=self.max_drafts,
                          gate_records=self.gate_records, decode_structure=self.decode_structure,
-                         **self.precision, **dims)
+                         verify_folds=self.verify_folds, **self.precision, **dims)
 
     @property
     def precision(self) -> dict:

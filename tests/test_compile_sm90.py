@@ -129,7 +129,7 @@ KERNELS = (("replay_decode_kernel", {}), ("replay_decode_kernel", {"FOLD_EVERY_S
            ("fold_kernel", {"FLUSH": False, "COMMIT": False, **GRID}), ("conventional_decode_kernel", {}),
            ("fold_kernel", {"FLUSH": True, "COMMIT": True, **GRID}),
            ("fold_kernel", {"FLUSH": True, "COMMIT": False, "QUEUED": True, "QSPLIT": 4}),
-           ("verify_kernel", {}),
+           ("verify_kernel", {"FOLDING": False}),
            ("conventional_verify_kernel", {}), ("conventional_select_kernel", {}),
            ("quantize_kernel", {}))
 # Speculative configurations (T_MAX = 8, L = 16, fp32 checkpoint, bf16 records: the
@@ -154,7 +154,7 @@ def ptxas_usage(compiled) -> str:
                     if "registers" in line or "spill" in line)
 
 
-TABLE_KERNELS = {"replay_decode": ("replay_decode_kernel", {}), "verify": ("verify_kernel", {}),
+TABLE_KERNELS = {"replay_decode": ("replay_decode_kernel", {}), "verify": ("verify_kernel", {"FOLDING": False}),
                  "fold": ("fold_kernel", {"FLUSH": True, "COMMIT": False, "QUEUED": True, "QSPLIT": 4}),
                  "conventional_decode": ("conventional_decode_kernel", {})}
 
@@ -233,15 +233,20 @@ def compile_all(workers: int) -> tuple[int, list[str]]:
     # 3.6): reported, not failed. So are a few bytes: KDA's verify at the plan's own
     # four-warp launch spills 4 (one register) with Triton 3.6's ptxas 12.8 and none with
     # 3.9's (session 17, the H200's image); its tabled one-warp launch spills none.
+    # The verify of the rows that fold first (verify_folds=True: FOLDING) is a launch and
+    # compiled kernel of its own: the same check.
     for variant in available_variants():
         first = load_variant(variant).configs[0].name
-        for name, options in (("verify_kernel", dict(L=16, max_drafts=SPEC_DRAFTS)),
-                              ("replay_decode_kernel", dict(L=32, tuning=False))):
+        for name, options, flags in (
+                ("verify_kernel", dict(L=16, max_drafts=SPEC_DRAFTS), {"FOLDING": False}),
+                ("verify_kernel", dict(L=16, max_drafts=SPEC_DRAFTS, verify_folds=True),
+                 {"FOLDING": True}),
+                ("replay_decode_kernel", dict(L=32, tuning=False), {})):
             kern = load(variant, config=first, state_dtype="fp32", record_dtype="bf16",
                         **options)
             count += 1
-            usage = ptxas_usage(compile_kernel(kern, name))
-            print(f"{kern.name}: {name}: {usage}")
+            usage = ptxas_usage(compile_kernel(kern, name, **flags))
+            print(f"{kern.name}: {name}{flags}: {usage}")
             spills = [int(n) for n in re.findall(r"(\d+) bytes spill", usage)]
             if not spills or (max(spills) > SPILL_REPORTED and kern.plan.K <= 128):
                 failures.append(f"{kern.name}: {name} spills (or no ptxas report): {usage}")
@@ -300,11 +305,12 @@ def test_default_kernels_compile_for_sm90():
     stdout = log.read()
     assert proc.returncode == 0, stdout[-8000:]
     # every module has the kernels of KERNELS but quantize_kernel, which only a quantised
-    # copy's has; plus the tuned launches and each variant's T_MAX = 8 verify kernel
+    # copy's has; plus the tuned launches and each variant's T_MAX = 8 verify kernels
+    # (plain, folding) and L = 32 decode
     quantized = sum(c.read_dtype is not None or c.state_dtype in ("fp8", "nvfp4")
                     for _, c in CONFIGS)
     expected = (len(CONFIGS) * (len(KERNELS) - 1) + quantized + len(TUNED)
-                + 2 * len(available_variants()) + 2 * len(CHUNKED_DECODE))
+                + 3 * len(available_variants()) + 2 * len(CHUNKED_DECODE))
     assert f"compiled {expected} kernels, 0 failed" in stdout, stdout[-2000:]
 
 

@@ -169,11 +169,18 @@ def test_verify_is_tuned_for_speculative_configurations():
     """A configuration built for drafts is tuned for its verify kernel (key chunks for
     GDN: the plan's launch first, then [DBV, BKT] chunks) and its commits' fold ([64, K]
     tiles included, as for a plain configuration); the others for the three decode
-    kernels; a verify entry is a valid table entry and drives verify's launch."""
+    kernels; a verify entry is a valid table entry and drives verify's launch. With
+    plan.VERIFY_FOLDS the launch of the verify's folding rows (verify_fold) is tuned too,
+    with the verify's candidates; untuned, it takes the verify's launch."""
     from replaygen.tune import Job, candidates
     spec_kern = load("gdn", H=1, HV=2, K=32, V=32, L=4, max_drafts=4, tuning=False)
     job = Job("gdn", "x", spec_kern)
     assert job.kernels == ("verify", "fold") and set(job.plan_launch) == {"verify", "fold"}
+    folding = load("gdn", H=1, HV=2, K=32, V=32, L=4, max_drafts=4, verify_folds=True,
+                   tuning=False)
+    assert folding.plan.VERIFY_FOLDS and folding.name == spec_kern.name.replace("__T4", "__T4vf")
+    assert Job("gdn", "z", folding).kernels == ("verify", "verify_fold", "fold")
+    assert candidates(folding.plan, "verify_fold") == candidates(folding.plan, "verify")
     assert job.load_kwargs()["max_drafts"] == 4
     cands = candidates(spec_kern.plan, "verify")
     assert cands[0] == job.plan_launch["verify"] and len(cands) > 1
@@ -190,6 +197,21 @@ def test_verify_is_tuned_for_speculative_configurations():
     spec_kern.tuning = t
     got = spec_kern.launch_args("verify", 1, "cpu", launch=t.lookup(spec_kern.name, "verify", "G", 1))
     assert got[0]["DBV"] == 16 and got[0]["BKT"] == 16 and got[1]["num_warps"] == 2
+    # the plain rows' verify of a verify_folds configuration: untuned, the launch of the
+    # same configuration without verify_folds (the same kernel but for CAP and RING)
+    cpu = TuningTable()   # ("cpu": the device name the interpreter's launches look up)
+    cpu.add("cpu", spec_kern.name, "verify", 1, Launch(16, 2, 3, BKT=16))
+    folding.tuning = cpu
+    assert folding.launch_args("verify", 1, "cpu")[1]["num_warps"] == 2
+    cpu.add("cpu", folding.name, "verify", 1, Launch(32, 4, 3, BKT=32))
+    folding._launches.clear()
+    assert folding.launch_args("verify", 1, "cpu")[1]["num_warps"] == 4
+    # the folding rows' launch: the verify's while untuned, its own entry once tuned
+    folding.forced["verify"] = Launch(16, 2, 3, BKT=16)
+    assert folding.launch_args("verify_fold", 1, "cpu") == folding.launch_args("verify", 1, "cpu")
+    folding.forced["verify_fold"] = Launch(32, 4, 2, BKT=32)
+    got = folding.launch_args("verify_fold", 1, "cpu")
+    assert (got[0]["DBV"], got[0]["BKT"], got[1]["num_warps"]) == (32, 32, 4)
 
 
 def test_merge_replaces_same_keys():

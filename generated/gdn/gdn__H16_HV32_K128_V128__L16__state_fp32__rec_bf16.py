@@ -2,8 +2,8 @@
 # the templates and run `replaygen build`.
 # kernel: gdn__H16_HV32_K128_V128__L16__state_fp32__rec_bf16
 # spec sha256: 269ae606d36dd56b152535499facfacd42680cd4fda27f9a1b04094384a173fb
-# templates sha256: 5dcaf297f141bfbb1ef199966c6b2143740a4c5fc497fa35a9945e026e0998c1
-# generator sha256: 80e2c3cc82ada75ebf9b03cee5591ca66f1230543cd44d61a6f56f246a7b3571
+# templates sha256: 405fa0073befd00e4824154b5715b0ca8feb8dd464d2bdef26f448d04da9ca91
+# generator sha256: d5e435f8f0be4acd52087422d3e88a42261c02b87e377da535f2c69d1fbcf820
 """ReplaySSM kernels for gdn: gdn__H16_HV32_K128_V128__L16__state_fp32__rec_bf16.
 
 Replay form: S_t = C·exp(G_t) + Σ_j u_j (exp(G_t - G_j)·k_j)ᵀ,  G_j = Σ_(i<=j) g_i
@@ -20,7 +20,7 @@ CONSTEXPRS = dict(H=16, HV=32, K=128, V=128, L=16, GROUP=2,
                   FOLD_DOT=True, DBV=64, DNV=2,
                   BKT=32, NK=4, DECODE_FOLD_DOT=True, NSPLIT=1, HPP=1, STREAM_STAGES=3, FLUSH_STAGES=2, FUSED_FLUSH=True, STREAM_FIRST=False,
                   KH=64, KS=8, NB=8,
-                  RING=16, T_MAX=1, BT=16, BLF=16)
+                  RING=16, CAP=15, VERIFY_FOLDS=False, T_MAX=1, BT=16, BLF=16)
 NUM_WARPS = 2
 DECODE_WARPS = 1
 VERIFY_WARPS = 4
@@ -35,7 +35,7 @@ def replay_decode_kernel(
     GROUP: tl.constexpr, BK: tl.constexpr, BV: tl.constexpr, BL: tl.constexpr, NV: tl.constexpr,
     FOLD_DOT: tl.constexpr, DBV: tl.constexpr, DNV: tl.constexpr, BKT: tl.constexpr, NK: tl.constexpr,
     DECODE_FOLD_DOT: tl.constexpr, NSPLIT: tl.constexpr, HPP: tl.constexpr, STREAM_STAGES: tl.constexpr, FLUSH_STAGES: tl.constexpr, FUSED_FLUSH: tl.constexpr, STREAM_FIRST: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
-    RING: tl.constexpr, T_MAX: tl.constexpr, BT: tl.constexpr, BLF: tl.constexpr,
+    RING: tl.constexpr, CAP: tl.constexpr, VERIFY_FOLDS: tl.constexpr, T_MAX: tl.constexpr, BT: tl.constexpr, BLF: tl.constexpr,
     FOLD_EVERY_STEP: tl.constexpr,
 ):
     """One ReplaySSM decode step for row i_b, value head i_hv.
@@ -245,7 +245,7 @@ def fold_kernel(
     GROUP: tl.constexpr, BK: tl.constexpr, BV: tl.constexpr, BL: tl.constexpr, NV: tl.constexpr,
     FOLD_DOT: tl.constexpr, DBV: tl.constexpr, DNV: tl.constexpr, BKT: tl.constexpr, NK: tl.constexpr,
     DECODE_FOLD_DOT: tl.constexpr, NSPLIT: tl.constexpr, HPP: tl.constexpr, STREAM_STAGES: tl.constexpr, FLUSH_STAGES: tl.constexpr, FUSED_FLUSH: tl.constexpr, STREAM_FIRST: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
-    RING: tl.constexpr, T_MAX: tl.constexpr, BT: tl.constexpr, BLF: tl.constexpr,
+    RING: tl.constexpr, CAP: tl.constexpr, VERIFY_FOLDS: tl.constexpr, T_MAX: tl.constexpr, BT: tl.constexpr, BLF: tl.constexpr,
 ):
     """Fold committed records into full states: of row i_b, value head i_hv (a grid over
     rows and value heads), or (QUEUED) of the blocks a decode launch queued.
@@ -255,8 +255,11 @@ def fold_kernel(
     write it as fp32 to dst[i_b] and change nothing; padding rows get zeros, slots
     outside the pool NaNs.
     COMMIT (with FLUSH): first advance the cursor by the row's accepted drafts (clamped
-    to [0, drafted]); fold only when that makes L committed records (the capacity rule),
-    else just store the new cursor. Folding or committing clears the pending drafts.
+    to [0, drafted]); fold only when that makes more than CAP committed records (the
+    capacity rule), else just store the new cursor. Folding or committing clears the
+    pending drafts. VERIFY_FOLDS: drafted holds the count + 256 x the drafts' first ring
+    row; a verify that folded left its drafts past rows it emptied, and the accepted ones
+    move to the cursor's rows (such a commit never folds: CAP = L >= T_MAX).
     QUEUED (with FLUSH; a 1-D grid of any size): flush the (slot, value head) blocks of
     fold_queue, each by QSPLIT programs that take every QSPLIT-th value tile; program p
     takes work items p, p + grid, ... The last of a block's programs to finish empties
@@ -336,10 +339,18 @@ def fold_kernel(
         p_drafted = drafted_ptr + tl.where(in_pool, i_slot, 0) * HV + i_hv
         if COMMIT:
             accepted = tl.load(accepted_ptr + i_b).to(tl.int32)
-            n = n + tl.minimum(tl.maximum(accepted, 0), tl.load(p_drafted))
+            drafted = tl.load(p_drafted)
+            if VERIFY_FOLDS:
+                base = (drafted >> 8) & 255  # the drafts' first ring row
+                drafted = drafted & 255
+            else:
+                base = n
+            n0 = n
+            accepted = tl.minimum(tl.maximum(accepted, 0), drafted)
+            n = n + accepted
         p_dst = dst_ptr + (i_b * HV + i_hv) * V * K
         if COMMIT:
-            active = in_pool & (n >= L)
+            active = in_pool & (n > CAP)
         elif FLUSH:
             active = in_pool & (n >= 1)
         else:
@@ -384,6 +395,24 @@ def fold_kernel(
                 tl.store(p_drafted, 0)
         elif COMMIT:
             if in_pool:
+                if VERIFY_FOLDS:
+                    if (base != n0) & (accepted > 0):
+                        o_m = tl.arange(0, BT)
+                        m_m = o_m < accepted
+                        if i_hv % GROUP == 0:  # one program moves shared rows
+                            moved_k_hat = tl.load(ring_k_hat_ptr + ((i_slot * H + i_kh) * RING + base + o_m[:, None]) * K + o_k[None, :], mask=m_m[:, None] & m_k[None, :])
+                            tl.debug_barrier()
+                            tl.store(ring_k_hat_ptr + ((i_slot * H + i_kh) * RING + n0 + o_m[:, None]) * K + o_k[None, :], moved_k_hat, mask=m_m[:, None] & m_k[None, :])
+                        moved_g = tl.load(ring_g_ptr + (i_slot * HV + i_hv) * RING + base + o_m, mask=m_m)
+                        tl.debug_barrier()
+                        tl.store(ring_g_ptr + (i_slot * HV + i_hv) * RING + n0 + o_m, moved_g, mask=m_m)
+                        for i_v in range(NV):
+                            o_v = i_v * BV + o_vb
+                            m_mv = m_m[:, None] & (o_v < V)[None, :]
+                            moved_u = tl.load(ring_u_ptr + ((i_slot * HV + i_hv) * RING + base + o_m[:, None]) * V + o_v[None, :], mask=m_mv)
+                            tl.debug_barrier()
+                            tl.store(ring_u_ptr + ((i_slot * HV + i_hv) * RING + n0 + o_m[:, None]) * V + o_v[None, :], moved_u, mask=m_mv)
+                        pass
                 tl.store(p_cursor, n)
                 tl.store(p_drafted, 0)
         elif not FLUSH:
@@ -404,7 +433,7 @@ def conventional_decode_kernel(
     GROUP: tl.constexpr, BK: tl.constexpr, BV: tl.constexpr, BL: tl.constexpr, NV: tl.constexpr,
     FOLD_DOT: tl.constexpr, DBV: tl.constexpr, DNV: tl.constexpr, BKT: tl.constexpr, NK: tl.constexpr,
     DECODE_FOLD_DOT: tl.constexpr, NSPLIT: tl.constexpr, HPP: tl.constexpr, STREAM_STAGES: tl.constexpr, FLUSH_STAGES: tl.constexpr, FUSED_FLUSH: tl.constexpr, STREAM_FIRST: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
-    RING: tl.constexpr, T_MAX: tl.constexpr, BT: tl.constexpr, BLF: tl.constexpr,
+    RING: tl.constexpr, CAP: tl.constexpr, VERIFY_FOLDS: tl.constexpr, T_MAX: tl.constexpr, BT: tl.constexpr, BLF: tl.constexpr,
 ):
     """The conventional decode step for row i_b, value head i_hv, value tile i_v:
     read the state tile, decay it, update it, read the output, write the state back."""
@@ -461,7 +490,8 @@ def verify_kernel(
     GROUP: tl.constexpr, BK: tl.constexpr, BV: tl.constexpr, BL: tl.constexpr, NV: tl.constexpr,
     FOLD_DOT: tl.constexpr, DBV: tl.constexpr, DNV: tl.constexpr, BKT: tl.constexpr, NK: tl.constexpr,
     DECODE_FOLD_DOT: tl.constexpr, NSPLIT: tl.constexpr, HPP: tl.constexpr, STREAM_STAGES: tl.constexpr, FLUSH_STAGES: tl.constexpr, FUSED_FLUSH: tl.constexpr, STREAM_FIRST: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
-    RING: tl.constexpr, T_MAX: tl.constexpr, BT: tl.constexpr, BLF: tl.constexpr,
+    RING: tl.constexpr, CAP: tl.constexpr, VERIFY_FOLDS: tl.constexpr, T_MAX: tl.constexpr, BT: tl.constexpr, BLF: tl.constexpr,
+    FOLDING: tl.constexpr,
 ):
     """Speculative verification for row i_b and the HPP value heads i_hv0 .. i_hv0 +
     HPP - 1 of one key group, in key chunks: the outputs of the row's drafts i < n_d
@@ -494,8 +524,18 @@ def verify_kernel(
     committed state read by every probe); with R_i = β_i (v_i - X[T_MAX + i]), W_d = M_v ·
     V_d - M_x · X; out = X + S_d · W_d. The drafts' records go to ring rows n + i (key-axis
     ones once per group, scalar ones per head, value ones per tile) and drafted[slot,
-    head] = n_d, the most a commit may accept. The checkpoint and the cursor are never
-    written. Outputs of drafts i >= n_d (up to T_IN) are zeros; padding rows (slot < 0)
+    head] = n_d, the most a commit may accept (VERIFY_FOLDS: plus 256 n, the drafts' first
+    ring row). With VERIFY_FOLDS a head whose drafts would take it past CAP committed
+    records first folds its n records into the checkpoint, chunk by chunk as the stream
+    reads it (S_n = exp(G_n) C + Σ_j exp(G_n - G_j) k_j w_jᵀ, stored, and the chunk's
+    product takes S_n in place of C: the drafts' decays count from n, S_c = 0), and its
+    cursor becomes 0; its drafts still go to rows n + i, past the committed records that
+    the group's other programs may still be reading (commit moves the accepted ones to the
+    ring's start). Otherwise the checkpoint and the cursor are never written. A FOLDING
+    launch serves the folding rows only, the other launch the rest (runtime.verify
+    launches both, the plain one first): each is compiled without the other's code, so
+    the fold's registers never cost the plain rows occupancy.
+    Outputs of drafts i >= n_d (up to T_IN) are zeros; padding rows (slot < 0)
     get zeros, slots outside the pool NaNs, and write nothing.
     """
     i_b = tl.program_id(0)
@@ -518,170 +558,208 @@ def verify_kernel(
         # move every head's cursor alike), so the first head's cursor is the group's: the
         # records the group shares sit at the same rows for all its heads.
         i_hv = i_hv0
-        n = tl.load(cursor_ptr + i_slot * HV + i_hv)
+        p_cursor = cursor_ptr + i_slot * HV + i_hv
+        n = tl.load(p_cursor)
         n_d = tl.load(num_drafts_ptr + i_b)
         n_d = tl.maximum(tl.minimum(n_d, tl.minimum(T_IN, RING - n)), 0)
         m_l = o_l < n
         m_p = (o_dr < n_d) & (o_t < 2 * T_MAX)  # probe rows of present drafts
         m_dk = (o_t < T_MAX) & m_p  # rows i of present drafts: their records' rows n + i
         m_dr = o_dr < n_d  # every probe row of a present draft
-        h_q = tl.load(q_ptr + (i_b * T_IN + o_dr[:, None]) * stride_q + i_kh * K + o_k[None, :], mask=m_p[:, None] & m_k[None, :], other=0.0).to(tl.float32)  # [BT, BKT]
-        h_k = tl.load(k_ptr + (i_b * T_IN + o_dr[:, None]) * stride_k + i_kh * K + o_k[None, :], mask=m_p[:, None] & m_k[None, :], other=0.0).to(tl.float32)  # [BT, BKT]
-        red_0 = tl.sum((h_q) * (h_q), axis=1)
-        red_1 = tl.sum((h_k) * (h_k), axis=1)
-        # each probe row as factor x raw input (sympy's split of its role): the checkpoint
-        # stream multiplies raw rows and XT's columns take the factors once after it
-        fac_query = 0.08838834764831845 / tl.sqrt(red_0 + 1e-06) + tl.zeros([BT], tl.float32)
-        fac_key = (1.0 / tl.sqrt(red_1 + 1e-06)) + tl.zeros([BT], tl.float32)
-        # whole-axis reductions broadcast over the key axis (absent drafts: 0)
-        red_0 = tl.where(m_dr, red_0, 0.0)[:, None]
-        red_1 = tl.where(m_dr, red_1, 0.0)[:, None]
-        h_q_hat = 0.08838834764831845 * h_q / tl.sqrt(red_0 + 1e-06)
-        h_k_hat = h_k / tl.sqrt(red_1 + 1e-06)
-        ht_query = h_q_hat
-        ht_key = h_k_hat
-        raw_probe_all = tl.where((o_t < T_MAX)[:, None], h_q, 0.0)  # [BT, BK] query rows
-        raw_probe_all += tl.where((o_t >= T_MAX)[:, None], h_k, 0.0)  # [BT, BK] key rows
-        h_kd = tl.where(m_dk[:, None], h_k, 0.0)  # rows i: draft i's raw key
-        if i_hv % GROUP == 0:
-            tl.store(ring_k_hat_ptr + ((i_slot * H + i_kh) * RING + n + o_t[:, None]) * K + o_k[None, :], h_k_hat.to(ring_k_hat_ptr.dtype.element_ty), mask=m_dk[:, None] & m_k[None, :])
-        r_k_hat = tl.load(ring_k_hat_ptr + ((i_slot * H + i_kh) * RING + o_l[:, None]) * K + o_k[None, :], mask=m_l[:, None] & m_k[None, :], other=0.0).to(tl.float32)  # [BL, BK]
-        rec_key = r_k_hat
-        # the scores from raw rows; each value head applies its decays and each role's
-        # factor to these [BT, BL] / [BT, BT] products (S[r, j] = fac_r (raw_r · key_j)):
-        # no [BT, BK] tile of finished probes is built (at one warp each such tile is 64
-        # registers per thread; ncu, H200: the T = 8 verify used 255 and spilled)
-        if DECODE_FOLD_DOT:
-            R_c = tl.dot(raw_probe_all, tl.trans(rec_key), input_precision="tf32")
+        if VERIFY_FOLDS:   # (a row's heads share their cursor: so does the program)
+            fold = (n > 0) & (n + n_d > CAP)  # the row folds its committed records first
         else:
-            R_c = tl.sum(raw_probe_all[:, None, :] * rec_key[None, :, :], axis=2)
-        if DECODE_FOLD_DOT:
-            R_w = tl.dot(raw_probe_all, tl.trans(h_kd), input_precision="tf32")
-        else:
-            R_w = tl.sum(raw_probe_all[:, None, :] * h_kd[None, :, :], axis=2)
-        for i_g in range(HPP):
-            i_hv = i_hv0 + i_g
-            p_out = out_ptr + (i_b * T_IN + o_t[:, None]) * stride_out + i_hv * V  # [BT, 1]
-            n = tl.load(cursor_ptr + i_slot * HV + i_hv)
-            n_d = tl.load(num_drafts_ptr + i_b)
-            n_d = tl.maximum(tl.minimum(n_d, tl.minimum(T_IN, RING - n)), 0)
-            m_l = o_l < n
-            m_p = (o_dr < n_d) & (o_t < 2 * T_MAX)  # probe rows of present drafts
-            m_dk = (o_t < T_MAX) & m_p  # rows i of present drafts: their records' rows n + i
-            m_dr = o_dr < n_d  # every probe row of a present draft
-            m_t = o_t < n_d  # output rows of present drafts
-            causal = tl.where((o_t >= T_MAX)[:, None], o_t[None, :] < o_dr[:, None], o_t[None, :] <= o_dr[:, None])
-            # -- committed records: scalar log decays, weights to the committed end n ------
-            b_A_log = tl.load(A_log_ptr + i_hv).to(tl.float32)
-            b_dt_bias = tl.load(dt_bias_ptr + i_hv).to(tl.float32)
-            r_g = tl.load(ring_g_ptr + (i_slot * HV + i_hv) * RING + o_l, mask=m_l, other=0.0).to(tl.float32)  # [BL]
-            rec_gate = r_g
-            rec_gate = tl.where(m_l, rec_gate, 0.0)
-            G_rec = tl.cumsum(rec_gate, axis=0)
-            G_t = tl.sum(rec_gate, axis=0)
-            rec_weight = tl.where(m_l, tl.exp(-G_rec + G_t), 0.0)  # decay from record j to n, <= 1
-            G_n = G_t
-            # -- this head's draft scalars, all drafts at once as [BT] vectors over the probe
-            # rows (o_dr: the draft of each row; absent drafts load zeros and are masked)
-            b_a = tl.load(a_ptr + (i_b * T_IN + o_dr) * stride_a + i_hv, mask=m_dr, other=0.0).to(tl.float32)  # [BT]
-            b_b = tl.load(b_ptr + (i_b * T_IN + o_dr) * stride_b + i_hv, mask=m_dr, other=0.0).to(tl.float32)  # [BT]
-            b_g = -tl.exp(b_A_log) * tl.where((b_a + b_dt_bias) > 20.0, (b_a + b_dt_bias), tl.log(1.0 + tl.exp(tl.minimum((b_a + b_dt_bias), 20.0))))
-            b_beta = (1.0 / (1.0 + tl.exp(-(b_b))))
-            t_gate = b_g
-            t_beta = b_beta
-            # G_d[r]: the log decay from the checkpoint to draft o_dr[r] (absent: to n)
-            g_d = tl.where(m_dk, t_gate, 0.0)  # rows i: draft i's gate
-            G_d = tl.where(m_dr, G_n + tl.sum(tl.where(o_t[None, :] <= o_dr[:, None], g_d[None, :], 0.0), axis=1), G_n)
-            d_beta = tl.where(m_dr, t_beta, 0.0)
-            tl.store(ring_g_ptr + ((i_slot * HV + i_hv) * RING + n + o_t), b_g.to(ring_g_ptr.dtype.element_ty), mask=m_dk)
-            ck_weight = tl.exp(G_d)  # [BT] decay from the checkpoint to each probe
-            draft_weight = tl.exp(-G_n + G_d)  # [BT] decay from n to each probe
-            fac_probe = tl.where(m_p, tl.where(o_t < T_MAX, fac_query, fac_key), 0.0)  # [BT]
-            ck_scale = ck_weight * fac_probe  # [BT]
-            # window decays exp(G_i - G_i'), i' <= i (query rows) or i' < i (key rows)
-            pair = tl.where(causal & m_t[None, :], tl.exp(tl.minimum(G_d[:, None] - G_d[None, :], 0.0)), 0.0)  # [BT, BT]
-            # per-draft scalars, broadcast over the tile axis
-            # this head's scores: the probes against the committed records' keys decayed
-            # to n (zero past n) and against the drafts' keys
-            S_c = tl.where(m_l[None, :], R_c, 0.0) * rec_weight[None, :] * (draft_weight * fac_probe)[:, None]
-            S_w = R_w * fac_probe[:, None] * fac_key[None, :]
-            # -- the window, the same for every value tile: solved once, before the stream
-            S_win = S_w * pair  # rows i: S_d[i, i']; rows T_MAX + i: A[i, i'] / β_i
-            # (I + A)^-1 row by row, A[i, i'] = β_i S_win[T_MAX + i, i']
-            T_inv = tl.zeros([BT, BT], tl.float32)
-            for i_d in tl.static_range(T_MAX):
-                sel = (o_t == i_d) & (i_d < n_d)
-                a_row = tl.sum(tl.where((o_t == T_MAX + i_d)[:, None], S_win, 0.0), axis=0)  # [BT]
-                beta_i = tl.sum(tl.where(o_t == i_d, d_beta, 0.0), axis=0)
-                t_row = sel.to(tl.float32) - beta_i * tl.sum(a_row[:, None] * T_inv, axis=0)
-                T_inv = tl.where(sel[:, None], t_row[None, :], T_inv)
-            M_v = T_inv * d_beta[None, :]  # (I + A)^-1 diag(β)
-            # M_x[i, T_MAX + i'] = M_v[i, i']: the same solve, reading X's key rows
-            shift = (o_t[None, :] == o_t[:, None] + T_MAX).to(tl.float32)
+            fold = n < 0  # (never)
+        if fold == FOLDING:  # this launch's rows (runtime.verify: the plain rows, then the folding ones)
+            h_q = tl.load(q_ptr + (i_b * T_IN + o_dr[:, None]) * stride_q + i_kh * K + o_k[None, :], mask=m_p[:, None] & m_k[None, :], other=0.0).to(tl.float32)  # [BT, BKT]
+            h_k = tl.load(k_ptr + (i_b * T_IN + o_dr[:, None]) * stride_k + i_kh * K + o_k[None, :], mask=m_p[:, None] & m_k[None, :], other=0.0).to(tl.float32)  # [BT, BKT]
+            red_0 = tl.sum((h_q) * (h_q), axis=1)
+            red_1 = tl.sum((h_k) * (h_k), axis=1)
+            # each probe row as factor x raw input (sympy's split of its role): the checkpoint
+            # stream multiplies raw rows and XT's columns take the factors once after it
+            fac_query = 0.08838834764831845 / tl.sqrt(red_0 + 1e-06) + tl.zeros([BT], tl.float32)
+            fac_key = (1.0 / tl.sqrt(red_1 + 1e-06)) + tl.zeros([BT], tl.float32)
+            # whole-axis reductions broadcast over the key axis (absent drafts: 0)
+            red_0 = tl.where(m_dr, red_0, 0.0)[:, None]
+            red_1 = tl.where(m_dr, red_1, 0.0)[:, None]
+            h_q_hat = 0.08838834764831845 * h_q / tl.sqrt(red_0 + 1e-06)
+            h_k_hat = h_k / tl.sqrt(red_1 + 1e-06)
+            ht_query = h_q_hat
+            ht_key = h_k_hat
+            raw_probe_all = tl.where((o_t < T_MAX)[:, None], h_q, 0.0)  # [BT, BK] query rows
+            raw_probe_all += tl.where((o_t >= T_MAX)[:, None], h_k, 0.0)  # [BT, BK] key rows
+            h_kd = tl.where(m_dk[:, None], h_k, 0.0)  # rows i: draft i's raw key
+            if i_hv % GROUP == 0:
+                tl.store(ring_k_hat_ptr + ((i_slot * H + i_kh) * RING + n + o_t[:, None]) * K + o_k[None, :], h_k_hat.to(ring_k_hat_ptr.dtype.element_ty), mask=m_dk[:, None] & m_k[None, :])
+            r_k_hat = tl.load(ring_k_hat_ptr + ((i_slot * H + i_kh) * RING + o_l[:, None]) * K + o_k[None, :], mask=m_l[:, None] & m_k[None, :], other=0.0).to(tl.float32)  # [BL, BK]
+            rec_key = r_k_hat
+            # the scores from raw rows; each value head applies its decays and each role's
+            # factor to these [BT, BL] / [BT, BT] products (S[r, j] = fac_r (raw_r · key_j)):
+            # no [BT, BK] tile of finished probes is built (at one warp each such tile is 64
+            # registers per thread; ncu, H200: the T = 8 verify used 255 and spilled)
             if DECODE_FOLD_DOT:
-                M_x = tl.dot(M_v, shift, input_precision="tf32")
+                R_c = tl.dot(raw_probe_all, tl.trans(rec_key), input_precision="tf32")
             else:
-                M_x = tl.sum(M_v[:, :, None] * shift[None, :, :], axis=1)
-            S_d = tl.where((o_t < T_MAX)[:, None], S_win, 0.0)
-            # The value tiles' key chunks as one pipelined stream (DNV x NK steps): the
-            # loads of the next chunks, the next tile's included, are in flight while a
-            # chunk's product and a tile's window run. A tile's own inputs (draft values,
-            # records' values) load with each of its chunks, so they stream too.
-            XT = tl.zeros([DBV, BT], tl.float32)  # C·(decayed probe), every probe at once
-            for i_it in tl.range(DNV * NK, num_stages=STREAM_STAGES):
-                i_v = i_it // NK
-                i_k = i_it % NK
-                o_v = i_v * DBV + o_vb
-                m_v = o_v < V
-                p_rows = ckpt_ptr + ((i_slot * HV + i_hv) * V + o_v) * K  # [DBV] checkpoint rows
-                o_kc = i_k * BKT + o_kb
-                m_kc = o_kc < K
-                c_chunk = tl.load(p_rows[:, None] + o_kc[None, :], mask=m_v[:, None] & m_kc[None, :], other=0.0).to(tl.float32)
-                if NK == 1:   # one chunk spans the key axis: the probes of every value tile
-                    raw_probe = raw_probe_all
+                R_c = tl.sum(raw_probe_all[:, None, :] * rec_key[None, :, :], axis=2)
+            if DECODE_FOLD_DOT:
+                R_w = tl.dot(raw_probe_all, tl.trans(h_kd), input_precision="tf32")
+            else:
+                R_w = tl.sum(raw_probe_all[:, None, :] * h_kd[None, :, :], axis=2)
+            for i_g in range(HPP):
+                i_hv = i_hv0 + i_g
+                p_out = out_ptr + (i_b * T_IN + o_t[:, None]) * stride_out + i_hv * V  # [BT, 1]
+                p_cursor = cursor_ptr + i_slot * HV + i_hv
+                n = tl.load(p_cursor)
+                n_d = tl.load(num_drafts_ptr + i_b)
+                n_d = tl.maximum(tl.minimum(n_d, tl.minimum(T_IN, RING - n)), 0)
+                m_l = o_l < n
+                m_p = (o_dr < n_d) & (o_t < 2 * T_MAX)  # probe rows of present drafts
+                m_dk = (o_t < T_MAX) & m_p  # rows i of present drafts: their records' rows n + i
+                m_dr = o_dr < n_d  # every probe row of a present draft
+                m_t = o_t < n_d  # output rows of present drafts
+                if FOLDING:
+                    tl.debug_barrier()  # every warp has read the cursor and drafted words: stores may follow
+                    pass
+                causal = tl.where((o_t >= T_MAX)[:, None], o_t[None, :] < o_dr[:, None], o_t[None, :] <= o_dr[:, None])
+                # -- committed records: scalar log decays, weights to the committed end n ------
+                b_A_log = tl.load(A_log_ptr + i_hv).to(tl.float32)
+                b_dt_bias = tl.load(dt_bias_ptr + i_hv).to(tl.float32)
+                r_g = tl.load(ring_g_ptr + (i_slot * HV + i_hv) * RING + o_l, mask=m_l, other=0.0).to(tl.float32)  # [BL]
+                rec_gate = r_g
+                rec_gate = tl.where(m_l, rec_gate, 0.0)
+                G_rec = tl.cumsum(rec_gate, axis=0)
+                G_t = tl.sum(rec_gate, axis=0)
+                rec_weight = tl.where(m_l, tl.exp(-G_rec + G_t), 0.0)  # decay from record j to n, <= 1
+                ck_fold = tl.exp(G_t)  # decay from the checkpoint to n (a fold's)
+                if FOLDING:   # the drafts' decays count from the state they read: S_n
+                    G_n = tl.zeros_like(G_t)
                 else:
-                    raw_probe = tl.load(q_ptr + (i_b * T_IN + o_dr[:, None]) * stride_q + i_kh * K + o_kc[None, :], mask=(m_p & (o_t < T_MAX))[:, None] & m_kc[None, :], other=0.0).to(tl.float32)  # [BT, BKT] query rows
-                    raw_probe += tl.load(k_ptr + (i_b * T_IN + o_dr[:, None]) * stride_k + i_kh * K + o_kc[None, :], mask=(m_p & (o_t >= T_MAX))[:, None] & m_kc[None, :], other=0.0).to(tl.float32)  # [BT, BKT] key rows
+                    G_n = G_t
+                # -- this head's draft scalars, all drafts at once as [BT] vectors over the probe
+                # rows (o_dr: the draft of each row; absent drafts load zeros and are masked)
+                b_a = tl.load(a_ptr + (i_b * T_IN + o_dr) * stride_a + i_hv, mask=m_dr, other=0.0).to(tl.float32)  # [BT]
+                b_b = tl.load(b_ptr + (i_b * T_IN + o_dr) * stride_b + i_hv, mask=m_dr, other=0.0).to(tl.float32)  # [BT]
+                b_g = -tl.exp(b_A_log) * tl.where((b_a + b_dt_bias) > 20.0, (b_a + b_dt_bias), tl.log(1.0 + tl.exp(tl.minimum((b_a + b_dt_bias), 20.0))))
+                b_beta = (1.0 / (1.0 + tl.exp(-(b_b))))
+                t_gate = b_g
+                t_beta = b_beta
+                # G_d[r]: the log decay from the checkpoint to draft o_dr[r] (absent: to n)
+                g_d = tl.where(m_dk, t_gate, 0.0)  # rows i: draft i's gate
+                G_d = tl.where(m_dr, G_n + tl.sum(tl.where(o_t[None, :] <= o_dr[:, None], g_d[None, :], 0.0), axis=1), G_n)
+                d_beta = tl.where(m_dr, t_beta, 0.0)
+                tl.store(ring_g_ptr + ((i_slot * HV + i_hv) * RING + n + o_t), b_g.to(ring_g_ptr.dtype.element_ty), mask=m_dk)
+                ck_weight = tl.exp(G_d)  # [BT] decay from the checkpoint to each probe
+                draft_weight = tl.exp(-G_n + G_d)  # [BT] decay from n to each probe
+                fac_probe = tl.where(m_p, tl.where(o_t < T_MAX, fac_query, fac_key), 0.0)  # [BT]
+                ck_scale = ck_weight * fac_probe  # [BT]
+                # window decays exp(G_i - G_i'), i' <= i (query rows) or i' < i (key rows)
+                pair = tl.where(causal & m_t[None, :], tl.exp(tl.minimum(G_d[:, None] - G_d[None, :], 0.0)), 0.0)  # [BT, BT]
+                # per-draft scalars, broadcast over the tile axis
+                # this head's scores: the probes against the committed records' keys decayed
+                # to n (zero past n) and against the drafts' keys
+                S_c = tl.where(m_l[None, :], R_c, 0.0) * rec_weight[None, :] * (draft_weight * fac_probe)[:, None]
+                if FOLDING:  # ... and no committed records
+                    S_c = tl.zeros_like(S_c)
+                S_w = R_w * fac_probe[:, None] * fac_key[None, :]
+                # -- the window, the same for every value tile: solved once, before the stream
+                S_win = S_w * pair  # rows i: S_d[i, i']; rows T_MAX + i: A[i, i'] / β_i
+                # (I + A)^-1 row by row, A[i, i'] = β_i S_win[T_MAX + i, i']
+                T_inv = tl.zeros([BT, BT], tl.float32)
+                for i_d in tl.static_range(T_MAX):
+                    sel = (o_t == i_d) & (i_d < n_d)
+                    a_row = tl.sum(tl.where((o_t == T_MAX + i_d)[:, None], S_win, 0.0), axis=0)  # [BT]
+                    beta_i = tl.sum(tl.where(o_t == i_d, d_beta, 0.0), axis=0)
+                    t_row = sel.to(tl.float32) - beta_i * tl.sum(a_row[:, None] * T_inv, axis=0)
+                    T_inv = tl.where(sel[:, None], t_row[None, :], T_inv)
+                M_v = T_inv * d_beta[None, :]  # (I + A)^-1 diag(β)
+                # M_x[i, T_MAX + i'] = M_v[i, i']: the same solve, reading X's key rows
+                shift = (o_t[None, :] == o_t[:, None] + T_MAX).to(tl.float32)
                 if DECODE_FOLD_DOT:
-                    x_ck = tl.dot(c_chunk, tl.trans(raw_probe), input_precision="tf32")
+                    M_x = tl.dot(M_v, shift, input_precision="tf32")
                 else:
-                    x_ck = tl.sum(c_chunk[:, None, :] * raw_probe[None, :, :], axis=2)
-                XT += x_ck
-                # (loaded with each chunk so that they stream; used at the tile's last chunk)
-                b_v = tl.load(v_ptr + (i_b * T_IN + o_t[:, None]) * stride_v + i_hv * V + o_v[None, :], mask=m_t[:, None] & m_v[None, :], other=0.0).to(tl.float32)  # [BT, BV]
-                r_u = tl.load(ring_u_ptr + ((i_slot * HV + i_hv) * RING + o_l[:, None]) * V + o_v[None, :], mask=m_l[:, None] & m_v[None, :], other=0.0).to(tl.float32)  # [BL, BV]
-                if i_k == NK - 1:   # the tile's last chunk: its window and outputs
-                    t_value = b_v
-                    rec_value = r_u
-                    XT = XT * ck_scale[None, :]
-                    rec_value = tl.where(m_l[:, None], rec_value, 0.0)  # [BL, DBV]
-                    if DECODE_FOLD_DOT:
-                        x_rec = tl.dot(tl.trans(rec_value), tl.trans(S_c), input_precision="tf32")
+                    M_x = tl.sum(M_v[:, :, None] * shift[None, :, :], axis=1)
+                S_d = tl.where((o_t < T_MAX)[:, None], S_win, 0.0)
+                # The value tiles' key chunks as one pipelined stream (DNV x NK steps): the
+                # loads of the next chunks, the next tile's included, are in flight while a
+                # chunk's product and a tile's window run. A tile's own inputs (draft values,
+                # records' values) load with each of its chunks, so they stream too.
+                XT = tl.zeros([DBV, BT], tl.float32)  # C·(decayed probe), every probe at once
+                for i_it in tl.range(DNV * NK, num_stages=STREAM_STAGES):
+                    i_v = i_it // NK
+                    i_k = i_it % NK
+                    o_v = i_v * DBV + o_vb
+                    m_v = o_v < V
+                    p_rows = ckpt_ptr + ((i_slot * HV + i_hv) * V + o_v) * K  # [DBV] checkpoint rows
+                    o_kc = i_k * BKT + o_kb
+                    m_kc = o_kc < K
+                    c_chunk = tl.load(p_rows[:, None] + o_kc[None, :], mask=m_v[:, None] & m_kc[None, :], other=0.0).to(tl.float32)
+                    if NK == 1:   # one chunk spans the key axis: the probes of every value tile
+                        raw_probe = raw_probe_all
                     else:
-                        x_rec = tl.sum(tl.trans(rec_value)[:, :, None] * tl.trans(S_c)[None, :, :], axis=1)
-                    XT += x_rec  # [DBV, BT]: S_n·Decay·q_i (columns i), S_n·Decay·k_i (columns T_MAX + i)
+                        raw_probe = tl.load(q_ptr + (i_b * T_IN + o_dr[:, None]) * stride_q + i_kh * K + o_kc[None, :], mask=(m_p & (o_t < T_MAX))[:, None] & m_kc[None, :], other=0.0).to(tl.float32)  # [BT, BKT] query rows
+                        raw_probe += tl.load(k_ptr + (i_b * T_IN + o_dr[:, None]) * stride_k + i_kh * K + o_kc[None, :], mask=(m_p & (o_t >= T_MAX))[:, None] & m_kc[None, :], other=0.0).to(tl.float32)  # [BT, BKT] key rows
+                    # (loaded with each chunk so that they stream; used at the tile's last chunk)
+                    b_v = tl.load(v_ptr + (i_b * T_IN + o_t[:, None]) * stride_v + i_hv * V + o_v[None, :], mask=m_t[:, None] & m_v[None, :], other=0.0).to(tl.float32)  # [BT, BV]
+                    r_u = tl.load(ring_u_ptr + ((i_slot * HV + i_hv) * RING + o_l[:, None]) * V + o_v[None, :], mask=m_l[:, None] & m_v[None, :], other=0.0).to(tl.float32)  # [BL, BV]
+                    if FOLDING:  # S_n for this chunk: stored, and streamed in place of C
+                        rec_value = r_u
+                        rec_value = tl.where(m_l[:, None], rec_value, 0.0)  # [BL, DBV]
+                        if NK == 1:
+                            kw = rec_weight[:, None] * rec_key  # [BL, BK] (loaded for the group)
+                        else:   # the chunk's columns of the group's record keys
+                            key_chunk = tl.reshape(rec_key, [BL, NK, BKT])
+                            key_chunk = tl.sum(tl.where((tl.arange(0, NK) == i_k)[None, :, None], key_chunk, 0.0), axis=1)
+                            kw = rec_weight[:, None] * key_chunk  # [BL, BKT]
+                        s_tile = c_chunk * ck_fold
+                        if DECODE_FOLD_DOT:  # one [BV, BL] x [BL, BK] product
+                            s_tile += tl.dot(tl.trans(rec_value), kw, input_precision="tf32")
+                        else:  # tiles too small for tl.dot (a dim < 16): broadcast and reduce
+                            s_tile += tl.sum(rec_value[:, :, None] * kw[:, None, :], axis=0)
+                        tl.store(p_rows[:, None] + o_kc[None, :], s_tile.to(ckpt_ptr.dtype.element_ty), mask=m_v[:, None] & m_kc[None, :])
+                        c_chunk = s_tile
                     if DECODE_FOLD_DOT:
-                        w_v = tl.dot(tl.trans(t_value), tl.trans(M_v), input_precision="tf32")
+                        x_ck = tl.dot(c_chunk, tl.trans(raw_probe), input_precision="tf32")
                     else:
-                        w_v = tl.sum(tl.trans(t_value)[:, :, None] * tl.trans(M_v)[None, :, :], axis=1)
-                    if DECODE_FOLD_DOT:
-                        w_x = tl.dot(XT, tl.trans(M_x), input_precision="tf32")
-                    else:
-                        w_x = tl.sum(XT[:, :, None] * tl.trans(M_x)[None, :, :], axis=1)
-                    w_dT = w_v - w_x  # ((I + A)^-1 R)ᵀ
-                    w_dT = tl.where(m_t[None, :], w_dT, 0.0)
-                    if DECODE_FOLD_DOT:
-                        x_win = tl.dot(w_dT, tl.trans(S_d), input_precision="tf32")
-                    else:
-                        x_win = tl.sum(w_dT[:, :, None] * tl.trans(S_d)[None, :, :], axis=1)
-                    out = tl.trans(XT + x_win)  # [BT, DBV]
-                    w_d = tl.trans(w_dT)
-                    out = tl.where(m_t[:, None], out, 0.0)
-                    tl.store(p_out + o_v[None, :], out.to(out_ptr.dtype.element_ty), mask=m_out[:, None] & m_v[None, :])
-                    tl.store(ring_u_ptr + ((i_slot * HV + i_hv) * RING + n + o_t[:, None]) * V + o_v[None, :], w_d.to(ring_u_ptr.dtype.element_ty), mask=m_t[:, None] & m_v[None, :])
-                    XT = tl.zeros([DBV, BT], tl.float32)
-            tl.store(drafted_ptr + i_slot * HV + i_hv, n_d)
-    else:
+                        x_ck = tl.sum(c_chunk[:, None, :] * raw_probe[None, :, :], axis=2)
+                    XT += x_ck
+                    if i_k == NK - 1:   # the tile's last chunk: its window and outputs
+                        t_value = b_v
+                        rec_value = r_u
+                        XT = XT * ck_scale[None, :]
+                        rec_value = tl.where(m_l[:, None], rec_value, 0.0)  # [BL, DBV]
+                        if DECODE_FOLD_DOT:
+                            x_rec = tl.dot(tl.trans(rec_value), tl.trans(S_c), input_precision="tf32")
+                        else:
+                            x_rec = tl.sum(tl.trans(rec_value)[:, :, None] * tl.trans(S_c)[None, :, :], axis=1)
+                        XT += x_rec  # [DBV, BT]: S_n·Decay·q_i (columns i), S_n·Decay·k_i (columns T_MAX + i)
+                        if DECODE_FOLD_DOT:
+                            w_v = tl.dot(tl.trans(t_value), tl.trans(M_v), input_precision="tf32")
+                        else:
+                            w_v = tl.sum(tl.trans(t_value)[:, :, None] * tl.trans(M_v)[None, :, :], axis=1)
+                        if DECODE_FOLD_DOT:
+                            w_x = tl.dot(XT, tl.trans(M_x), input_precision="tf32")
+                        else:
+                            w_x = tl.sum(XT[:, :, None] * tl.trans(M_x)[None, :, :], axis=1)
+                        w_dT = w_v - w_x  # ((I + A)^-1 R)ᵀ
+                        w_dT = tl.where(m_t[None, :], w_dT, 0.0)
+                        if DECODE_FOLD_DOT:
+                            x_win = tl.dot(w_dT, tl.trans(S_d), input_precision="tf32")
+                        else:
+                            x_win = tl.sum(w_dT[:, :, None] * tl.trans(S_d)[None, :, :], axis=1)
+                        out = tl.trans(XT + x_win)  # [BT, DBV]
+                        w_d = tl.trans(w_dT)
+                        out = tl.where(m_t[:, None], out, 0.0)
+                        tl.store(p_out + o_v[None, :], out.to(out_ptr.dtype.element_ty), mask=m_out[:, None] & m_v[None, :])
+                        tl.store(ring_u_ptr + ((i_slot * HV + i_hv) * RING + n + o_t[:, None]) * V + o_v[None, :], w_d.to(ring_u_ptr.dtype.element_ty), mask=m_t[:, None] & m_v[None, :])
+                        XT = tl.zeros([DBV, BT], tl.float32)
+                if VERIFY_FOLDS:
+                    if FOLDING:
+                        tl.store(p_cursor, 0)
+                        pass
+                    tl.store(drafted_ptr + i_slot * HV + i_hv, n_d + 256 * n)
+                else:
+                    tl.store(drafted_ptr + i_slot * HV + i_hv, n_d)
+    elif not FOLDING:
         for i_g in range(HPP):
             i_hv = i_hv0 + i_g
             p_out = out_ptr + (i_b * T_IN + o_t[:, None]) * stride_out + i_hv * V  # [BT, 1]
@@ -702,7 +780,7 @@ def conventional_verify_kernel(
     GROUP: tl.constexpr, BK: tl.constexpr, BV: tl.constexpr, BL: tl.constexpr, NV: tl.constexpr,
     FOLD_DOT: tl.constexpr, DBV: tl.constexpr, DNV: tl.constexpr, BKT: tl.constexpr, NK: tl.constexpr,
     DECODE_FOLD_DOT: tl.constexpr, NSPLIT: tl.constexpr, HPP: tl.constexpr, STREAM_STAGES: tl.constexpr, FLUSH_STAGES: tl.constexpr, FUSED_FLUSH: tl.constexpr, STREAM_FIRST: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
-    RING: tl.constexpr, T_MAX: tl.constexpr, BT: tl.constexpr, BLF: tl.constexpr,
+    RING: tl.constexpr, CAP: tl.constexpr, VERIFY_FOLDS: tl.constexpr, T_MAX: tl.constexpr, BT: tl.constexpr, BLF: tl.constexpr,
 ):
     """The conventional speculative step (as serving engines do it) for row i_b, value
     head i_hv, value tile i_v: read the state tile once, then for each draft i < n_d
@@ -767,7 +845,7 @@ def conventional_select_kernel(
     GROUP: tl.constexpr, BK: tl.constexpr, BV: tl.constexpr, BL: tl.constexpr, NV: tl.constexpr,
     FOLD_DOT: tl.constexpr, DBV: tl.constexpr, DNV: tl.constexpr, BKT: tl.constexpr, NK: tl.constexpr,
     DECODE_FOLD_DOT: tl.constexpr, NSPLIT: tl.constexpr, HPP: tl.constexpr, STREAM_STAGES: tl.constexpr, FLUSH_STAGES: tl.constexpr, FUSED_FLUSH: tl.constexpr, STREAM_FIRST: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
-    RING: tl.constexpr, T_MAX: tl.constexpr, BT: tl.constexpr, BLF: tl.constexpr,
+    RING: tl.constexpr, CAP: tl.constexpr, VERIFY_FOLDS: tl.constexpr, T_MAX: tl.constexpr, BT: tl.constexpr, BLF: tl.constexpr,
 ):
     """Install the state after the row's last accepted draft (snap[i_b, a - 1]) as its
     slot's state; a = 0 keeps the state. a is clamped to [0, T_MAX]."""

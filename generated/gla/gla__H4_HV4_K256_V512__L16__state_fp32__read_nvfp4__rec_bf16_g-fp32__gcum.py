@@ -2,8 +2,8 @@
 # the templates and run `replaygen build`.
 # kernel: gla__H4_HV4_K256_V512__L16__state_fp32__read_nvfp4__rec_bf16_g-fp32__gcum
 # spec sha256: 2a7fe42937c3f75572badc158aa6b5a3525d5a4bced8d5656b63326bdec79ab1
-# templates sha256: 5dcaf297f141bfbb1ef199966c6b2143740a4c5fc497fa35a9945e026e0998c1
-# generator sha256: 80e2c3cc82ada75ebf9b03cee5591ca66f1230543cd44d61a6f56f246a7b3571
+# templates sha256: 405fa0073befd00e4824154b5715b0ca8feb8dd464d2bdef26f448d04da9ca91
+# generator sha256: d5e435f8f0be4acd52087422d3e88a42261c02b87e377da535f2c69d1fbcf820
 """ReplaySSM kernels for gla: gla__H4_HV4_K256_V512__L16__state_fp32__read_nvfp4__rec_bf16_g-fp32__gcum.
 
 Replay form: S_t = C·Diag(exp(G_t)) + Σ_j w_j (Diag(exp(G_t - G_j))·k_j)ᵀ,  G_j = Σ_(i<=j) g_i
@@ -20,7 +20,7 @@ CONSTEXPRS = dict(H=4, HV=4, K=256, V=512, L=16, GROUP=1,
                   FOLD_DOT=True, DBV=64, DNV=8,
                   BKT=32, NK=8, DECODE_FOLD_DOT=True, NSPLIT=1, HPP=1, STREAM_STAGES=3, FLUSH_STAGES=2, FUSED_FLUSH=True, STREAM_FIRST=False,
                   KH=128, KS=16, NB=16,
-                  RING=16, T_MAX=1, BT=16, BLF=16)
+                  RING=16, CAP=15, VERIFY_FOLDS=False, T_MAX=1, BT=16, BLF=16)
 NUM_WARPS = 4
 DECODE_WARPS = 4
 VERIFY_WARPS = 4
@@ -35,7 +35,7 @@ def replay_decode_kernel(
     GROUP: tl.constexpr, BK: tl.constexpr, BV: tl.constexpr, BL: tl.constexpr, NV: tl.constexpr,
     FOLD_DOT: tl.constexpr, DBV: tl.constexpr, DNV: tl.constexpr, BKT: tl.constexpr, NK: tl.constexpr,
     DECODE_FOLD_DOT: tl.constexpr, NSPLIT: tl.constexpr, HPP: tl.constexpr, STREAM_STAGES: tl.constexpr, FLUSH_STAGES: tl.constexpr, FUSED_FLUSH: tl.constexpr, STREAM_FIRST: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
-    RING: tl.constexpr, T_MAX: tl.constexpr, BT: tl.constexpr, BLF: tl.constexpr,
+    RING: tl.constexpr, CAP: tl.constexpr, VERIFY_FOLDS: tl.constexpr, T_MAX: tl.constexpr, BT: tl.constexpr, BLF: tl.constexpr,
     FOLD_EVERY_STEP: tl.constexpr,
 ):
     """One ReplaySSM decode step for row i_b, value head i_hv (value-tile streaming).
@@ -195,7 +195,7 @@ def fold_kernel(
     GROUP: tl.constexpr, BK: tl.constexpr, BV: tl.constexpr, BL: tl.constexpr, NV: tl.constexpr,
     FOLD_DOT: tl.constexpr, DBV: tl.constexpr, DNV: tl.constexpr, BKT: tl.constexpr, NK: tl.constexpr,
     DECODE_FOLD_DOT: tl.constexpr, NSPLIT: tl.constexpr, HPP: tl.constexpr, STREAM_STAGES: tl.constexpr, FLUSH_STAGES: tl.constexpr, FUSED_FLUSH: tl.constexpr, STREAM_FIRST: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
-    RING: tl.constexpr, T_MAX: tl.constexpr, BT: tl.constexpr, BLF: tl.constexpr,
+    RING: tl.constexpr, CAP: tl.constexpr, VERIFY_FOLDS: tl.constexpr, T_MAX: tl.constexpr, BT: tl.constexpr, BLF: tl.constexpr,
 ):
     """Fold committed records into full states: of row i_b, value head i_hv (a grid over
     rows and value heads), or (QUEUED) of the blocks a decode launch queued.
@@ -205,8 +205,11 @@ def fold_kernel(
     write it as fp32 to dst[i_b] and change nothing; padding rows get zeros, slots
     outside the pool NaNs.
     COMMIT (with FLUSH): first advance the cursor by the row's accepted drafts (clamped
-    to [0, drafted]); fold only when that makes L committed records (the capacity rule),
-    else just store the new cursor. Folding or committing clears the pending drafts.
+    to [0, drafted]); fold only when that makes more than CAP committed records (the
+    capacity rule), else just store the new cursor. Folding or committing clears the
+    pending drafts. VERIFY_FOLDS: drafted holds the count + 256 x the drafts' first ring
+    row; a verify that folded left its drafts past rows it emptied, and the accepted ones
+    move to the cursor's rows (such a commit never folds: CAP = L >= T_MAX).
     QUEUED (with FLUSH; a 1-D grid of any size): flush the (slot, value head) blocks of
     fold_queue, each by QSPLIT programs that take every QSPLIT-th value tile; program p
     takes work items p, p + grid, ... The last of a block's programs to finish empties
@@ -289,10 +292,18 @@ def fold_kernel(
         p_drafted = drafted_ptr + tl.where(in_pool, i_slot, 0) * HV + i_hv
         if COMMIT:
             accepted = tl.load(accepted_ptr + i_b).to(tl.int32)
-            n = n + tl.minimum(tl.maximum(accepted, 0), tl.load(p_drafted))
+            drafted = tl.load(p_drafted)
+            if VERIFY_FOLDS:
+                base = (drafted >> 8) & 255  # the drafts' first ring row
+                drafted = drafted & 255
+            else:
+                base = n
+            n0 = n
+            accepted = tl.minimum(tl.maximum(accepted, 0), drafted)
+            n = n + accepted
         p_dst = dst_ptr + (i_b * HV + i_hv) * V * K
         if COMMIT:
-            active = in_pool & (n >= L)
+            active = in_pool & (n > CAP)
         elif FLUSH:
             active = in_pool & (n >= 1)
         else:
@@ -340,6 +351,24 @@ def fold_kernel(
                 tl.store(p_drafted, 0)
         elif COMMIT:
             if in_pool:
+                if VERIFY_FOLDS:
+                    if (base != n0) & (accepted > 0):
+                        o_m = tl.arange(0, BT)
+                        m_m = o_m < accepted
+                        if i_hv % GROUP == 0:  # one program moves shared rows
+                            moved_k = tl.load(ring_k_ptr + ((i_slot * H + i_kh) * RING + base + o_m[:, None]) * K + o_k[None, :], mask=m_m[:, None] & m_k[None, :])
+                            tl.debug_barrier()
+                            tl.store(ring_k_ptr + ((i_slot * H + i_kh) * RING + n0 + o_m[:, None]) * K + o_k[None, :], moved_k, mask=m_m[:, None] & m_k[None, :])
+                        moved_g = tl.load(ring_g_ptr + ((i_slot * HV + i_hv) * RING + base + o_m[:, None]) * K + o_k[None, :], mask=m_m[:, None] & m_k[None, :])
+                        tl.debug_barrier()
+                        tl.store(ring_g_ptr + ((i_slot * HV + i_hv) * RING + n0 + o_m[:, None]) * K + o_k[None, :], moved_g, mask=m_m[:, None] & m_k[None, :])
+                        for i_v in range(NV):
+                            o_v = i_v * BV + o_vb
+                            m_mv = m_m[:, None] & (o_v < V)[None, :]
+                            moved_v = tl.load(ring_v_ptr + ((i_slot * HV + i_hv) * RING + base + o_m[:, None]) * V + o_v[None, :], mask=m_mv)
+                            tl.debug_barrier()
+                            tl.store(ring_v_ptr + ((i_slot * HV + i_hv) * RING + n0 + o_m[:, None]) * V + o_v[None, :], moved_v, mask=m_mv)
+                        pass
                 tl.store(p_cursor, n)
                 tl.store(p_drafted, 0)
         elif not FLUSH:
@@ -360,7 +389,7 @@ def conventional_decode_kernel(
     GROUP: tl.constexpr, BK: tl.constexpr, BV: tl.constexpr, BL: tl.constexpr, NV: tl.constexpr,
     FOLD_DOT: tl.constexpr, DBV: tl.constexpr, DNV: tl.constexpr, BKT: tl.constexpr, NK: tl.constexpr,
     DECODE_FOLD_DOT: tl.constexpr, NSPLIT: tl.constexpr, HPP: tl.constexpr, STREAM_STAGES: tl.constexpr, FLUSH_STAGES: tl.constexpr, FUSED_FLUSH: tl.constexpr, STREAM_FIRST: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
-    RING: tl.constexpr, T_MAX: tl.constexpr, BT: tl.constexpr, BLF: tl.constexpr,
+    RING: tl.constexpr, CAP: tl.constexpr, VERIFY_FOLDS: tl.constexpr, T_MAX: tl.constexpr, BT: tl.constexpr, BLF: tl.constexpr,
 ):
     """The conventional decode step for row i_b, value head i_hv, value tile i_v:
     read the state tile, decay it, update it, read the output, write the state back."""
@@ -406,7 +435,7 @@ def quantize_kernel(
     GROUP: tl.constexpr, BK: tl.constexpr, BV: tl.constexpr, BL: tl.constexpr, NV: tl.constexpr,
     FOLD_DOT: tl.constexpr, DBV: tl.constexpr, DNV: tl.constexpr, BKT: tl.constexpr, NK: tl.constexpr,
     DECODE_FOLD_DOT: tl.constexpr, NSPLIT: tl.constexpr, HPP: tl.constexpr, STREAM_STAGES: tl.constexpr, FLUSH_STAGES: tl.constexpr, FUSED_FLUSH: tl.constexpr, STREAM_FIRST: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
-    RING: tl.constexpr, T_MAX: tl.constexpr, BT: tl.constexpr, BLF: tl.constexpr,
+    RING: tl.constexpr, CAP: tl.constexpr, VERIFY_FOLDS: tl.constexpr, T_MAX: tl.constexpr, BT: tl.constexpr, BLF: tl.constexpr,
 ):
     """Store full fp32 states src [rows, HV, V, K] into the quantised copy (the read copy,
     or a quantised checkpoint) of slot slots[i_b], value head i_hv: load_state's path,
@@ -432,14 +461,15 @@ def quantize_kernel(
 
 @triton.jit
 def verify_kernel(
-    slots_ptr, num_slots, cursor_ptr, drafted_ptr, ckpt_ptr, ring_k_ptr, ring_g_ptr, ring_v_ptr,
+    slots_ptr, num_slots, cursor_ptr, drafted_ptr, ckpt_ptr, read_ptr, read_scale_ptr, read_bscale_ptr, ring_k_ptr, ring_g_ptr, ring_v_ptr,
     q_ptr, stride_q, k_ptr, stride_k, v_ptr, stride_v, gk_ptr, stride_gk,
     num_drafts_ptr, T_IN, out_ptr, stride_out,
     H: tl.constexpr, HV: tl.constexpr, K: tl.constexpr, V: tl.constexpr, L: tl.constexpr,
     GROUP: tl.constexpr, BK: tl.constexpr, BV: tl.constexpr, BL: tl.constexpr, NV: tl.constexpr,
     FOLD_DOT: tl.constexpr, DBV: tl.constexpr, DNV: tl.constexpr, BKT: tl.constexpr, NK: tl.constexpr,
     DECODE_FOLD_DOT: tl.constexpr, NSPLIT: tl.constexpr, HPP: tl.constexpr, STREAM_STAGES: tl.constexpr, FLUSH_STAGES: tl.constexpr, FUSED_FLUSH: tl.constexpr, STREAM_FIRST: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
-    RING: tl.constexpr, T_MAX: tl.constexpr, BT: tl.constexpr, BLF: tl.constexpr,
+    RING: tl.constexpr, CAP: tl.constexpr, VERIFY_FOLDS: tl.constexpr, T_MAX: tl.constexpr, BT: tl.constexpr, BLF: tl.constexpr,
+    FOLDING: tl.constexpr,
 ):
     """Speculative verification for row i_b, value head i_hv: the outputs of the row's
     drafts i < n_d (num_drafts, clamped to [0, T_IN]) appended after its n committed
@@ -458,8 +488,17 @@ def verify_kernel(
     W_d = M_v · V_d - M_x · X (M_x reads the key rows). Each draft's record is stored at
     ring row n + i (the capacity rule guarantees n + T_MAX <= RING; the count is clamped
     to the rows left all the same), and drafted[slot, head] = n_d, the most a commit
-    may accept. The checkpoint and the cursor are never written. Outputs of drafts
-    i >= n_d (up to T_IN) are zeros; padding rows (slot < 0) get zeros, slots outside
+    may accept (VERIFY_FOLDS: plus 256 n, the drafts' first ring row). With VERIFY_FOLDS
+    a row whose drafts would take it past CAP committed records first folds its n
+    records into the checkpoint, tile by tile as the tiles stream in (S_n = exp(G_n) C +
+    Σ_j exp(G_n - G_j) k_j w_jᵀ, stored, and the tile's probes read S_n with the
+    committed records gone: the drafts' decays count from n, S_c = 0), and its cursor
+    becomes 0; its drafts still go to rows n + i (commit moves the accepted ones to the
+    ring's start). Otherwise the checkpoint and the cursor are never written. A FOLDING
+    launch serves the folding rows only, the other launch the rest (runtime.verify
+    launches both, the plain one first): each is compiled without the other's code, so
+    the fold's registers never cost the plain rows occupancy.
+    Outputs of drafts i >= n_d (up to T_IN) are zeros; padding rows (slot < 0) get zeros, slots outside
     the pool NaNs, and write nothing.
     """
     i_b = tl.program_id(0)
@@ -481,92 +520,127 @@ def verify_kernel(
         # and left the other per-tile loads waiting (KDA T = 8: 255 registers and a spill,
         # now 240; H200, batch 256: 0.4913 -> 0.3904 ms, session 14)
         p_head = ckpt_ptr + (i_slot * HV + i_hv) * V * K
-        n = tl.load(cursor_ptr + i_slot * HV + i_hv)
+        p_cursor = cursor_ptr + i_slot * HV + i_hv
+        n = tl.load(p_cursor)
         n_d = tl.load(num_drafts_ptr + i_b)
         n_d = tl.maximum(tl.minimum(n_d, tl.minimum(T_IN, RING - n)), 0)
-        m_l = o_l < n
-        m_t = o_t < n_d
-        # -- committed records: keys decayed to the committed end n -----------------
-        r_k = tl.load(ring_k_ptr + ((i_slot * H + i_kh) * RING + o_l[:, None]) * K + o_k[None, :], mask=m_l[:, None] & m_k[None, :], other=0.0).to(tl.float32)  # [BL, BK]
-        r_g = tl.load(ring_g_ptr + ((i_slot * HV + i_hv) * RING + o_l[:, None]) * K + o_k[None, :], mask=m_l[:, None] & m_k[None, :], other=0.0).to(tl.float32)  # [BL, BK]
-        rec_key = r_k
-        rec_gate = r_g
-        rec_key = tl.where(m_l[:, None], rec_key, 0.0)  # [BL, BK]
-        G_rec = rec_gate  # cumulative log decays since the checkpoint, as stored
-        G_t = tl.load(ring_g_ptr + ((i_slot * HV + i_hv) * RING + tl.maximum(n - 1, 0)) * K + o_k, mask=tl.where(n > 0, m_k, False), other=0.0).to(tl.float32)  # row n - 1's, continued
-        rec_weight = tl.exp(-G_rec + G_t)  # decay from record j to n, <= 1
-        kw = tl.where(m_l[:, None], rec_weight * rec_key, 0.0)  # [BL, BK]
-        G_n = G_t
-        # -- drafts, in order: token math, records, and the window's own scores -------
-        P_d = tl.zeros([BT, BK], tl.float32)  # probes: queries (rows i), keys (rows T_MAX + i)
-        K_d = tl.zeros([BT, BK], tl.float32)  # keys (rows i)
-        G_d = tl.zeros([BT, BK], tl.float32) + G_n[None, :]  # per probe; absent: decay 1 from n
-        S_d = tl.zeros([BT, BT], tl.float32)
-        G_i = G_n
-        for i_d in tl.static_range(T_MAX):
-            # unrolled and branch-free (updates masked by `live`), so that every draft's
-            # loads can issue before the first draft's math; absent drafts reload the last
-            # present one (always in bounds) and change nothing
-            live = i_d < n_d
-            i_ld = tl.maximum(tl.minimum(i_d, n_d - 1), 0)
-            b_q = tl.load(q_ptr + (i_b * T_IN + i_ld) * stride_q + i_kh * K + o_k, mask=m_k, other=0.0).to(tl.float32)
-            b_k = tl.load(k_ptr + (i_b * T_IN + i_ld) * stride_k + i_kh * K + o_k, mask=m_k, other=0.0).to(tl.float32)
-            b_gk = tl.load(gk_ptr + (i_b * T_IN + i_ld) * stride_gk + i_hv * K + o_k, mask=m_k, other=0.0).to(tl.float32)
-            b_g = 0.0625 * -tl.where((-b_gk) > 20.0, (-b_gk), tl.log(1.0 + tl.exp(tl.minimum((-b_gk), 20.0))))
-            t_query = 0.0625 * b_q
-            t_key = b_k
-            t_gate = b_g
-            G_i = G_i + tl.where(live, t_gate, 0.0)
-            sel = (o_t == i_d) & live
-            P_d = tl.where(sel[:, None], t_query[None, :], P_d)
-            K_d = tl.where(sel[:, None], t_key[None, :], K_d)
-            G_d = tl.where((((o_t == i_d) | (o_t == T_MAX + i_d)) & live)[:, None], G_i[None, :], G_d)
-            kw_d = tl.where((o_t <= i_d)[:, None], tl.exp(-G_d + G_i[None, :]) * K_d, 0.0)  # [BT, BK]
-            s_row = tl.sum(kw_d * t_query[None, :], axis=1)  # [BT]: (exp(G_i - G_i') k_i')·q_i
-            S_d = tl.where(sel[:, None], s_row[None, :], S_d)
-            if live:
-                if i_hv % GROUP == 0:
-                    tl.store(ring_k_ptr + ((i_slot * H + i_kh) * RING + n + i_d) * K + o_k, b_k.to(ring_k_ptr.dtype.element_ty), mask=m_k)
-                tl.store(ring_g_ptr + ((i_slot * HV + i_hv) * RING + n + i_d) * K + o_k, G_i.to(ring_g_ptr.dtype.element_ty), mask=m_k)
-                pass
-        # -- every probe against the committed records (one product)
-        P_ck = tl.exp(G_d) * P_d  # [BT, BK]
-        P_w = tl.exp(-G_n[None, :] + G_d) * P_d
-        if FOLD_DOT:
-            S_c = tl.dot(P_w, tl.trans(kw), input_precision="tf32")
+        if VERIFY_FOLDS:
+            fold = (n > 0) & (n + n_d > CAP)  # the row folds its committed records first
         else:
-            S_c = tl.sum(P_w[:, None, :] * kw[None, :, :], axis=2)
-        for i_v in tl.range(NV, num_stages=STREAM_STAGES):  # the value tiles (pipelined)
-            o_v = i_v * BV + o_vb
-            m_v = o_v < V
-            c_tile = tl.load(p_head + o_v[:, None] * K + o_k[None, :], mask=m_v[:, None] & m_k[None, :], other=0.0).to(tl.float32)  # [BV, BK]
-            # -- this value tile: the drafts' value-axis inputs ([BT, BV]) and records
-            b_v = tl.load(v_ptr + (i_b * T_IN + o_t[:, None]) * stride_v + i_hv * V + o_v[None, :], mask=m_t[:, None] & m_v[None, :], other=0.0).to(tl.float32)  # [BT, BV]
-            t_value = b_v
-            r_v = tl.load(ring_v_ptr + ((i_slot * HV + i_hv) * RING + o_l[:, None]) * V + o_v[None, :], mask=m_l[:, None] & m_v[None, :], other=0.0).to(tl.float32)  # [BL, BV]
-            rec_value = r_v
-            rec_value = tl.where(m_l[:, None], rec_value, 0.0)  # [BL, BV]
-            if FOLD_DOT:
-                x_ck = tl.dot(P_ck, tl.trans(c_tile), input_precision="tf32")
+            fold = n < 0  # (never)
+        if fold == FOLDING:  # this launch's rows (runtime.verify: the plain rows, then the folding ones)
+            if FOLDING:
+                tl.debug_barrier()  # every warp has read the cursor and drafted words: stores may follow
+                pass
+            m_l = o_l < n
+            m_t = o_t < n_d
+            # -- committed records: keys decayed to the committed end n -----------------
+            r_k = tl.load(ring_k_ptr + ((i_slot * H + i_kh) * RING + o_l[:, None]) * K + o_k[None, :], mask=m_l[:, None] & m_k[None, :], other=0.0).to(tl.float32)  # [BL, BK]
+            r_g = tl.load(ring_g_ptr + ((i_slot * HV + i_hv) * RING + o_l[:, None]) * K + o_k[None, :], mask=m_l[:, None] & m_k[None, :], other=0.0).to(tl.float32)  # [BL, BK]
+            rec_key = r_k
+            rec_gate = r_g
+            rec_key = tl.where(m_l[:, None], rec_key, 0.0)  # [BL, BK]
+            G_rec = rec_gate  # cumulative log decays since the checkpoint, as stored
+            G_t = tl.load(ring_g_ptr + ((i_slot * HV + i_hv) * RING + tl.maximum(n - 1, 0)) * K + o_k, mask=tl.where(n > 0, m_k, False), other=0.0).to(tl.float32)  # row n - 1's, continued
+            rec_weight = tl.exp(-G_rec + G_t)  # decay from record j to n, <= 1
+            kw = tl.where(m_l[:, None], rec_weight * rec_key, 0.0)  # [BL, BK]
+            ck_weight = tl.exp(G_t)  # decay from the checkpoint to n (a fold's)
+            # the drafts' log decays count from the checkpoint they read: S_n in a folding row
+            # (so their probes and their cumulative gate records start from 0 there)
+            if FOLDING:
+                G_n = tl.zeros_like(G_t)
             else:
-                x_ck = tl.sum(P_ck[:, None, :] * c_tile[None, :, :], axis=2)
+                G_n = G_t
+            # -- drafts, in order: token math, records, and the window's own scores -------
+            P_d = tl.zeros([BT, BK], tl.float32)  # probes: queries (rows i), keys (rows T_MAX + i)
+            K_d = tl.zeros([BT, BK], tl.float32)  # keys (rows i)
+            G_d = tl.zeros([BT, BK], tl.float32) + G_n[None, :]  # per probe; absent: decay 1 from n
+            S_d = tl.zeros([BT, BT], tl.float32)
+            G_i = G_n
+            for i_d in tl.static_range(T_MAX):
+                # unrolled and branch-free (updates masked by `live`), so that every draft's
+                # loads can issue before the first draft's math; absent drafts reload the last
+                # present one (always in bounds) and change nothing
+                live = i_d < n_d
+                i_ld = tl.maximum(tl.minimum(i_d, n_d - 1), 0)
+                b_q = tl.load(q_ptr + (i_b * T_IN + i_ld) * stride_q + i_kh * K + o_k, mask=m_k, other=0.0).to(tl.float32)
+                b_k = tl.load(k_ptr + (i_b * T_IN + i_ld) * stride_k + i_kh * K + o_k, mask=m_k, other=0.0).to(tl.float32)
+                b_gk = tl.load(gk_ptr + (i_b * T_IN + i_ld) * stride_gk + i_hv * K + o_k, mask=m_k, other=0.0).to(tl.float32)
+                b_g = 0.0625 * -tl.where((-b_gk) > 20.0, (-b_gk), tl.log(1.0 + tl.exp(tl.minimum((-b_gk), 20.0))))
+                t_query = 0.0625 * b_q
+                t_key = b_k
+                t_gate = b_g
+                G_i = G_i + tl.where(live, t_gate, 0.0)
+                sel = (o_t == i_d) & live
+                P_d = tl.where(sel[:, None], t_query[None, :], P_d)
+                K_d = tl.where(sel[:, None], t_key[None, :], K_d)
+                G_d = tl.where((((o_t == i_d) | (o_t == T_MAX + i_d)) & live)[:, None], G_i[None, :], G_d)
+                kw_d = tl.where((o_t <= i_d)[:, None], tl.exp(-G_d + G_i[None, :]) * K_d, 0.0)  # [BT, BK]
+                s_row = tl.sum(kw_d * t_query[None, :], axis=1)  # [BT]: (exp(G_i - G_i') k_i')·q_i
+                S_d = tl.where(sel[:, None], s_row[None, :], S_d)
+                if live:
+                    if i_hv % GROUP == 0:
+                        tl.store(ring_k_ptr + ((i_slot * H + i_kh) * RING + n + i_d) * K + o_k, b_k.to(ring_k_ptr.dtype.element_ty), mask=m_k)
+                    tl.store(ring_g_ptr + ((i_slot * HV + i_hv) * RING + n + i_d) * K + o_k, G_i.to(ring_g_ptr.dtype.element_ty), mask=m_k)
+                    pass
+            # -- every probe against the committed records (one product)
+            P_ck = tl.exp(G_d) * P_d  # [BT, BK]
+            P_w = tl.exp(-G_n[None, :] + G_d) * P_d
             if FOLD_DOT:
-                x_rec = tl.dot(S_c, rec_value, input_precision="tf32")
+                S_c = tl.dot(P_w, tl.trans(kw), input_precision="tf32")
             else:
-                x_rec = tl.sum(S_c[:, :, None] * rec_value[None, :, :], axis=1)
-            X = x_ck + x_rec  # [BT, BV]: S_n·Decay·q_i (rows i), S_n·Decay·k_i (rows T_MAX + i)
-            w_d = t_value  # [BT, BV]
-            w_d = tl.where(m_t[:, None], w_d, 0.0)
-            if FOLD_DOT:
-                x_win = tl.dot(S_d, w_d, input_precision="tf32")
+                S_c = tl.sum(P_w[:, None, :] * kw[None, :, :], axis=2)
+            if FOLDING:  # a folding row's probes read S_n and no committed records
+                S_c = tl.zeros_like(S_c)
+            for i_v in tl.range(NV, num_stages=STREAM_STAGES):  # the value tiles (pipelined)
+                o_v = i_v * BV + o_vb
+                m_v = o_v < V
+                c_tile = tl.load(p_head + o_v[:, None] * K + o_k[None, :], mask=m_v[:, None] & m_k[None, :], other=0.0).to(tl.float32)  # [BV, BK]
+                # -- this value tile: the drafts' value-axis inputs ([BT, BV]) and records
+                b_v = tl.load(v_ptr + (i_b * T_IN + o_t[:, None]) * stride_v + i_hv * V + o_v[None, :], mask=m_t[:, None] & m_v[None, :], other=0.0).to(tl.float32)  # [BT, BV]
+                t_value = b_v
+                r_v = tl.load(ring_v_ptr + ((i_slot * HV + i_hv) * RING + o_l[:, None]) * V + o_v[None, :], mask=m_l[:, None] & m_v[None, :], other=0.0).to(tl.float32)  # [BL, BV]
+                rec_value = r_v
+                rec_value = tl.where(m_l[:, None], rec_value, 0.0)  # [BL, BV]
+                if FOLDING:  # S_n for this tile: stored, and read by the probes in place of C
+                    s_tile = c_tile * ck_weight[None, :]
+                    if FOLD_DOT:  # one [BV, BL] x [BL, BK] product
+                        s_tile += tl.dot(tl.trans(rec_value), kw, input_precision="tf32")
+                    else:  # tiles too small for tl.dot (a dim < 16): broadcast and reduce
+                        s_tile += tl.sum(rec_value[:, :, None] * kw[:, None, :], axis=0)
+                    tl.store(ckpt_ptr + ((i_slot * HV + i_hv) * V + o_v[:, None]) * K + o_k[None, :], s_tile.to(ckpt_ptr.dtype.element_ty), mask=(o_v < V)[:, None] & m_k[None, :])
+                    q_p, q_b, q_t = formats.nvfp4_quantize(tl.where((o_v < V)[:, None] & m_k[None, :], s_tile, 0.0), BV, BK, NB)
+                    tl.store(read_ptr + ((i_slot * HV + i_hv) * V + o_v[:, None]) * KH + o_kh[None, :], q_p, mask=(o_v < V)[:, None] & (o_kh < KH)[None, :])
+                    tl.store(read_bscale_ptr + ((i_slot * HV + i_hv) * V + o_v[:, None]) * KS + o_ks[None, :], q_b.to(read_bscale_ptr.dtype.element_ty), mask=(o_v < V)[:, None] & (o_ks < KS)[None, :])
+                    tl.store(read_scale_ptr + (i_slot * HV + i_hv) * NV + i_v, q_t)
+                    c_tile = s_tile
+                if FOLD_DOT:
+                    x_ck = tl.dot(P_ck, tl.trans(c_tile), input_precision="tf32")
+                else:
+                    x_ck = tl.sum(P_ck[:, None, :] * c_tile[None, :, :], axis=2)
+                if FOLD_DOT:
+                    x_rec = tl.dot(S_c, rec_value, input_precision="tf32")
+                else:
+                    x_rec = tl.sum(S_c[:, :, None] * rec_value[None, :, :], axis=1)
+                X = x_ck + x_rec  # [BT, BV]: S_n·Decay·q_i (rows i), S_n·Decay·k_i (rows T_MAX + i)
+                w_d = t_value  # [BT, BV]
+                w_d = tl.where(m_t[:, None], w_d, 0.0)
+                if FOLD_DOT:
+                    x_win = tl.dot(S_d, w_d, input_precision="tf32")
+                else:
+                    x_win = tl.sum(S_d[:, :, None] * w_d[None, :, :], axis=1)
+                out = X + x_win
+                out = tl.where(m_t[:, None], out, 0.0)
+                tl.store(p_out + o_v[None, :], out.to(out_ptr.dtype.element_ty), mask=m_out[:, None] & m_v[None, :])
+                tl.store(ring_v_ptr + ((i_slot * HV + i_hv) * RING + n + o_t[:, None]) * V + o_v[None, :], b_v.to(ring_v_ptr.dtype.element_ty), mask=m_t[:, None] & m_v[None, :])
+            if VERIFY_FOLDS:
+                if FOLDING:
+                    tl.store(p_cursor, 0)
+                    pass
+                tl.store(drafted_ptr + i_slot * HV + i_hv, n_d + 256 * n)
             else:
-                x_win = tl.sum(S_d[:, :, None] * w_d[None, :, :], axis=1)
-            out = X + x_win
-            out = tl.where(m_t[:, None], out, 0.0)
-            tl.store(p_out + o_v[None, :], out.to(out_ptr.dtype.element_ty), mask=m_out[:, None] & m_v[None, :])
-            tl.store(ring_v_ptr + ((i_slot * HV + i_hv) * RING + n + o_t[:, None]) * V + o_v[None, :], b_v.to(ring_v_ptr.dtype.element_ty), mask=m_t[:, None] & m_v[None, :])
-        tl.store(drafted_ptr + i_slot * HV + i_hv, n_d)
-    else:
+                tl.store(drafted_ptr + i_slot * HV + i_hv, n_d)
+    elif not FOLDING:
         # padding row (zero output) or a slot outside the pool (NaN output); no state write
         fill = tl.where(i_slot < 0, 0.0, float("nan"))
         for i_v in range(NV):
@@ -584,7 +658,7 @@ def conventional_verify_kernel(
     GROUP: tl.constexpr, BK: tl.constexpr, BV: tl.constexpr, BL: tl.constexpr, NV: tl.constexpr,
     FOLD_DOT: tl.constexpr, DBV: tl.constexpr, DNV: tl.constexpr, BKT: tl.constexpr, NK: tl.constexpr,
     DECODE_FOLD_DOT: tl.constexpr, NSPLIT: tl.constexpr, HPP: tl.constexpr, STREAM_STAGES: tl.constexpr, FLUSH_STAGES: tl.constexpr, FUSED_FLUSH: tl.constexpr, STREAM_FIRST: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
-    RING: tl.constexpr, T_MAX: tl.constexpr, BT: tl.constexpr, BLF: tl.constexpr,
+    RING: tl.constexpr, CAP: tl.constexpr, VERIFY_FOLDS: tl.constexpr, T_MAX: tl.constexpr, BT: tl.constexpr, BLF: tl.constexpr,
 ):
     """The conventional speculative step (as serving engines do it) for row i_b, value
     head i_hv, value tile i_v: read the state tile once, then for each draft i < n_d
@@ -640,7 +714,7 @@ def conventional_select_kernel(
     GROUP: tl.constexpr, BK: tl.constexpr, BV: tl.constexpr, BL: tl.constexpr, NV: tl.constexpr,
     FOLD_DOT: tl.constexpr, DBV: tl.constexpr, DNV: tl.constexpr, BKT: tl.constexpr, NK: tl.constexpr,
     DECODE_FOLD_DOT: tl.constexpr, NSPLIT: tl.constexpr, HPP: tl.constexpr, STREAM_STAGES: tl.constexpr, FLUSH_STAGES: tl.constexpr, FUSED_FLUSH: tl.constexpr, STREAM_FIRST: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
-    RING: tl.constexpr, T_MAX: tl.constexpr, BT: tl.constexpr, BLF: tl.constexpr,
+    RING: tl.constexpr, CAP: tl.constexpr, VERIFY_FOLDS: tl.constexpr, T_MAX: tl.constexpr, BT: tl.constexpr, BLF: tl.constexpr,
 ):
     """Install the state after the row's last accepted draft (snap[i_b, a - 1]) as its
     slot's state; a = 0 keeps the state. a is clamped to [0, T_MAX]."""
