@@ -160,7 +160,8 @@ def make_config(spec: Spec, dims: dict[str, int], buffer_length: int | None = No
         raise ConfigError(f"verify_folds must be True or False, got {verify_folds!r}")
     if verify_folds:
         why = ("max_drafts >= 2" if T < 2 else f"max_drafts <= L ({L})" if T > L
-               else "a plain fp32/bf16/fp16 checkpoint" if sdt in QUANTIZED
+               else "L <= 255 (the drafted word holds the drafts' ring row in 8 bits)"
+               if L > 255 else "a plain fp32/bf16/fp16 checkpoint" if sdt in QUANTIZED
                else "no read copy" if read_dtype is not None else "")
         if why:
             raise ConfigError(f"verify_folds=True needs {why}: a verify folds only a plain "

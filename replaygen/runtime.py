@@ -9,7 +9,6 @@ expected; states are slot-indexed pools and rows whose slot is negative are padd
 from __future__ import annotations
 
 import dataclasses
-
 import hashlib
 import importlib.util
 import os
@@ -56,9 +55,9 @@ class ReplayState:
     scales) and "flushes" ([slots, HV] int32 flush counters that key stochastic
     rounding); `seed` is the stochastic-rounding seed of this pool. drafted [slots, HV]
     int32: the drafts of the last verify that a commit may still accept (cleared by
-    commit, decode, a flush that folds, load_state; with plan.VERIFY_FOLDS the low 8 bits,
-    and bits 8-15 the ring row of the first draft: `pending_drafts` reads the count). fold_queue [2 + slots * HV] int32: scratch
-    between a decode launch whose flush is separate and the fold launch that follows it
+    commit, decode, a flush that folds, load_state; with plan.VERIFY_FOLDS the low 8
+    bits, and bits 8-15 the ring row of the first draft: `pending_drafts` reads the
+    count). fold_queue [2 + slots * HV] int32: scratch between a decode launch whose flush is separate and the fold launch that follows it
     (word 0: the number of queued (slot, value head) blocks whose ring filled, word 1 the
     fold programs that have finished, then the blocks); empty (zero counts) between calls.
     """
@@ -437,12 +436,12 @@ class Kernels:
         committed records, by output-only evaluation (the checkpoint is read once for
         all T drafts). The drafts' records go to ring rows past the cursor, and the slot
         remembers how many were drafted, for `commit`. Nothing committed changes, except
-        that with plan.VERIFY_FOLDS (max_drafts in 2..L, a plain checkpoint without a read
-        copy) a row whose drafts would take it past L committed records first folds them
-        into its checkpoint in the same launch (a flush of committed records only; the
+        that with load(..., verify_folds=True) a row whose drafts would take it past L
+        committed records first folds them into its checkpoint, in a second launch of
+        the verify kernel for those rows (a flush of committed records only: the
         materialised state stays the same up to rounding, and the drafts never enter the
-        checkpoint): the checkpoint is read there anyway, so that fold costs one write
-        where a commit's fold cost a read and a write.
+        checkpoint); the checkpoint is read there anyway, so that fold costs one write
+        where a commit's fold costs a read and a write.
 
         `draft_inputs` are the model-native inputs with a draft axis, [rows, T, ...],
         T <= max_drafts; rows and drafts must merge (`x.view(rows * T, ...)` works) and

@@ -254,3 +254,20 @@ def test_bad_commit(spec_kern, device):
                                       count(4, 0))
     with pytest.raises(ConfigError, match="max_drafts"):
         replaygen.load("gdn", max_drafts=0, H=1, HV=1, K=4, V=4)
+
+
+@pytest.mark.parametrize("options,reason", [
+    (dict(max_drafts=1), "max_drafts >= 2"),
+    (dict(max_drafts=4, L=3), r"max_drafts <= L \(3\)"),
+    (dict(max_drafts=2, L=256), "L <= 255"),
+    (dict(max_drafts=2, state_dtype="fp8"), "a plain fp32/bf16/fp16 checkpoint"),
+    (dict(max_drafts=2, read_dtype="nvfp4"), "no read copy"),
+    (dict(max_drafts=2, verify_folds="yes"), "must be True or False"),
+])
+def test_verify_folds_refuses_what_it_cannot_fold(options, reason):
+    """verify_folds=True is a protocol: its verify folds only a plain checkpoint, a commit
+    after it must stay within L records (T_MAX <= L), and the drafted word keeps the
+    drafts' ring row in 8 bits. Anything else is refused by name, before any kernel."""
+    options = {"verify_folds": True, "L": 4, "state_dtype": "fp32", **options}
+    with pytest.raises(ConfigError, match=reason):
+        replaygen.load("gdn", H=1, HV=1, K=4, V=4, **options)

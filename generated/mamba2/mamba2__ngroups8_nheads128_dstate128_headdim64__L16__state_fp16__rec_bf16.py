@@ -2,8 +2,8 @@
 # the templates and run `replaygen build`.
 # kernel: mamba2__ngroups8_nheads128_dstate128_headdim64__L16__state_fp16__rec_bf16
 # spec sha256: b9b9d1221036064279430b56c5d997514355cbb9c52adf3b69fc5581e1456b5e
-# templates sha256: 405fa0073befd00e4824154b5715b0ca8feb8dd464d2bdef26f448d04da9ca91
-# generator sha256: d5e435f8f0be4acd52087422d3e88a42261c02b87e377da535f2c69d1fbcf820
+# templates sha256: 664608f5db7d75c284033f218dc073a95c6817829df9750962e2321b4013f2e2
+# generator sha256: f26d3bdbf1a427ef2ebd46d455e10543464542f0fa33db4f2f0161a0199c1bda
 """ReplaySSM kernels for mamba2: mamba2__ngroups8_nheads128_dstate128_headdim64__L16__state_fp16__rec_bf16.
 
 Replay form: S_t = C·exp(G_t) + Σ_j w_j (exp(G_t - G_j)·k_j)ᵀ,  G_j = Σ_(i<=j) g_i
@@ -521,7 +521,7 @@ def verify_kernel(
     product takes S_n in place of C: the drafts' decays count from n, S_c = 0), and its
     cursor becomes 0; its drafts still go to rows n + i, past the committed records that
     the group's other programs may still be reading (commit moves the accepted ones to the
-    ring's start). Otherwise the checkpoint and the cursor are never written. A FOLDING
+    ring's start). Without it the checkpoint and the cursor are never written. A FOLDING
     launch serves the folding rows only, the other launch the rest (runtime.verify
     launches both, the plain one first): each is compiled without the other's code, so
     the fold's registers never cost the plain rows occupancy.
