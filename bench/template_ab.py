@@ -41,6 +41,11 @@ check, from the same pool, a verify, a commit of seeded accepted counts and a fl
 every row (the materialised states after each); time, a flush of L - 1 records per row
 (`time_kernel(.., "fold", ..)`, what the tuner times) and a commit that makes every row
 fold L records (`"commit"`). `@` overrides replace the `fold` entry's fields.
+With `--kernel verify_fold` the cases load with verify_folds=True and the verify's launch
+of the folding rows is compared: check, one verify of T_MAX drafts with every row at
+L - 1 committed records (all fold first; outputs, materialised states, cursors 0); time,
+`time_kernel(.., "verify_fold", ..)`. `@` overrides replace the `verify_fold` entry's
+fields.
 Dry run of the check in the interpreter (CPU): add `--no-time --batch 2`.
 """
 from __future__ import annotations
@@ -78,7 +83,8 @@ def load(folder: str, variant: str, geometry: str, read: str, device=None):
     render._environment.cache_clear()
     kern = replaygen.load(variant, config=geometry, L=L, state_dtype="fp32", record_dtype="bf16",
                           read_dtype=None if read == "fp32" else read,
-                          max_drafts=T_MAX if KERNEL in ("verify", "fold") else None)
+                          max_drafts=T_MAX if KERNEL in SPECULATIVE else None,
+                          verify_folds=KERNEL == "verify_fold")
     if over:
         import dataclasses
         from replaygen.runtime import device_name
@@ -163,10 +169,33 @@ def check_fold(kerns, device) -> dict:
             "nan": [bool(torch.isnan(s).any()) for s in committed + flushed]}
 
 
+def check_verify_fold(kerns, device) -> dict:
+    """One verify of T_MAX drafts per version from the same pool with every row at L - 1
+    committed records (verify_folds: every row folds them first), against the first
+    version: outputs, the materialised states after it (the folded checkpoints), and the
+    cursors (all 0)."""
+    outs, states, cursors_zero = [], [], []
+    for kern in kerns:
+        work = Workload(kern, BATCH, device, seed=7)
+        work.cursors(L - 1)()
+        out = kern.verify(work.state, work.all_slots[:BATCH],
+                          **{n: t[:BATCH] for n, t in work.drafts.items()})
+        outs.append(out.clone())
+        states.append(kern.materialize(work.state, work.all_slots[:BATCH]))
+        cursors_zero.append(bool((work.state.cursor[:BATCH] == 0).all()))
+        del work
+    return {"out": [rel_err(o, outs[0].double()) for o in outs],
+            "state": [rel_err(s, states[0].double()) for s in states],
+            "cursor0": cursors_zero,
+            "nan": [bool(torch.isnan(o).any() or torch.isnan(s).any()) for o, s in zip(outs, states)]}
+
+
 # the speculative kernels' comparisons: (check, timed quantities of Workload.time_kernel,
 # the launch constants recorded)
 SPECULATIVE = {"verify": (check_verify, ("verify",),
                           ("BV", "NV", "BKT", "DBV", "HPP", "STREAM_STAGES")),
+               "verify_fold": (check_verify_fold, ("verify_fold",),
+                               ("BV", "NV", "BKT", "DBV", "HPP", "STREAM_STAGES")),
                "fold": (check_fold, ("fold", "commit"), ("BV", "NV", "BL"))}
 
 
@@ -220,16 +249,17 @@ def main() -> int:
     ap.add_argument("--out", type=Path, required=True)
     ap.add_argument("--batch", type=int, default=BATCH)
     ap.add_argument("--no-time", action="store_true", help="the check only (runs on a CPU too)")
-    ap.add_argument("--kernel", choices=("replay_decode", "verify", "fold"), default="replay_decode",
+    ap.add_argument("--kernel", choices=("replay_decode", "verify", "verify_fold", "fold"),
+                    default="replay_decode",
                     help="the kernel compared (default: %(default)s)")
     ap.add_argument("--max-drafts", type=int, default=T_MAX, help="T_MAX of --kernel verify")
     args = ap.parse_args()
     BATCH, KERNEL, T_MAX = args.batch, args.kernel, args.max_drafts
-    args.cases = args.cases or (VERIFY_CASES if KERNEL == "verify" else CASES)
+    args.cases = args.cases or (VERIFY_CASES if KERNEL in ("verify", "verify_fold") else CASES)
     device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
     folders = args.templates.split(",")
     timer = None if args.no_time else Timer(device)
-    if KERNEL in ("verify", "fold"):
+    if KERNEL in SPECULATIVE:
         args.out.mkdir(parents=True, exist_ok=True)
         return main_speculative(args, folders, device, timer)
     result = {"meta": environment(sys.argv), "templates": folders, "cases": []}

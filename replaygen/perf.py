@@ -294,8 +294,9 @@ class Workload:
     def time_kernel(self, timer: Timer, kernel: str, rows: int, graph: bool = True) -> float:
         """The quantity `replaygen tune` minimises for each kernel: replay_decode amortised
         over a staggered cycle, fold as a flush of L - 1 records, the conventional step,
-        verify of T_MAX drafts past L/2 committed records, verify_fold of T_MAX drafts past L
-        (every row folds first; plan.VERIFY_FOLDS); also `commit` (not tuned: it
+        verify of T_MAX drafts past L/2 committed records, verify_fold of T_MAX drafts past
+        L - 1 (the pool's real records: every row folds them first; plan.VERIFY_FOLDS,
+        T_MAX >= 2); also `commit` (not tuned: it
         launches the fold kernel) of T_MAX accepted drafts that make every row fold L
         records."""
         L = self.kern.plan.L
@@ -307,8 +308,8 @@ class Workload:
             return timer(lambda: self.conventional(rows), None, graph)
         if kernel == "verify":   # T_MAX drafts past L/2 committed records
             return timer(lambda: self.verify(rows), self.cursors(L // 2), graph)
-        if kernel == "verify_fold":   # T_MAX drafts past L: every row folds first
-            return timer(lambda: self.verify(rows), self.cursors(L), graph)
+        if kernel == "verify_fold":   # T_MAX drafts past L - 1: every row folds first
+            return timer(lambda: self.verify(rows), self.cursors(L - 1), graph)
         if kernel == "commit":   # every row accepts its drafts and folds L records
             n = max(L - self.kern.plan.T_MAX, 0)
             return timer(lambda: self.commit_all(rows), self.pending(n), graph)
