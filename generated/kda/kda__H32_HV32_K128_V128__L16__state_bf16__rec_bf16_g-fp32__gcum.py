@@ -2,7 +2,7 @@
 # the templates and run `replaygen build`.
 # kernel: kda__H32_HV32_K128_V128__L16__state_bf16__rec_bf16_g-fp32__gcum
 # spec sha256: 900e043a38a9f7023de2cc4bf78d14388be9de5c6732cf3e1db42c3737507d77
-# templates sha256: 664608f5db7d75c284033f218dc073a95c6817829df9750962e2321b4013f2e2
+# templates sha256: 4512a1feb00372f3824e71cb654b300879c1937634f14fe91d0dde1b98d52065
 # generator sha256: f26d3bdbf1a427ef2ebd46d455e10543464542f0fa33db4f2f0161a0199c1bda
 """ReplaySSM kernels for kda: kda__H32_HV32_K128_V128__L16__state_bf16__rec_bf16_g-fp32__gcum.
 

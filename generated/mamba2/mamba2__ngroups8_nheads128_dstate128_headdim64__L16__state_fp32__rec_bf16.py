@@ -2,7 +2,7 @@
 # the templates and run `replaygen build`.
 # kernel: mamba2__ngroups8_nheads128_dstate128_headdim64__L16__state_fp32__rec_bf16
 # spec sha256: b9b9d1221036064279430b56c5d997514355cbb9c52adf3b69fc5581e1456b5e
-# templates sha256: 664608f5db7d75c284033f218dc073a95c6817829df9750962e2321b4013f2e2
+# templates sha256: 4512a1feb00372f3824e71cb654b300879c1937634f14fe91d0dde1b98d52065
 # generator sha256: f26d3bdbf1a427ef2ebd46d455e10543464542f0fa33db4f2f0161a0199c1bda
 """ReplaySSM kernels for mamba2: mamba2__ngroups8_nheads128_dstate128_headdim64__L16__state_fp32__rec_bf16.
 
@@ -556,7 +556,8 @@ def verify_kernel(
         m_p = (o_dr < n_d) & (o_t < T_MAX)  # probe rows of present drafts
         m_dk = (o_t < T_MAX) & m_p  # rows i of present drafts: their records' rows n + i
         m_dr = o_dr < n_d  # every probe row of a present draft
-        if VERIFY_FOLDS:   # (a row's heads share their cursor: so does the program)
+        # (a row's heads share their cursor: so does the program's fold)
+        if VERIFY_FOLDS:
             fold = (n > 0) & (n + n_d > CAP)  # the row folds its committed records first
         else:
             fold = n < 0  # (never)
