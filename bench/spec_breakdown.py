@@ -1,0 +1,137 @@
+"""Where a speculative step's time goes: the kernels of a staggered verify + commit cycle.
+
+Usage (on the H200): python bench/spec_breakdown.py --out DIR
+    [--variants mamba2,gdn,kda,gla] [--batch 256] [--drafts 8] [--cycles 20]
+
+For each variant (bench/common.py GEOMS, fp32 checkpoint, bf16 records, L = 16) and each
+protocol (the commit folds; `verify_folds=True`: the verify folds), the rows are staggered
+over the flush cycle as in spec_bench.py's timing (full acceptance), and `--cycles` whole
+cycles run eagerly under torch.profiler: each kernel's device time, summed per kernel
+name and divided by the number of steps, is that kernel's share of a step. Next to it the
+CUDA-graph median of the same cycle (spec_bench.py's verify_commit) and one conventional
+decode step: the difference between the graph time and the kernels' sum is what the
+launches cost beyond their kernels (gaps, tails). Writes DIR/spec_breakdown.json and
+DIR/spec_breakdown.md.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+from collections import defaultdict
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from common import GEOMS, bench, random_inputs, random_params  # noqa: E402
+from spec_bench import L, counts, draft_inputs, load_kernels  # noqa: E402
+import torch  # noqa: E402
+from torch.profiler import ProfilerActivity, profile  # noqa: E402
+
+from replaygen.perf import environment  # noqa: E402
+
+
+def cycle_breakdown(kern, params, batch, T, cycles, device):
+    gen = torch.Generator(device=device).manual_seed(7)
+    slots = torch.arange(batch, device=device, dtype=torch.int32)
+    state = kern.new_state(batch, device, **params)
+    kern.load_state(state, slots, torch.randn((batch,) + kern.state_shape, device=device,
+                                              generator=gen) * 0.5)
+    inputs = draft_inputs(kern, batch, T, device, gen)
+    full = counts([T] * batch, device)
+    out = torch.empty((batch, T, kern.plan.HV, kern.plan.V), device=device, dtype=torch.bfloat16)
+    period = -(-L // T)
+
+    def step(accepted):
+        kern.verify(state, slots, num_drafts=full, out=out, check=False, **inputs)
+        kern.commit(state, slots, accepted, check=False)
+
+    phase = torch.arange(batch, device=device) % period
+    for k in range(period - 1):
+        step(torch.where(phase > k, full, torch.zeros_like(full)))
+    for _ in range(2 * period):   # into the steady state (and compiled)
+        step(full)
+    torch.cuda.synchronize()
+    steps = cycles * period
+    with profile(activities=[ProfilerActivity.CUDA]) as prof:
+        for _ in range(steps):
+            step(full)
+        torch.cuda.synchronize()
+    with tempfile.TemporaryDirectory() as tmp:   # the Chrome trace: stable across versions
+        prof.export_chrome_trace(f"{tmp}/trace.json")
+        trace = json.loads(Path(f"{tmp}/trace.json").read_text())
+    launches = sorted((ev for ev in trace["traceEvents"] if ev.get("cat") == "kernel"),
+                      key=lambda ev: ev["ts"])
+    if len(launches) % steps:
+        raise RuntimeError(f"{len(launches)} kernels in {steps} steps: not the same per step")
+    per_step = len(launches) // steps
+    # a step's launches in order (the plain and the FOLDING verify share a kernel name)
+    per_kernel = defaultdict(float)
+    for i, ev in enumerate(launches):
+        per_kernel[f"{i % per_step}: {ev['name']}"] += ev["dur"] / 1e3
+    kernels = {name: dict(ms_per_step=t / steps, launches_per_step=1.0)
+               for name, t in sorted(per_kernel.items())}
+    graph = bench(lambda: [step(full) for _ in range(period)], steps=period)
+    pool = torch.randn((batch,) + kern.state_shape, device=device, generator=gen) * 0.5
+    one = random_inputs(kern, batch, device, torch.bfloat16, gen)
+    out1 = torch.empty((batch, kern.plan.HV, kern.plan.V), device=device, dtype=torch.bfloat16)
+    decode = bench(lambda: kern.conventional_decode(pool, slots, out=out1, **one, **params))
+    kernel_sum = sum(k["ms_per_step"] for k in kernels.values())
+    return dict(batch=batch, T=T, cycle_steps=period, kernels=kernels, kernel_sum=kernel_sum,
+                graph_step=graph, conventional_decode=decode,
+                ratio_to_decode=graph / decode)
+
+
+def markdown(report) -> str:
+    lines = [f"# Speculative step breakdown ({report['meta'].get('gpu', '?')}, "
+             f"{report['meta'].get('date', '')}, commit {report['meta'].get('commit', '?')})",
+             "", f"`{report['meta']['command']}`", "",
+             "| variant | protocol | kernel | launches / step | ms / step |",
+             "|---|---|---|---|---|"]
+    for r in report["runs"]:
+        if "error" in r:
+            lines.append(f"| {r['variant']} | {r['protocol']} | error: {r['error'][:200]} | | |")
+            continue
+        for name, k in r["kernels"].items():
+            lines.append(f"| {r['variant']} | {r['protocol']} | `{name[:60]}` | "
+                         f"{k['launches_per_step']:.2f} | {k['ms_per_step']:.4f} |")
+        lines.append(f"| {r['variant']} | {r['protocol']} | **kernels' sum / graph step / "
+                     f"decode** | | {r['kernel_sum']:.4f} / {r['graph_step']:.4f} / "
+                     f"{r['conventional_decode']:.4f} ({r['ratio_to_decode']:.3f}x) |")
+    return "\n".join(lines) + "\n"
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--out", default="bench/results/spec_breakdown")
+    ap.add_argument("--variants", default=",".join(GEOMS))
+    ap.add_argument("--batch", type=int, default=256)
+    ap.add_argument("--drafts", type=int, default=8)
+    ap.add_argument("--cycles", type=int, default=20)
+    args = ap.parse_args(argv)
+    device = "cuda"
+    meta = environment()
+    meta["command"] = "python bench/spec_breakdown.py " + " ".join(sys.argv[1:] if argv is None else argv)
+    report = dict(meta=meta, runs=[])
+    for variant in [v for v in args.variants.split(",") if v]:
+        for protocol, vf in (("commit folds", False), ("verify folds", True)):
+            try:
+                kern = load_kernels(variant, args.drafts, verify_folds=vf)
+                params = random_params(kern, device, torch.Generator(device=device).manual_seed(1))
+                r = cycle_breakdown(kern, params, args.batch, args.drafts, args.cycles, device)
+            except Exception as exc:   # record and go on
+                r = dict(error=repr(exc)[:2000])
+            r = dict(variant=variant, protocol=protocol, **r)
+            print("RUN", json.dumps(r), flush=True)
+            report["runs"].append(r)
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "spec_breakdown.json").write_text(json.dumps(report, indent=1))
+    text = markdown(report)
+    (out / "spec_breakdown.md").write_text(text)
+    print(text)
+
+
+if __name__ == "__main__":
+    main()
