@@ -2,7 +2,7 @@
 # the templates and run `replaygen build`.
 # kernel: kda__H32_HV32_K128_V128__L16__state_fp32__read_fp8row__rec_bf16_g-fp32__gcum
 # spec sha256: 900e043a38a9f7023de2cc4bf78d14388be9de5c6732cf3e1db42c3737507d77
-# templates sha256: 4512a1feb00372f3824e71cb654b300879c1937634f14fe91d0dde1b98d52065
+# templates sha256: 90ae8b317acb60ed0ec67655fdd9c4f4e3dea3374d1ffe1083c815147ca95105
 # generator sha256: f26d3bdbf1a427ef2ebd46d455e10543464542f0fa33db4f2f0161a0199c1bda
 """ReplaySSM kernels for kda: kda__H32_HV32_K128_V128__L16__state_fp32__read_fp8row__rec_bf16_g-fp32__gcum.
 
@@ -219,7 +219,8 @@ def fold_kernel(
     capacity rule), else just store the new cursor. Folding or committing clears the
     pending drafts. VERIFY_FOLDS: drafted holds the count + 256 x the drafts' first ring
     row; a verify that folded left its drafts past rows it emptied, and the accepted ones
-    move to the cursor's rows (such a commit never folds: CAP = L >= T_MAX).
+    move to the cursor's rows; such a commit never folds (the verify folded every row
+    whose drafts could pass CAP = L >= T_MAX) and is compiled without the fold's code.
     QUEUED (with FLUSH; a 1-D grid of any size): flush the (slot, value head) blocks of
     fold_queue, each by QSPLIT programs that take every QSPLIT-th value tile; program p
     takes work items p, p + grid, ... The last of a block's programs to finish empties
@@ -312,7 +313,12 @@ def fold_kernel(
             accepted = tl.minimum(tl.maximum(accepted, 0), drafted)
             n = n + accepted
         p_dst = dst_ptr + (i_b * HV + i_hv) * V * K
-        if COMMIT:
+        if COMMIT and VERIFY_FOLDS:
+            # never folds: a verify whose drafts could pass CAP folded first, so n0 +
+            # drafted <= CAP here. Static, so that the commit compiles without the fold's
+            # code (Mamba-2, H200: 0.0545 ms per staggered T = 8 step with it, session 19)
+            active = False
+        elif COMMIT:
             active = in_pool & (n > CAP)
         elif FLUSH:
             active = in_pool & (n >= 1)
@@ -661,11 +667,14 @@ def verify_kernel(
                     x_ck = tl.dot(P_ck, tl.trans(c_tile), input_precision="tf32")
                 else:
                     x_ck = tl.sum(P_ck[:, None, :] * c_tile[None, :, :], axis=2)
-                if FOLD_DOT:
-                    x_rec = tl.dot(S_c, rec_value, input_precision="tf32")
+                if FOLDING:  # a folding row's probes read S_n only (S_c = 0: the product skipped; KDA, H200: 0.817 -> 0.748 ms)
+                    X = x_ck
                 else:
-                    x_rec = tl.sum(S_c[:, :, None] * rec_value[None, :, :], axis=1)
-                X = x_ck + x_rec  # [BT, BV]: S_n·Decay·q_i (rows i), S_n·Decay·k_i (rows T_MAX + i)
+                    if FOLD_DOT:
+                        x_rec = tl.dot(S_c, rec_value, input_precision="tf32")
+                    else:
+                        x_rec = tl.sum(S_c[:, :, None] * rec_value[None, :, :], axis=1)
+                    X = x_ck + x_rec  # [BT, BV]: S_n·Decay·q_i (rows i), S_n·Decay·k_i (rows T_MAX + i)
                 if FOLD_DOT:
                     w_v = tl.dot(M_v, t_value, input_precision="tf32")
                 else:
