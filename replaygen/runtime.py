@@ -351,9 +351,12 @@ class Kernels:
                 self._fold_queued(state, rows, chosen)
         return out
 
-    def _fold(self, state: ReplayState, slots, dst, flush: bool, accepted=None):
-        """The fold kernel over (rows, value heads): flush, commit or materialize."""
+    def _fold(self, state: ReplayState, slots, dst, flush: bool, accepted=None, num_warps=None):
+        """The fold kernel over (rows, value heads): flush, commit or materialize
+        (num_warps: in place of the fold launch's)."""
         consts, launch = self.launch_args("fold", slots.shape[0], state.device)
+        if num_warps is not None:
+            launch = {**launch, "num_warps": num_warps}
         self.module.fold_kernel[(slots.shape[0], self.plan.HV)](
             slots_ptr=slots, num_slots=state.num_slots, cursor_ptr=state.cursor,
             ckpt_ptr=state.checkpoint, **self._state_args(state), **self._ring_args(state),
@@ -511,7 +514,11 @@ class Kernels:
                     " drafts are pending from a verify until the slot's next commit, decode, "
                     "folding flush or load_state)")
         if rows:
-            self._fold(state, slots, state.checkpoint, flush=True, accepted=num_accepted)
+            # with verify_folds the commit only moves records (compiled without the fold):
+            # one warp per program is plenty (H200, session 19: the fold's launch took
+            # 0.016-0.027 ms per staggered T = 8 step, mostly idle warps)
+            self._fold(state, slots, state.checkpoint, flush=True, accepted=num_accepted,
+                       num_warps=1 if self.plan.VERIFY_FOLDS else None)
 
     def pending_drafts(self, state: ReplayState) -> torch.Tensor:
         """[slots] the drafts of each slot's last verify that a commit may still accept."""
