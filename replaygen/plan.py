@@ -295,6 +295,7 @@ class KernelPlan:
     VERIFY_FOLDS: bool    # a verify first folds a row whose drafts would pass CAP (make_plan)
     BT: int               # verify probe rows: T_MAX queries (+ T_MAX keys for a delta rule)
     BLF: int              # record tile rows of a fold (up to RING records)
+    BVW: int              # the value axis padded to a power of two (a commit's record move: one tile)
     fold_dot: bool        # fold records with tl.dot (every tile dim >= 16) or a broadcast sum
     dot_precision: str    # tl.dot input precision of the fold
     num_warps: int
@@ -953,7 +954,8 @@ def make_plan(deriv: Derivation, config: KernelConfig) -> KernelPlan:
     return KernelPlan(
         config=config, spec_name=spec.name, spec_hash=spec.source_hash,
         H=H, HV=HV, K=K, V=V, L=L, GROUP=HV // H, BK=BK, BV=BV, BL=BL,
-        NV=-(-V // BV), T_MAX=T_MAX, RING=RING, CAP=CAP, VERIFY_FOLDS=VERIFY_FOLDS, BT=BT, BLF=BLF, fold_dot=fold_dot,
+        NV=-(-V // BV), T_MAX=T_MAX, RING=RING, CAP=CAP, VERIFY_FOLDS=VERIFY_FOLDS, BT=BT, BLF=BLF, BVW=_next_pow2(V),
+        fold_dot=fold_dot,
         # The fold's operands are records; their own rounding sets its error budget.
         # bf16 records (2^-9 each; exactly representable in tf32) or a bf16 checkpoint
         # (2^-8): plain tf32 (2^-11 on the decayed keys) stays well inside it, one tensor-

@@ -39,6 +39,9 @@ def cache_dir() -> Path:
     return Path(env) if env else Path.home() / ".cache" / "replaygen"
 
 
+COMMIT_MOVE_WARPS = 4   # a verify_folds commit's programs (record moves, no fold)
+
+
 @dataclass
 class ReplayState:
     """One layer's ReplaySSM state pool: checkpoints, record rings, cursors, weights.
@@ -514,11 +517,10 @@ class Kernels:
                     " drafts are pending from a verify until the slot's next commit, decode, "
                     "folding flush or load_state)")
         if rows:
-            # with verify_folds the commit only moves records (compiled without the fold):
-            # one warp per program is plenty (H200, session 19: the fold's launch took
-            # 0.016-0.027 ms per staggered T = 8 step, mostly idle warps)
+            # with verify_folds the commit only moves records (compiled without the fold),
+            # whole fields at once ([BT, BVW] tiles): four warps hold them for any V
             self._fold(state, slots, state.checkpoint, flush=True, accepted=num_accepted,
-                       num_warps=1 if self.plan.VERIFY_FOLDS else None)
+                       num_warps=COMMIT_MOVE_WARPS if self.plan.VERIFY_FOLDS else None)
 
     def pending_drafts(self, state: ReplayState) -> torch.Tensor:
         """[slots] the drafts of each slot's last verify that a commit may still accept."""

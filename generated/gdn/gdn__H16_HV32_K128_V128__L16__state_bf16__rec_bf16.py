@@ -2,8 +2,8 @@
 # the templates and run `replaygen build`.
 # kernel: gdn__H16_HV32_K128_V128__L16__state_bf16__rec_bf16
 # spec sha256: 269ae606d36dd56b152535499facfacd42680cd4fda27f9a1b04094384a173fb
-# templates sha256: 90ae8b317acb60ed0ec67655fdd9c4f4e3dea3374d1ffe1083c815147ca95105
-# generator sha256: f26d3bdbf1a427ef2ebd46d455e10543464542f0fa33db4f2f0161a0199c1bda
+# templates sha256: e0692a3bca11b92d81c412c0404a354d9da68d601bd1c1293c2fe6e104d73cc5
+# generator sha256: 42fd512b511ec11361494208863bf910698f4aa3d024f253f1438324302d4d09
 """ReplaySSM kernels for gdn: gdn__H16_HV32_K128_V128__L16__state_bf16__rec_bf16.
 
 Replay form: S_t = C·exp(G_t) + Σ_j u_j (exp(G_t - G_j)·k_j)ᵀ,  G_j = Σ_(i<=j) g_i
@@ -20,7 +20,7 @@ CONSTEXPRS = dict(H=16, HV=32, K=128, V=128, L=16, GROUP=2,
                   FOLD_DOT=True, DBV=64, DNV=2,
                   BKT=32, NK=4, DECODE_FOLD_DOT=True, NSPLIT=1, HPP=1, STREAM_STAGES=3, FLUSH_STAGES=2, FUSED_FLUSH=True, STREAM_FIRST=False,
                   KH=64, KS=8, NB=8,
-                  RING=16, CAP=15, VERIFY_FOLDS=False, T_MAX=1, BT=16, BLF=16)
+                  RING=16, CAP=15, VERIFY_FOLDS=False, T_MAX=1, BT=16, BLF=16, BVW=128)
 NUM_WARPS = 2
 DECODE_WARPS = 1
 VERIFY_WARPS = 4
@@ -35,7 +35,7 @@ def replay_decode_kernel(
     GROUP: tl.constexpr, BK: tl.constexpr, BV: tl.constexpr, BL: tl.constexpr, NV: tl.constexpr,
     FOLD_DOT: tl.constexpr, DBV: tl.constexpr, DNV: tl.constexpr, BKT: tl.constexpr, NK: tl.constexpr,
     DECODE_FOLD_DOT: tl.constexpr, NSPLIT: tl.constexpr, HPP: tl.constexpr, STREAM_STAGES: tl.constexpr, FLUSH_STAGES: tl.constexpr, FUSED_FLUSH: tl.constexpr, STREAM_FIRST: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
-    RING: tl.constexpr, CAP: tl.constexpr, VERIFY_FOLDS: tl.constexpr, T_MAX: tl.constexpr, BT: tl.constexpr, BLF: tl.constexpr,
+    RING: tl.constexpr, CAP: tl.constexpr, VERIFY_FOLDS: tl.constexpr, T_MAX: tl.constexpr, BT: tl.constexpr, BLF: tl.constexpr, BVW: tl.constexpr,
     FOLD_EVERY_STEP: tl.constexpr,
 ):
     """One ReplaySSM decode step for row i_b, value head i_hv.
@@ -245,7 +245,7 @@ def fold_kernel(
     GROUP: tl.constexpr, BK: tl.constexpr, BV: tl.constexpr, BL: tl.constexpr, NV: tl.constexpr,
     FOLD_DOT: tl.constexpr, DBV: tl.constexpr, DNV: tl.constexpr, BKT: tl.constexpr, NK: tl.constexpr,
     DECODE_FOLD_DOT: tl.constexpr, NSPLIT: tl.constexpr, HPP: tl.constexpr, STREAM_STAGES: tl.constexpr, FLUSH_STAGES: tl.constexpr, FUSED_FLUSH: tl.constexpr, STREAM_FIRST: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
-    RING: tl.constexpr, CAP: tl.constexpr, VERIFY_FOLDS: tl.constexpr, T_MAX: tl.constexpr, BT: tl.constexpr, BLF: tl.constexpr,
+    RING: tl.constexpr, CAP: tl.constexpr, VERIFY_FOLDS: tl.constexpr, T_MAX: tl.constexpr, BT: tl.constexpr, BLF: tl.constexpr, BVW: tl.constexpr,
 ):
     """Fold committed records into full states: of row i_b, value head i_hv (a grid over
     rows and value heads), or (QUEUED) of the blocks a decode launch queued.
@@ -405,19 +405,19 @@ def fold_kernel(
                     if (base != n0) & (accepted > 0):
                         o_m = tl.arange(0, BT)
                         m_m = o_m < accepted
-                        if i_hv % GROUP == 0:  # one program moves shared rows
-                            moved_k_hat = tl.load(ring_k_hat_ptr + ((i_slot * H + i_kh) * RING + base + o_m[:, None]) * K + o_k[None, :], mask=m_m[:, None] & m_k[None, :])
-                            tl.debug_barrier()
-                            tl.store(ring_k_hat_ptr + ((i_slot * H + i_kh) * RING + n0 + o_m[:, None]) * K + o_k[None, :], moved_k_hat, mask=m_m[:, None] & m_k[None, :])
+                        o_vw = tl.arange(0, BVW)
+                        m_mv = m_m[:, None] & (o_vw < V)[None, :]
+                        # rows shared by a key group / by every head: its first program moves them (the
+                        # test as a [BT] vector: the interpreter rejects a scalar & vector mask)
+                        m_key = m_m & ((o_m * 0 + i_hv) % GROUP == 0)
+                        m_one = m_m & (o_m * 0 + i_hv == 0)
+                        moved_k_hat = tl.load(ring_k_hat_ptr + ((i_slot * H + i_kh) * RING + base + o_m[:, None]) * K + o_k[None, :], mask=m_key[:, None] & m_k[None, :])
                         moved_g = tl.load(ring_g_ptr + (i_slot * HV + i_hv) * RING + base + o_m, mask=m_m)
-                        tl.debug_barrier()
+                        moved_u = tl.load(ring_u_ptr + ((i_slot * HV + i_hv) * RING + base + o_m[:, None]) * V + o_vw[None, :], mask=m_mv)
+                        tl.debug_barrier()  # every row read before any is written (they may overlap)
+                        tl.store(ring_k_hat_ptr + ((i_slot * H + i_kh) * RING + n0 + o_m[:, None]) * K + o_k[None, :], moved_k_hat, mask=m_key[:, None] & m_k[None, :])
                         tl.store(ring_g_ptr + (i_slot * HV + i_hv) * RING + n0 + o_m, moved_g, mask=m_m)
-                        for i_v in range(NV):
-                            o_v = i_v * BV + o_vb
-                            m_mv = m_m[:, None] & (o_v < V)[None, :]
-                            moved_u = tl.load(ring_u_ptr + ((i_slot * HV + i_hv) * RING + base + o_m[:, None]) * V + o_v[None, :], mask=m_mv)
-                            tl.debug_barrier()
-                            tl.store(ring_u_ptr + ((i_slot * HV + i_hv) * RING + n0 + o_m[:, None]) * V + o_v[None, :], moved_u, mask=m_mv)
+                        tl.store(ring_u_ptr + ((i_slot * HV + i_hv) * RING + n0 + o_m[:, None]) * V + o_vw[None, :], moved_u, mask=m_mv)
                         pass
                 tl.store(p_cursor, n)
                 tl.store(p_drafted, 0)
@@ -439,7 +439,7 @@ def conventional_decode_kernel(
     GROUP: tl.constexpr, BK: tl.constexpr, BV: tl.constexpr, BL: tl.constexpr, NV: tl.constexpr,
     FOLD_DOT: tl.constexpr, DBV: tl.constexpr, DNV: tl.constexpr, BKT: tl.constexpr, NK: tl.constexpr,
     DECODE_FOLD_DOT: tl.constexpr, NSPLIT: tl.constexpr, HPP: tl.constexpr, STREAM_STAGES: tl.constexpr, FLUSH_STAGES: tl.constexpr, FUSED_FLUSH: tl.constexpr, STREAM_FIRST: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
-    RING: tl.constexpr, CAP: tl.constexpr, VERIFY_FOLDS: tl.constexpr, T_MAX: tl.constexpr, BT: tl.constexpr, BLF: tl.constexpr,
+    RING: tl.constexpr, CAP: tl.constexpr, VERIFY_FOLDS: tl.constexpr, T_MAX: tl.constexpr, BT: tl.constexpr, BLF: tl.constexpr, BVW: tl.constexpr,
 ):
     """The conventional decode step for row i_b, value head i_hv, value tile i_v:
     read the state tile, decay it, update it, read the output, write the state back."""
@@ -496,7 +496,7 @@ def verify_kernel(
     GROUP: tl.constexpr, BK: tl.constexpr, BV: tl.constexpr, BL: tl.constexpr, NV: tl.constexpr,
     FOLD_DOT: tl.constexpr, DBV: tl.constexpr, DNV: tl.constexpr, BKT: tl.constexpr, NK: tl.constexpr,
     DECODE_FOLD_DOT: tl.constexpr, NSPLIT: tl.constexpr, HPP: tl.constexpr, STREAM_STAGES: tl.constexpr, FLUSH_STAGES: tl.constexpr, FUSED_FLUSH: tl.constexpr, STREAM_FIRST: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
-    RING: tl.constexpr, CAP: tl.constexpr, VERIFY_FOLDS: tl.constexpr, T_MAX: tl.constexpr, BT: tl.constexpr, BLF: tl.constexpr,
+    RING: tl.constexpr, CAP: tl.constexpr, VERIFY_FOLDS: tl.constexpr, T_MAX: tl.constexpr, BT: tl.constexpr, BLF: tl.constexpr, BVW: tl.constexpr,
     FOLDING: tl.constexpr,
 ):
     """Speculative verification for row i_b and the HPP value heads i_hv0 .. i_hv0 +
@@ -788,7 +788,7 @@ def conventional_verify_kernel(
     GROUP: tl.constexpr, BK: tl.constexpr, BV: tl.constexpr, BL: tl.constexpr, NV: tl.constexpr,
     FOLD_DOT: tl.constexpr, DBV: tl.constexpr, DNV: tl.constexpr, BKT: tl.constexpr, NK: tl.constexpr,
     DECODE_FOLD_DOT: tl.constexpr, NSPLIT: tl.constexpr, HPP: tl.constexpr, STREAM_STAGES: tl.constexpr, FLUSH_STAGES: tl.constexpr, FUSED_FLUSH: tl.constexpr, STREAM_FIRST: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
-    RING: tl.constexpr, CAP: tl.constexpr, VERIFY_FOLDS: tl.constexpr, T_MAX: tl.constexpr, BT: tl.constexpr, BLF: tl.constexpr,
+    RING: tl.constexpr, CAP: tl.constexpr, VERIFY_FOLDS: tl.constexpr, T_MAX: tl.constexpr, BT: tl.constexpr, BLF: tl.constexpr, BVW: tl.constexpr,
 ):
     """The conventional speculative step (as serving engines do it) for row i_b, value
     head i_hv, value tile i_v: read the state tile once, then for each draft i < n_d
@@ -853,7 +853,7 @@ def conventional_select_kernel(
     GROUP: tl.constexpr, BK: tl.constexpr, BV: tl.constexpr, BL: tl.constexpr, NV: tl.constexpr,
     FOLD_DOT: tl.constexpr, DBV: tl.constexpr, DNV: tl.constexpr, BKT: tl.constexpr, NK: tl.constexpr,
     DECODE_FOLD_DOT: tl.constexpr, NSPLIT: tl.constexpr, HPP: tl.constexpr, STREAM_STAGES: tl.constexpr, FLUSH_STAGES: tl.constexpr, FUSED_FLUSH: tl.constexpr, STREAM_FIRST: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
-    RING: tl.constexpr, CAP: tl.constexpr, VERIFY_FOLDS: tl.constexpr, T_MAX: tl.constexpr, BT: tl.constexpr, BLF: tl.constexpr,
+    RING: tl.constexpr, CAP: tl.constexpr, VERIFY_FOLDS: tl.constexpr, T_MAX: tl.constexpr, BT: tl.constexpr, BLF: tl.constexpr, BVW: tl.constexpr,
 ):
     """Install the state after the row's last accepted draft (snap[i_b, a - 1]) as its
     slot's state; a = 0 keeps the state. a is clamped to [0, T_MAX]."""
