@@ -35,7 +35,7 @@ from triton.compiler import ASTSource  # noqa: E402
 
 from replaygen.emit import GENERATED_DIR, default_configs  # noqa: E402
 from replaygen.plan import decode_is_chunked, launch_constants, plan_tiles  # noqa: E402
-from replaygen.runtime import load  # noqa: E402
+from replaygen.runtime import commit_move_warps, load  # noqa: E402
 from replaygen.spec import available_variants, load_variant  # noqa: E402
 from replaygen.tuning import TUNING_FILE, Launch, TuningTable  # noqa: E402
 
@@ -72,8 +72,9 @@ def signature(fn, kern, inputs="bf16"):
     return sig
 
 
-def compile_kernel(kern, name, launch=None, **flags):
-    """Compile one kernel with the plan's launch choice, or a tuned `launch`."""
+def compile_kernel(kern, name, launch=None, warps=None, **flags):
+    """Compile one kernel with the plan's launch choice, or a tuned `launch` (`warps`: in
+    place of either's num_warps, as runtime.commit_move_warps)."""
     mod = kern.module
     fn = getattr(mod, name)
     consts = {**mod.CONSTEXPRS, **flags}
@@ -86,6 +87,8 @@ def compile_kernel(kern, name, launch=None, **flags):
         kernel = {v[0]: k for k, v in TABLE_KERNELS.items()}[name]
         consts.update(launch.constants(kern.plan, kernel))
         options = launch.options()
+    if warps is not None:
+        options = {**options, "num_warps": warps}
     if name == "replay_decode_kernel":   # the decode as it runs by default (the rows'
         consts.setdefault("FOLD_EVERY_STEP", False)   # own flushes); KERNELS adds True
     for p in fn.params:   # optional inputs: compile the variant with them present
@@ -234,18 +237,21 @@ def compile_all(workers: int) -> tuple[int, list[str]]:
     # four-warp launch spills 4 (one register) with Triton 3.6's ptxas 12.8 and none with
     # 3.9's (session 17, the H200's image); its tabled one-warp launch spills none.
     # The verify of the rows that fold first (verify_folds=True: FOLDING) is a launch and
-    # compiled kernel of its own: the same check.
+    # compiled kernel of its own: the same check; so is that protocol's commit (compiled
+    # without the fold, at the warps the runtime gives it: its record tiles must fit).
+    vf = dict(L=16, max_drafts=SPEC_DRAFTS, verify_folds=True)
     for variant in available_variants():
         first = load_variant(variant).configs[0].name
         for name, options, flags in (
                 ("verify_kernel", dict(L=16, max_drafts=SPEC_DRAFTS), {"FOLDING": False}),
-                ("verify_kernel", dict(L=16, max_drafts=SPEC_DRAFTS, verify_folds=True),
-                 {"FOLDING": True}),
+                ("verify_kernel", vf, {"FOLDING": True}),
+                ("fold_kernel", vf, {"FLUSH": True, "COMMIT": True, **GRID}),
                 ("replay_decode_kernel", dict(L=32, tuning=False), {})):
             kern = load(variant, config=first, state_dtype="fp32", record_dtype="bf16",
                         **options)
             count += 1
-            usage = ptxas_usage(compile_kernel(kern, name, **flags))
+            warps = commit_move_warps(kern.plan) if name == "fold_kernel" else None
+            usage = ptxas_usage(compile_kernel(kern, name, warps=warps, **flags))
             print(f"{kern.name}: {name}{flags}: {usage}")
             spills = [int(n) for n in re.findall(r"(\d+) bytes spill", usage)]
             if not spills or (max(spills) > SPILL_REPORTED and kern.plan.K <= 128):
@@ -306,11 +312,11 @@ def test_default_kernels_compile_for_sm90():
     assert proc.returncode == 0, stdout[-8000:]
     # every module has the kernels of KERNELS but quantize_kernel, which only a quantised
     # copy's has; plus the tuned launches and each variant's T_MAX = 8 verify kernels
-    # (plain, folding) and L = 32 decode
+    # (plain, folding), verify_folds commit and L = 32 decode
     quantized = sum(c.read_dtype is not None or c.state_dtype in ("fp8", "nvfp4")
                     for _, c in CONFIGS)
     expected = (len(CONFIGS) * (len(KERNELS) - 1) + quantized + len(TUNED)
-                + 3 * len(available_variants()) + 2 * len(CHUNKED_DECODE))
+                + 4 * len(available_variants()) + 2 * len(CHUNKED_DECODE))
     assert f"compiled {expected} kernels, 0 failed" in stdout, stdout[-2000:]
 
 
