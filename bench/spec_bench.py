@@ -149,42 +149,64 @@ def check_paths(kern, params, device, rows=8, windows=6):
 
 
 # -- 2. timings -----------------------------------------------------------------------
+class StaggeredCycle:
+    """`batch` rows of fresh random states stepped by verify + commit of T drafts with
+    full acceptance, staggered over the flush cycle with real records: row r accepted its
+    drafts in the first r % period steps, so its cursor is (r % period) * T (< L, no
+    fold) and every launch mixes rows that fold with rows that do not. The pool behind
+    the conventional kernels (`pool`) starts from other random states; only times are
+    compared. Used by time_step here and by bench/spec_breakdown.py."""
+
+    def __init__(self, kern, params, batch, T, device):
+        self.kern, self.params, self.batch, self.T = kern, params, batch, T
+        gen = torch.Generator(device=device).manual_seed(7)
+        self.slots = torch.arange(batch, device=device, dtype=torch.int32)
+        self.state = kern.new_state(batch, device, **params)
+        kern.load_state(self.state, self.slots, torch.randn(
+            (batch,) + kern.state_shape, device=device, generator=gen) * 0.5)
+        self.inputs = draft_inputs(kern, batch, T, device, gen)
+        self.full = counts([T] * batch, device)
+        self.out = torch.empty((batch, T, kern.plan.HV, kern.plan.V), device=device,
+                               dtype=torch.bfloat16)
+        self.pool = torch.randn((batch,) + kern.state_shape, device=device, generator=gen) * 0.5
+        self.one = random_inputs(kern, batch, device, torch.bfloat16, gen)
+        self.period = -(-L // T)   # steps of full acceptance from an empty ring to a fold
+        phase = torch.arange(batch, device=device) % self.period
+        for k in range(self.period - 1):
+            self.step(torch.where(phase > k, self.full, torch.zeros_like(self.full)))
+
+    def verify(self):
+        self.kern.verify(self.state, self.slots, num_drafts=self.full, out=self.out,
+                         check=False, **self.inputs)
+
+    def step(self, accepted=None):
+        self.verify()
+        self.kern.commit(self.state, self.slots, self.full if accepted is None else accepted,
+                         check=False)
+
+    def cycle(self):
+        for _ in range(self.period):
+            self.step()
+
+    def conventional_decode_ms(self) -> float:
+        k = self.kern
+        out1 = torch.empty((self.batch, k.plan.HV, k.plan.V), device=self.pool.device,
+                           dtype=torch.bfloat16)
+        return bench(lambda: k.conventional_decode(self.pool, self.slots, out=out1, **self.one,
+                                                   **self.params))
+
+
 def time_step(kern, params, batch, T, device):
-    gen = torch.Generator(device=device).manual_seed(7)
-    slots = torch.arange(batch, device=device, dtype=torch.int32)
-    state = kern.new_state(batch, device, **params)
-    kern.load_state(state, slots, torch.randn((batch,) + kern.state_shape, device=device,
-                                              generator=gen) * 0.5)
-    inputs = draft_inputs(kern, batch, T, device, gen)
-    full = counts([T] * batch, device)
-    out = torch.empty((batch, T, kern.plan.HV, kern.plan.V), device=device, dtype=torch.bfloat16)
-    period = -(-L // T)   # steps of full acceptance from an empty ring to a fold
-
-    def verify():
-        kern.verify(state, slots, num_drafts=full, out=out, check=False, **inputs)
-
-    def step(accepted):
-        verify()
-        kern.commit(state, slots, accepted, check=False)
-
-    # stagger the rows over the cycle with real records: row r accepts its drafts in
-    # the first r % period steps, so its cursor is (r % period) * T (< L, no fold)
-    phase = torch.arange(batch, device=device) % period
-    for k in range(period - 1):
-        step(torch.where(phase > k, full, torch.zeros_like(full)))
-    res = dict(batch=batch, T=T, cycle_steps=period)
-    res["verify_commit"] = bench(lambda: [step(full) for _ in range(period)], steps=period)
-    res["verify_only"] = bench(verify)
-    pool = torch.randn((batch,) + kern.state_shape, device=device, generator=gen) * 0.5
+    cyc = StaggeredCycle(kern, params, batch, T, device)
+    res = dict(batch=batch, T=T, cycle_steps=cyc.period)
+    res["verify_commit"] = bench(cyc.cycle, steps=cyc.period)
+    res["verify_only"] = bench(cyc.verify)
     snaps = torch.empty(kern.snapshot_shape(batch), device=device)
     res["conventional_spec"] = bench(lambda: (
-        kern.conventional_verify(pool, slots, snaps, num_drafts=full, out=out, check=False,
-                                 **inputs, **params),
-        kern.conventional_commit(pool, slots, snaps, full, check=False)))
-    one = random_inputs(kern, batch, device, torch.bfloat16, gen)
-    out1 = torch.empty((batch, kern.plan.HV, kern.plan.V), device=device, dtype=torch.bfloat16)
-    res["conventional_decode"] = bench(
-        lambda: kern.conventional_decode(pool, slots, out=out1, **one, **params))
+        kern.conventional_verify(cyc.pool, cyc.slots, snaps, num_drafts=cyc.full, out=cyc.out,
+                                 check=False, **cyc.inputs, **params),
+        kern.conventional_commit(cyc.pool, cyc.slots, snaps, cyc.full, check=False)))
+    res["conventional_decode"] = cyc.conventional_decode_ms()
     res["ratio_to_decode"] = res["verify_commit"] / res["conventional_decode"]
     res["speedup_vs_snapshots"] = res["conventional_spec"] / res["verify_commit"]
     res["tokens_per_ms"] = batch * T / res["verify_commit"]
@@ -297,11 +319,15 @@ def main(argv=None):
                 k32 = load_kernels(variant, T_MAX, "fp32", args.verify_folds)
                 report["accuracy"].append(guarded("accuracy", variant, lambda: accuracy(
                     k32, params, VARIANTS[variant].step, device, args.windows), records="fp32"))
-    out = Path(args.out)
+    write_report(args.out, "spec_bench", report, markdown(report))
+
+
+def write_report(folder, stem, report, text):
+    """FOLDER/STEM.json (every number) and FOLDER/STEM.md (the tables, also printed)."""
+    out = Path(folder)
     out.mkdir(parents=True, exist_ok=True)
-    (out / "spec_bench.json").write_text(json.dumps(report, indent=1))
-    text = markdown(report)
-    (out / "spec_bench.md").write_text(text)
+    (out / f"{stem}.json").write_text(json.dumps(report, indent=1))
+    (out / f"{stem}.md").write_text(text)
     print(text)
 
 

@@ -24,8 +24,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from common import GEOMS, bench, random_inputs, random_params  # noqa: E402
-from spec_bench import L, counts, draft_inputs, load_kernels  # noqa: E402
+from common import GEOMS, bench, random_params  # noqa: E402
+from spec_bench import StaggeredCycle, load_kernels, write_report  # noqa: E402
 import torch  # noqa: E402
 from torch.profiler import ProfilerActivity, profile  # noqa: E402
 
@@ -33,30 +33,14 @@ from replaygen.perf import environment  # noqa: E402
 
 
 def cycle_breakdown(kern, params, batch, T, cycles, device):
-    gen = torch.Generator(device=device).manual_seed(7)
-    slots = torch.arange(batch, device=device, dtype=torch.int32)
-    state = kern.new_state(batch, device, **params)
-    kern.load_state(state, slots, torch.randn((batch,) + kern.state_shape, device=device,
-                                              generator=gen) * 0.5)
-    inputs = draft_inputs(kern, batch, T, device, gen)
-    full = counts([T] * batch, device)
-    out = torch.empty((batch, T, kern.plan.HV, kern.plan.V), device=device, dtype=torch.bfloat16)
-    period = -(-L // T)
-
-    def step(accepted):
-        kern.verify(state, slots, num_drafts=full, out=out, check=False, **inputs)
-        kern.commit(state, slots, accepted, check=False)
-
-    phase = torch.arange(batch, device=device) % period
-    for k in range(period - 1):
-        step(torch.where(phase > k, full, torch.zeros_like(full)))
-    for _ in range(2 * period):   # into the steady state (and compiled)
-        step(full)
+    cyc = StaggeredCycle(kern, params, batch, T, device)
+    for _ in range(2):   # into the steady state (and compiled)
+        cyc.cycle()
     torch.cuda.synchronize()
-    steps = cycles * period
+    steps = cycles * cyc.period
     with profile(activities=[ProfilerActivity.CUDA]) as prof:
-        for _ in range(steps):
-            step(full)
+        for _ in range(cycles):
+            cyc.cycle()
         torch.cuda.synchronize()
     with tempfile.TemporaryDirectory() as tmp:   # the Chrome trace: stable across versions
         prof.export_chrome_trace(f"{tmp}/trace.json")
@@ -72,13 +56,10 @@ def cycle_breakdown(kern, params, batch, T, cycles, device):
         per_kernel[f"{i % per_step}: {ev['name']}"] += ev["dur"] / 1e3
     kernels = {name: dict(ms_per_step=t / steps, launches_per_step=1.0)
                for name, t in sorted(per_kernel.items())}
-    graph = bench(lambda: [step(full) for _ in range(period)], steps=period)
-    pool = torch.randn((batch,) + kern.state_shape, device=device, generator=gen) * 0.5
-    one = random_inputs(kern, batch, device, torch.bfloat16, gen)
-    out1 = torch.empty((batch, kern.plan.HV, kern.plan.V), device=device, dtype=torch.bfloat16)
-    decode = bench(lambda: kern.conventional_decode(pool, slots, out=out1, **one, **params))
+    graph = bench(cyc.cycle, steps=cyc.period)
+    decode = cyc.conventional_decode_ms()
     kernel_sum = sum(k["ms_per_step"] for k in kernels.values())
-    return dict(batch=batch, T=T, cycle_steps=period, kernels=kernels, kernel_sum=kernel_sum,
+    return dict(batch=batch, T=T, cycle_steps=cyc.period, kernels=kernels, kernel_sum=kernel_sum,
                 graph_step=graph, conventional_decode=decode,
                 ratio_to_decode=graph / decode)
 
@@ -125,12 +106,7 @@ def main(argv=None):
             r = dict(variant=variant, protocol=protocol, **r)
             print("RUN", json.dumps(r), flush=True)
             report["runs"].append(r)
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "spec_breakdown.json").write_text(json.dumps(report, indent=1))
-    text = markdown(report)
-    (out / "spec_breakdown.md").write_text(text)
-    print(text)
+    write_report(args.out, "spec_breakdown", report, markdown(report))
 
 
 if __name__ == "__main__":
