@@ -78,9 +78,9 @@ def compile_kernel(kern, name, launch=None, warps=None, **flags):
     mod = kern.module
     fn = getattr(mod, name)
     consts = {**mod.CONSTEXPRS, **flags}
-    warps = {"replay_decode_kernel": mod.DECODE_WARPS,   # as the runtime launches them
-             "verify_kernel": mod.VERIFY_WARPS}.get(name, mod.NUM_WARPS)
-    options = {"num_warps": warps}
+    plan_warps = {"replay_decode_kernel": mod.DECODE_WARPS,   # as the runtime launches them
+                  "verify_kernel": mod.VERIFY_WARPS}.get(name, mod.NUM_WARPS)
+    options = {"num_warps": plan_warps}
     if name == "verify_kernel":   # its tiles, where they differ from the decode's
         consts.update(launch_constants(kern.plan, "verify", *plan_tiles(kern.plan, "verify")[:2]))
     if launch is not None:
