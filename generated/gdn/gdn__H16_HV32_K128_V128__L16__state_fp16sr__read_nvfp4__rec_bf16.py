@@ -2,7 +2,7 @@
 # the templates and run `replaygen build`.
 # kernel: gdn__H16_HV32_K128_V128__L16__state_fp16sr__read_nvfp4__rec_bf16
 # spec sha256: 269ae606d36dd56b152535499facfacd42680cd4fda27f9a1b04094384a173fb
-# templates sha256: e0692a3bca11b92d81c412c0404a354d9da68d601bd1c1293c2fe6e104d73cc5
+# templates sha256: 30150bd7b9e5872a45ecee65ff661e3d4e3aedd4675da9828545a4e7b95fc6d1
 # generator sha256: 42fd512b511ec11361494208863bf910698f4aa3d024f253f1438324302d4d09
 """ReplaySSM kernels for gdn: gdn__H16_HV32_K128_V128__L16__state_fp16sr__read_nvfp4__rec_bf16.
 
@@ -652,7 +652,9 @@ def verify_kernel(
     rows), and the forward substitution of (I + A) W_d = R gives M_v = (I + A)^-1 diag(β)
     and M_x (the same, reading X's key rows). Per value tile: X += S_c · W_c (the
     committed state read by every probe); with R_i = β_i (v_i - X[T_MAX + i]), W_d = M_v ·
-    V_d - M_x · X; out = X + S_d · W_d. The drafts' records go to ring rows n + i (key-axis
+    V_d - M_x · X; out = X + S_d · W_d. For a delta rule these are folded, once per head,
+    into three matrices, so that a tile's outputs and records are one sum of three products
+    (G_y, G_v, G_c below). The drafts' records go to ring rows n + i (key-axis
     ones once per group, scalar ones per head, value ones per tile) and drafted[slot,
     head] = n_d, the most a commit may accept (VERIFY_FOLDS: plus 256 n, the drafts' first
     ring row). With VERIFY_FOLDS a head whose drafts would take it past CAP committed
@@ -806,13 +808,33 @@ def verify_kernel(
                     t_row = sel.to(tl.float32) - beta_i * tl.sum(a_row[:, None] * T_inv, axis=0)
                     T_inv = tl.where(sel[:, None], t_row[None, :], T_inv)
                 M_v = T_inv * d_beta[None, :]  # (I + A)^-1 diag(β)
-                # M_x[i, T_MAX + i'] = M_v[i, i']: the same solve, reading X's key rows
+                # shift[i, T_MAX + i] = 1: M_x = M_v·shift (M_x[i, T_MAX + i'] = M_v[i, i']) is the
+                # same solve reading X's key rows
                 shift = (o_t[None, :] == o_t[:, None] + T_MAX).to(tl.float32)
-                if DECODE_FOLD_DOT:
-                    M_x = tl.dot(M_v, shift, input_precision="tf32")
-                else:
-                    M_x = tl.sum(M_v[:, :, None] * shift[None, :, :], axis=1)
                 S_d = tl.where((o_t < T_MAX)[:, None], S_win, 0.0)
+                # The window as three matrices, once per head, so that a value tile's outputs
+                # and records are one sum Z = Y·G_y + V_dᵀ·G_v + W_cᵀ·G_c ([DBV, BT]: column i
+                # draft i's output, column T_MAX + i its record w_d; Y = C·raw_Pᵀ, the stream's
+                # sum). The tile's window was XT = Y·diag(ck_scale) + W_cᵀ·S_cᵀ, w_dT = V_dᵀ·M_vᵀ
+                # − XT·M_xᵀ, outT = XT + w_dT·S_dᵀ; with M_x = M_v·shift and Q = S_dᵀ + shift it is
+                # G_v = M_vᵀ·Q, F = Σ_o − shiftᵀ·G_v (Σ_o: the identity on the output columns),
+                # G_y = diag(ck_scale)·F, G_c = S_cᵀ·F: three products per tile where there were
+                # four, and one layout conversion fewer (XT and w_dT fed the next product)
+                Q = tl.trans(S_d) + shift
+                if DECODE_FOLD_DOT:
+                    G_v = tl.dot(tl.trans(M_v), Q, input_precision="tf32")
+                else:
+                    G_v = tl.sum(tl.trans(M_v)[:, :, None] * Q[None, :, :], axis=1)
+                if DECODE_FOLD_DOT:
+                    F = tl.dot(tl.trans(shift), G_v, input_precision="tf32")
+                else:
+                    F = tl.sum(tl.trans(shift)[:, :, None] * G_v[None, :, :], axis=1)
+                F = ((o_t[:, None] == o_t[None, :]) & (o_t[None, :] < T_MAX)).to(tl.float32) - F
+                G_y = ck_scale[:, None] * F
+                if DECODE_FOLD_DOT:
+                    G_c = tl.dot(tl.trans(S_c), F, input_precision="tf32")
+                else:
+                    G_c = tl.sum(tl.trans(S_c)[:, :, None] * F[None, :, :], axis=1)
                 # The value tiles' key chunks as one pipelined stream (DNV x NK steps): the
                 # loads of the next chunks, the next tile's included, are in flight while a
                 # chunk's product and a tile's window run. A tile's own inputs (draft values,
@@ -859,33 +881,28 @@ def verify_kernel(
                     if i_k == NK - 1:   # the tile's last chunk: its window and outputs
                         t_value = b_v
                         rec_value = r_u
-                        XT = XT * ck_scale[None, :]
                         rec_value = tl.where(m_l[:, None], rec_value, 0.0)  # [BL, DBV]
+                        # the window through the head's matrices (above), one sum of products
+                        if DECODE_FOLD_DOT:
+                            Z = tl.dot(XT, G_y, input_precision="tf32")
+                        else:
+                            Z = tl.sum(XT[:, :, None] * G_y[None, :, :], axis=1)
+                        if DECODE_FOLD_DOT:
+                            z_v = tl.dot(tl.trans(t_value), G_v, input_precision="tf32")
+                        else:
+                            z_v = tl.sum(tl.trans(t_value)[:, :, None] * G_v[None, :, :], axis=1)
+                        Z += z_v
                         if not FOLDING:  # a folding row's probes read S_n only (S_c = 0)
                             if DECODE_FOLD_DOT:
-                                x_rec = tl.dot(tl.trans(rec_value), tl.trans(S_c), input_precision="tf32")
+                                z_c = tl.dot(tl.trans(rec_value), G_c, input_precision="tf32")
                             else:
-                                x_rec = tl.sum(tl.trans(rec_value)[:, :, None] * tl.trans(S_c)[None, :, :], axis=1)
-                            XT += x_rec  # [DBV, BT]: S_n·Decay·q_i (columns i), S_n·Decay·k_i (columns T_MAX + i)
-                        if DECODE_FOLD_DOT:
-                            w_v = tl.dot(tl.trans(t_value), tl.trans(M_v), input_precision="tf32")
-                        else:
-                            w_v = tl.sum(tl.trans(t_value)[:, :, None] * tl.trans(M_v)[None, :, :], axis=1)
-                        if DECODE_FOLD_DOT:
-                            w_x = tl.dot(XT, tl.trans(M_x), input_precision="tf32")
-                        else:
-                            w_x = tl.sum(XT[:, :, None] * tl.trans(M_x)[None, :, :], axis=1)
-                        w_dT = w_v - w_x  # ((I + A)^-1 R)ᵀ
-                        w_dT = tl.where(m_t[None, :], w_dT, 0.0)
-                        if DECODE_FOLD_DOT:
-                            x_win = tl.dot(w_dT, tl.trans(S_d), input_precision="tf32")
-                        else:
-                            x_win = tl.sum(w_dT[:, :, None] * tl.trans(S_d)[None, :, :], axis=1)
-                        out = tl.trans(XT + x_win)  # [BT, DBV]
-                        w_d = tl.trans(w_dT)
+                                z_c = tl.sum(tl.trans(rec_value)[:, :, None] * G_c[None, :, :], axis=1)
+                            Z += z_c
+                        out = tl.trans(Z)  # [BT, DBV]: rows i the outputs, rows T_MAX + i the records
+                        w_d = out
                         out = tl.where(m_t[:, None], out, 0.0)
                         tl.store(p_out + o_v[None, :], out.to(out_ptr.dtype.element_ty), mask=m_out[:, None] & m_v[None, :])
-                        tl.store(ring_u_ptr + ((i_slot * HV + i_hv) * RING + n + o_t[:, None]) * V + o_v[None, :], w_d.to(ring_u_ptr.dtype.element_ty), mask=m_t[:, None] & m_v[None, :])
+                        tl.store(ring_u_ptr + ((i_slot * HV + i_hv) * RING + n + (o_t - T_MAX)[:, None]) * V + o_v[None, :], w_d.to(ring_u_ptr.dtype.element_ty), mask=(m_dr & (o_t >= T_MAX))[:, None] & m_v[None, :])
                         XT = tl.zeros([DBV, BT], tl.float32)
                 if VERIFY_FOLDS:
                     if FOLDING:

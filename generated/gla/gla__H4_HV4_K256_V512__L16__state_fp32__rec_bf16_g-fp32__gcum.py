@@ -2,7 +2,7 @@
 # the templates and run `replaygen build`.
 # kernel: gla__H4_HV4_K256_V512__L16__state_fp32__rec_bf16_g-fp32__gcum
 # spec sha256: 2a7fe42937c3f75572badc158aa6b5a3525d5a4bced8d5656b63326bdec79ab1
-# templates sha256: e0692a3bca11b92d81c412c0404a354d9da68d601bd1c1293c2fe6e104d73cc5
+# templates sha256: 30150bd7b9e5872a45ecee65ff661e3d4e3aedd4675da9828545a4e7b95fc6d1
 # generator sha256: 42fd512b511ec11361494208863bf910698f4aa3d024f253f1438324302d4d09
 """ReplaySSM kernels for gla: gla__H4_HV4_K256_V512__L16__state_fp32__rec_bf16_g-fp32__gcum.
 

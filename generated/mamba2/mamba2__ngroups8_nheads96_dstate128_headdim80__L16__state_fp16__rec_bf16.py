@@ -2,7 +2,7 @@
 # the templates and run `replaygen build`.
 # kernel: mamba2__ngroups8_nheads96_dstate128_headdim80__L16__state_fp16__rec_bf16
 # spec sha256: b9b9d1221036064279430b56c5d997514355cbb9c52adf3b69fc5581e1456b5e
-# templates sha256: e0692a3bca11b92d81c412c0404a354d9da68d601bd1c1293c2fe6e104d73cc5
+# templates sha256: 30150bd7b9e5872a45ecee65ff661e3d4e3aedd4675da9828545a4e7b95fc6d1
 # generator sha256: 42fd512b511ec11361494208863bf910698f4aa3d024f253f1438324302d4d09
 """ReplaySSM kernels for mamba2: mamba2__ngroups8_nheads96_dstate128_headdim80__L16__state_fp16__rec_bf16.
 
@@ -518,7 +518,9 @@ def verify_kernel(
     rows), and the forward substitution of (I + A) W_d = R gives M_v = (I + A)^-1 diag(β)
     and M_x (the same, reading X's key rows). Per value tile: X += S_c · W_c (the
     committed state read by every probe); with R_i = β_i (v_i - X[T_MAX + i]), W_d = M_v ·
-    V_d - M_x · X; out = X + S_d · W_d. The drafts' records go to ring rows n + i (key-axis
+    V_d - M_x · X; out = X + S_d · W_d. For a delta rule these are folded, once per head,
+    into three matrices, so that a tile's outputs and records are one sum of three products
+    (G_y, G_v, G_c below). The drafts' records go to ring rows n + i (key-axis
     ones once per group, scalar ones per head, value ones per tile) and drafted[slot,
     head] = n_d, the most a commit may accept (VERIFY_FOLDS: plus 256 n, the drafts' first
     ring row). With VERIFY_FOLDS a head whose drafts would take it past CAP committed
@@ -701,16 +703,15 @@ def verify_kernel(
                     if i_k == NK - 1:   # the tile's last chunk: its window and outputs
                         t_value = b_delta * b_x
                         rec_value = r_delta[:, None] * r_x
-                        XT = XT * ck_scale[None, :]
                         rec_value = tl.where(m_l[:, None], rec_value, 0.0)  # [BL, DBV]
+                        XT = XT * ck_scale[None, :]
                         if not FOLDING:  # a folding row's probes read S_n only (S_c = 0)
                             if DECODE_FOLD_DOT:
                                 x_rec = tl.dot(tl.trans(rec_value), tl.trans(S_c), input_precision="tf32")
                             else:
                                 x_rec = tl.sum(tl.trans(rec_value)[:, :, None] * tl.trans(S_c)[None, :, :], axis=1)
-                            XT += x_rec  # [DBV, BT]: S_n·Decay·q_i (columns i), S_n·Decay·k_i (columns T_MAX + i)
-                        w_dT = tl.trans(t_value)  # [DBV, BT]
-                        w_dT = tl.where(m_t[None, :], w_dT, 0.0)
+                            XT += x_rec  # [DBV, BT]: S_n·Decay·q_i (columns i)
+                        w_dT = tl.where(m_t[None, :], tl.trans(t_value), 0.0)  # [DBV, BT]
                         if DECODE_FOLD_DOT:
                             x_win = tl.dot(w_dT, tl.trans(S_d), input_precision="tf32")
                         else:
