@@ -2,7 +2,7 @@
 # the templates and run `replaygen build`.
 # kernel: gdn__H16_HV32_K128_V128__L16__state_fp32__rec_bf16
 # spec sha256: 269ae606d36dd56b152535499facfacd42680cd4fda27f9a1b04094384a173fb
-# templates sha256: e9eaa0d77417e0ede08956a9b881f3f61ac3bf2f48cc6216ca3cba045aa126db
+# templates sha256: 30150bd7b9e5872a45ecee65ff661e3d4e3aedd4675da9828545a4e7b95fc6d1
 # generator sha256: 42fd512b511ec11361494208863bf910698f4aa3d024f253f1438324302d4d09
 """ReplaySSM kernels for gdn: gdn__H16_HV32_K128_V128__L16__state_fp32__rec_bf16.
 
@@ -704,12 +704,10 @@ def verify_kernel(
                     F = tl.sum(tl.trans(shift)[:, :, None] * G_v[None, :, :], axis=1)
                 F = ((o_t[:, None] == o_t[None, :]) & (o_t[None, :] < T_MAX)).to(tl.float32) - F
                 G_y = ck_scale[:, None] * F
-                if not FOLDING:  # (a folding row reads no committed records)
-                    if DECODE_FOLD_DOT:
-                        G_c = tl.dot(tl.trans(S_c), F, input_precision="tf32")
-                    else:
-                        G_c = tl.sum(tl.trans(S_c)[:, :, None] * F[None, :, :], axis=1)
-                    pass
+                if DECODE_FOLD_DOT:
+                    G_c = tl.dot(tl.trans(S_c), F, input_precision="tf32")
+                else:
+                    G_c = tl.sum(tl.trans(S_c)[:, :, None] * F[None, :, :], axis=1)
                 # The value tiles' key chunks as one pipelined stream (DNV x NK steps): the
                 # loads of the next chunks, the next tile's included, are in flight while a
                 # chunk's product and a tile's window run. A tile's own inputs (draft values,

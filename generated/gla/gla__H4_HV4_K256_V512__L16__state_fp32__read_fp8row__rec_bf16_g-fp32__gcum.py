@@ -2,7 +2,7 @@
 # the templates and run `replaygen build`.
 # kernel: gla__H4_HV4_K256_V512__L16__state_fp32__read_fp8row__rec_bf16_g-fp32__gcum
 # spec sha256: 2a7fe42937c3f75572badc158aa6b5a3525d5a4bced8d5656b63326bdec79ab1
-# templates sha256: e9eaa0d77417e0ede08956a9b881f3f61ac3bf2f48cc6216ca3cba045aa126db
+# templates sha256: 30150bd7b9e5872a45ecee65ff661e3d4e3aedd4675da9828545a4e7b95fc6d1
 # generator sha256: 42fd512b511ec11361494208863bf910698f4aa3d024f253f1438324302d4d09
 """ReplaySSM kernels for gla: gla__H4_HV4_K256_V512__L16__state_fp32__read_fp8row__rec_bf16_g-fp32__gcum.
 
@@ -482,8 +482,7 @@ def verify_kernel(
     S·Decay·k_i without the window, the drafts' written values solve (I + A) W_d = R with
     R_i = β_i (v_i - X[T_MAX + i]) and A[i, i'] = β_i (exp(G_i - G_i') k_i')·k_i (i' < i):
     (I + A)^-1 diag(β) is built by forward substitution once per program, so that
-    W_d = M_v · V_d - M_x · X (M_x reads the key rows), folded once per program into three
-    matrices so that a tile takes one sum of three products. Each draft's record is stored at
+    W_d = M_v · V_d - M_x · X (M_x reads the key rows). Each draft's record is stored at
     ring row n + i (the capacity rule guarantees n + T_MAX <= RING; the count is clamped
     to the rows left all the same), and drafted[slot, head] = n_d, the most a commit
     may accept (VERIFY_FOLDS: plus 256 n, the drafts' first ring row). With VERIFY_FOLDS
@@ -623,8 +622,9 @@ def verify_kernel(
                         x_rec = tl.dot(S_c, rec_value, input_precision="tf32")
                     else:
                         x_rec = tl.sum(S_c[:, :, None] * rec_value[None, :, :], axis=1)
-                    X = x_ck + x_rec  # [BT, BV]: S_n·Decay·q_i (rows i)
-                w_d = tl.where(m_t[:, None], t_value, 0.0)  # [BT, BV]
+                    X = x_ck + x_rec  # [BT, BV]: S_n·Decay·q_i (rows i), S_n·Decay·k_i (rows T_MAX + i)
+                w_d = t_value  # [BT, BV]
+                w_d = tl.where(m_t[:, None], w_d, 0.0)
                 if FOLD_DOT:
                     x_win = tl.dot(S_d, w_d, input_precision="tf32")
                 else:

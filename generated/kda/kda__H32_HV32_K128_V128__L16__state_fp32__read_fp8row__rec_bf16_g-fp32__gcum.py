@@ -2,7 +2,7 @@
 # the templates and run `replaygen build`.
 # kernel: kda__H32_HV32_K128_V128__L16__state_fp32__read_fp8row__rec_bf16_g-fp32__gcum
 # spec sha256: 900e043a38a9f7023de2cc4bf78d14388be9de5c6732cf3e1db42c3737507d77
-# templates sha256: e9eaa0d77417e0ede08956a9b881f3f61ac3bf2f48cc6216ca3cba045aa126db
+# templates sha256: 30150bd7b9e5872a45ecee65ff661e3d4e3aedd4675da9828545a4e7b95fc6d1
 # generator sha256: 42fd512b511ec11361494208863bf910698f4aa3d024f253f1438324302d4d09
 """ReplaySSM kernels for kda: kda__H32_HV32_K128_V128__L16__state_fp32__read_fp8row__rec_bf16_g-fp32__gcum.
 
@@ -508,8 +508,7 @@ def verify_kernel(
     S·Decay·k_i without the window, the drafts' written values solve (I + A) W_d = R with
     R_i = β_i (v_i - X[T_MAX + i]) and A[i, i'] = β_i (exp(G_i - G_i') k_i')·k_i (i' < i):
     (I + A)^-1 diag(β) is built by forward substitution once per program, so that
-    W_d = M_v · V_d - M_x · X (M_x reads the key rows), folded once per program into three
-    matrices so that a tile takes one sum of three products. Each draft's record is stored at
+    W_d = M_v · V_d - M_x · X (M_x reads the key rows). Each draft's record is stored at
     ring row n + i (the capacity rule guarantees n + T_MAX <= RING; the count is clamped
     to the rows left all the same), and drafted[slot, head] = n_d, the most a commit
     may accept (VERIFY_FOLDS: plus 256 n, the drafts' first ring row). With VERIFY_FOLDS
@@ -636,30 +635,12 @@ def verify_kernel(
                 S_c = tl.sum(P_w[:, None, :] * kw[None, :, :], axis=2)
             if FOLDING:  # a folding row's probes read S_n and no committed records
                 S_c = tl.zeros_like(S_c)
-            # The window as three matrices, once per head, so that a value tile's outputs and
-            # records are one sum Z = H_x·x_ck + H_v·V_d + H_c·W_c ([BT, BV]: row i draft i's
-            # output, row T_MAX + i its record w_d). The tile's window was X = x_ck + S_c·W_c,
-            # w_d = M_v·V_d − M_x·X, out = X + S_d·w_d; with M_x = M_v·shift (M_x[i, T_MAX + i']
-            # = M_v[i, i']: the same solve reading X's key rows) it is H_v = (S_d + shiftᵀ)·M_v,
-            # H_x = Σ_o − H_v·shift (Σ_o: the identity on the output rows), H_c = H_x·S_c:
-            # three products per tile where there were four, none fed by another's result
+            # M_x[i, T_MAX + i'] = M_v[i, i']: the same solve, reading X's key rows
             shift = (o_t[None, :] == o_t[:, None] + T_MAX).to(tl.float32)
-            H_v = S_d + tl.trans(shift)
             if FOLD_DOT:
-                H_v = tl.dot(H_v, M_v, input_precision="tf32")
+                M_x = tl.dot(M_v, shift, input_precision="tf32")
             else:
-                H_v = tl.sum(H_v[:, :, None] * M_v[None, :, :], axis=1)
-            if FOLD_DOT:
-                H_x = tl.dot(H_v, shift, input_precision="tf32")
-            else:
-                H_x = tl.sum(H_v[:, :, None] * shift[None, :, :], axis=1)
-            H_x = ((o_t[:, None] == o_t[None, :]) & (o_t[:, None] < T_MAX)).to(tl.float32) - H_x
-            if not FOLDING:  # (a folding row reads no committed records)
-                if FOLD_DOT:
-                    H_c = tl.dot(H_x, S_c, input_precision="tf32")
-                else:
-                    H_c = tl.sum(H_x[:, :, None] * S_c[None, :, :], axis=1)
-                pass
+                M_x = tl.sum(M_v[:, :, None] * shift[None, :, :], axis=1)
             for i_v in tl.range(NV, num_stages=STREAM_STAGES):  # the value tiles (pipelined)
                 o_v = i_v * BV + o_vb
                 m_v = o_v < V
@@ -686,26 +667,32 @@ def verify_kernel(
                     x_ck = tl.dot(P_ck, tl.trans(c_tile), input_precision="tf32")
                 else:
                     x_ck = tl.sum(P_ck[:, None, :] * c_tile[None, :, :], axis=2)
-                if FOLD_DOT:
-                    Z = tl.dot(H_x, x_ck, input_precision="tf32")
+                if FOLDING:  # a folding row's probes read S_n only (S_c = 0: the product skipped; KDA, H200: 0.817 -> 0.748 ms)
+                    X = x_ck
                 else:
-                    Z = tl.sum(H_x[:, :, None] * x_ck[None, :, :], axis=1)
-                if FOLD_DOT:
-                    z_v = tl.dot(H_v, t_value, input_precision="tf32")
-                else:
-                    z_v = tl.sum(H_v[:, :, None] * t_value[None, :, :], axis=1)
-                Z += z_v
-                if not FOLDING:  # a folding row's probes read S_n only (S_c = 0: the product skipped; KDA, H200: 0.817 -> 0.748 ms)
                     if FOLD_DOT:
-                        z_c = tl.dot(H_c, rec_value, input_precision="tf32")
+                        x_rec = tl.dot(S_c, rec_value, input_precision="tf32")
                     else:
-                        z_c = tl.sum(H_c[:, :, None] * rec_value[None, :, :], axis=1)
-                    Z += z_c
-                out = Z  # [BT, BV]: rows i the outputs, rows T_MAX + i the records
-                w_d = Z
+                        x_rec = tl.sum(S_c[:, :, None] * rec_value[None, :, :], axis=1)
+                    X = x_ck + x_rec  # [BT, BV]: S_n·Decay·q_i (rows i), S_n·Decay·k_i (rows T_MAX + i)
+                if FOLD_DOT:
+                    w_v = tl.dot(M_v, t_value, input_precision="tf32")
+                else:
+                    w_v = tl.sum(M_v[:, :, None] * t_value[None, :, :], axis=1)
+                if FOLD_DOT:
+                    w_x = tl.dot(M_x, X, input_precision="tf32")
+                else:
+                    w_x = tl.sum(M_x[:, :, None] * X[None, :, :], axis=1)
+                w_d = w_v - w_x  # (I + A)^-1 R
+                w_d = tl.where(m_t[:, None], w_d, 0.0)
+                if FOLD_DOT:
+                    x_win = tl.dot(S_d, w_d, input_precision="tf32")
+                else:
+                    x_win = tl.sum(S_d[:, :, None] * w_d[None, :, :], axis=1)
+                out = X + x_win
                 out = tl.where(m_t[:, None], out, 0.0)
                 tl.store(p_out + o_v[None, :], out.to(out_ptr.dtype.element_ty), mask=m_out[:, None] & m_v[None, :])
-                tl.store(ring_u_ptr + ((i_slot * HV + i_hv) * RING + n + (o_t - T_MAX)[:, None]) * V + o_v[None, :], w_d.to(ring_u_ptr.dtype.element_ty), mask=((o_t >= T_MAX) & (o_t < T_MAX + n_d))[:, None] & m_v[None, :])
+                tl.store(ring_u_ptr + ((i_slot * HV + i_hv) * RING + n + o_t[:, None]) * V + o_v[None, :], w_d.to(ring_u_ptr.dtype.element_ty), mask=m_t[:, None] & m_v[None, :])
             if VERIFY_FOLDS:
                 if FOLDING:
                     tl.store(p_cursor, 0)
