@@ -210,7 +210,12 @@ def _compile_tuned(i: int) -> str | None:
     assert kern.name == config.name, (kern.name, config.name)
     name, flags = TABLE_KERNELS[kernel]
     try:
-        assert ".entry " + name in compile_kernel(kern, name, launch, **flags).asm["ptx"]
+        compiled = compile_kernel(kern, name, launch, **flags)
+        assert ".entry " + name in compiled.asm["ptx"]
+        # at the launch's own warps (a shadowed argument once compiled every tuned launch
+        # at the plan's, so the one-warp launches the tables hold were never checked)
+        assert compiled.metadata.num_warps == launch.num_warps, \
+            f"compiled at {compiled.metadata.num_warps} warps, not the launch's {launch.num_warps}"
     except Exception as exc:  # report every failure, not only the first
         return f"{config.name}:{name}{flags} tuned {launch}: {exc}"
     return None
