@@ -29,6 +29,13 @@ WINDOW = 4  # tokens over which the replay identities are proved
 G_t, G_j = sympy.symbols("G_t G_j")          # cumulative log decays at t and at record j
 REPLAY_WEIGHT = sympy.exp(G_t - G_j)           # decay from record j to token t (<= 1)
 CHECKPOINT_WEIGHT = sympy.exp(G_t)             # decay from the checkpoint to token t
+# A verify's window scores take the replay weight split at a reference decay G_m between
+# the drafts' (probe factor x key factor), so that all pairs are one matrix product.
+G_m = sympy.Symbol("G_m")
+WINDOW_PROBE_FACTOR = REPLAY_WEIGHT.subs(G_j, G_m)   # exp(G_t - G_m)
+WINDOW_KEY_FACTOR = REPLAY_WEIGHT.subs(G_t, G_m)     # exp(G_m - G_j)
+if sympy.simplify(WINDOW_PROBE_FACTOR * WINDOW_KEY_FACTOR - REPLAY_WEIGHT) != 0:
+    raise AssertionError("the window's split replay weight is not the replay weight")
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,8 @@ from dataclasses import dataclass
 
 import sympy
 
-from .derive import CHECKPOINT_WEIGHT, G_j, G_t, REPLAY_WEIGHT, Derivation
+from .derive import (CHECKPOINT_WEIGHT, G_j, G_m, G_t, REPLAY_WEIGHT, WINDOW_KEY_FACTOR,
+                     WINDOW_PROBE_FACTOR, Derivation)
 from .errors import ConfigError
 from .printer import print_triton
 from .formulas import sumsq
@@ -356,7 +357,10 @@ class KernelPlan:
     gate_tile: str                        # shape of the drafts' cumulative gates
     draft_weight: str                     # exp(G_d - G_n): decay from the committed end n to draft i
     draft_ck_weight: str                  # exp(G_d): decay from the checkpoint to draft i
-    pair_weight: str                      # exp(G_i - G_d): decay from each draft to draft i
+    pair_weight: str                      # exp(min(G_d, G_c) - G_c): decay from draft c to each probe
+    window_probe_factor: str              # exp(G_d - G_mid): the window's probe rows' factor
+    window_key_factor: str                # exp(G_mid - G_d): ... and its keys' (product: the pair's decay)
+    window_span: float                    # the most log decay the drafts may span for that split
     state_dtype: str
     record_dtype: str
     ckpt: StateFormat                     # the checkpoint: carries the recurrence
@@ -765,14 +769,21 @@ def make_plan(deriv: Derivation, config: KernelConfig) -> KernelPlan:
     needed.sort(key=list(quantities).index)
 
     names = {sympy.Symbol(n): f"b_{n}" for n in quantities}
+    # the token's scalars: a key-axis value divided by one is printed as the value times
+    # one quotient (q / sqrt(sumsq(q)): one division per token, not one per element)
+    scalars = frozenset(sympy.Symbol(n) for n, q in quantities.items() if q.axis == "scalar")
     head_code, tile_code = [], []
     for n in needed:
         q = quantities[n]
-        st = Statement(f"b_{n}", print_triton(subs(q.expr), names))
-        (tile_code if q.axis == "V" else head_code).append(st)
+        if q.axis == "V":
+            tile_code.append(Statement(f"b_{n}", print_triton(subs(q.expr), names)))
+        else:
+            head_code.append(Statement(f"b_{n}", print_triton(subs(q.expr), names,
+                                                              row_scalars=scalars)))
     for role in ("query", "key", "gate", "beta"):
         if role in wanted:
-            head_code.append(Statement(f"t_{role}", print_triton(subs(wanted[role]), names)))
+            head_code.append(Statement(f"t_{role}", print_triton(subs(wanted[role]), names,
+                                                                 row_scalars=scalars)))
     tile_code.append(Statement("t_value", print_triton(subs(t.value), names)))
 
     # -- current token per key chunk -----------------------------------------------
@@ -1034,7 +1045,19 @@ def make_plan(deriv: Derivation, config: KernelConfig) -> KernelPlan:
         gate_tile="[BT]" if scalar_gate else "[BT, BK]",
         draft_weight=print_triton(REPLAY_WEIGHT, {G_t: "G_d", G_j: "G_n" + gate_cols}),
         draft_ck_weight=print_triton(CHECKPOINT_WEIGHT, {G_t: "G_d"}),
-        pair_weight=print_triton(REPLAY_WEIGHT, {G_t: "G_i" + gate_cols, G_j: "G_d"}),
+        # (for the causal pairs G_d <= G_c: the minimum keeps the others' weights finite)
+        pair_weight=print_triton(REPLAY_WEIGHT, {G_t: f"tl.minimum(G_d, G_c{gate_cols})",
+                                                 G_j: "G_c" + gate_cols}),
+        window_probe_factor=print_triton(WINDOW_PROBE_FACTOR, {G_t: "G_d", G_m: "G_mid" + gate_cols}),
+        window_key_factor=print_triton(WINDOW_KEY_FACTOR, {G_m: "G_mid" + gate_cols, G_j: "G_d"}),
+        # both factors of a pair within exp(±40): products below fp32's largest (e^88)
+        # and above its smallest normal (e^-87), for any pair of the window (the
+        # non-causal ones included, masked after the product); past it, pair by pair.
+        # The product runs at dot_precision, as the fold: tf32 with bf16 records (whose
+        # own rounding is 4x tf32's; KDA's T = 8 outputs moved by ~1e-3 normwise against
+        # the pairwise fp32 sums, H200, session 21), tf32x3 with fp32 records (for bf16
+        # records too it cost 14 KiB of shared memory and 86 registers at two warps).
+        window_span=80.0,
         state_dtype=config.state_dtype, record_dtype=config.record_dtype,
         ckpt=ckpt, read=read, KH=-(-K // 2), KS=-(-K // NVFP4_BLOCK),
         read_word_keys=_read_word_keys(read, K),

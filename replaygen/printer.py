@@ -1,8 +1,10 @@
 """Print sympy expressions as Triton source.
 
 Input: a sympy expression whose free symbols all have a name in `names` (the Triton
-variable holding that value in the kernel), and `reduce_axis`, the tile axis that a
-`sumsq` reduces. Output: one Triton expression string.
+variable holding that value in the kernel), `reduce_axis`, the tile axis that a `sumsq`
+reduces, and optionally the symbols that hold one value per tile row (so that a tile
+divided by such a value is printed as the tile times one per-row quotient). Output: one
+Triton expression string.
 Invariants: every operator whose Python and Triton meanings differ is printed
 explicitly (powers, rationals, the custom functions); numeric sub-expressions are
 folded to float literals; nothing is printed by patching text.
@@ -17,11 +19,18 @@ from . import formulas
 
 class TritonPrinter(StrPrinter):
     def __init__(self, names: dict[sympy.Symbol, str], reduce_axis: int = 0,
-                 keep_dims: bool = False):
+                 keep_dims: bool = False, row_scalars: frozenset | None = None):
         super().__init__({"full_prec": True})
         self.names = names
         self.reduce_axis = reduce_axis
         self.keep_dims = keep_dims
+        self.row_scalars = row_scalars
+
+    def _row_scalar(self, e) -> bool:
+        """Whether `e` has one value per tile row (row_scalars and whole-axis reductions
+        only): a quotient of a tile by it is printed as the tile times one reciprocal."""
+        flat = e.xreplace({node: sympy.Integer(1) for node in e.atoms(formulas.sumsq)})
+        return self.row_scalars is not None and flat.free_symbols <= self.row_scalars
 
     # -- leaves ------------------------------------------------------------------
     def _print_Symbol(self, expr):
@@ -55,6 +64,11 @@ class TritonPrinter(StrPrinter):
         # Constant factors (sqrt(2), 1/K, ...) fold into one float literal.
         coeff = sympy.Mul(*[f for f in num if not f.free_symbols])
         rest = [f for f in num if f.free_symbols]
+        tiles = [f for f in rest if not self._row_scalar(f)]
+        if den and tiles and all(self._row_scalar(d) for d in den):
+            # x / r over a [rows, K] tile x and a per-row r: one division per row
+            per_row = sympy.Mul(coeff, *[f for f in rest if f not in tiles]) / sympy.Mul(*den)
+            return " * ".join([self._paren(f) for f in tiles] + [f"({self._print(per_row)})"])
         parts = [self._paren(f) for f in rest]
         if coeff == -1:
             parts = ["-" + (parts[0] if parts else "1.0")] + parts[1:]
@@ -121,6 +135,7 @@ class TritonPrinter(StrPrinter):
 
 
 def print_triton(expr: sympy.Expr, names: dict[sympy.Symbol, str], reduce_axis: int = 0,
-                 keep_dims: bool = False) -> str:
-    """Print `expr` as a Triton expression; `sumsq` reduces `reduce_axis` of a tile."""
-    return TritonPrinter(names, reduce_axis, keep_dims).doprint(expr)
+                 keep_dims: bool = False, row_scalars: frozenset | None = None) -> str:
+    """Print `expr` as a Triton expression; `sumsq` reduces `reduce_axis` of a tile;
+    `row_scalars`: symbols with one value per tile row (see TritonPrinter._row_scalar)."""
+    return TritonPrinter(names, reduce_axis, keep_dims, row_scalars).doprint(expr)

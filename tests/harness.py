@@ -63,6 +63,10 @@ class VariantCase:
     # a plausible implementation mistake in the decay, applied to what the reference sees:
     # (params, inputs) -> (params, inputs). Used to show the checker rejects it.
     wrong_decay: Callable[[dict, dict], tuple[dict, dict]] | None = None
+    # per-channel decays of tens of nats per token, applied to what the kernel and the
+    # reference both see: (params, inputs) -> (params, inputs). A few drafts then span
+    # more log decay than a verify's split window product allows (plan.window_span).
+    strong_decay: Callable[[dict, dict], tuple[dict, dict]] | None = None
 
 
 def _bump_A_log(params, inputs):
@@ -110,14 +114,20 @@ VARIANTS: dict[str, VariantCase] = {c.name: c for c in (
         dims=lambda H, HV, K, V: dict(H=H, HV=HV, K=K, V=V),
         params=lambda gen, H, HV, K, V: dict(A_log=_randn(gen, HV, std=0.5),
                                              dt_bias=_randn(gen, HV, K)),
-        inputs=_kda_inputs, wrong_decay=_bump_A_log),
+        inputs=_kda_inputs, wrong_decay=_bump_A_log,
+        # exp(A_log) x 12: about -1 to -40 per token and channel
+        strong_decay=lambda params, inputs: (
+            {**params, "A_log": params["A_log"] + 2.5} if params else params, inputs)),
     VariantCase(
         "gla", R.gla_step,
         dims=lambda H, HV, K, V: dict(H=H, HV=HV, K=K, V=V),
         params=lambda gen, H, HV, K, V: {},
         inputs=_gla_inputs,
         # GLA has no parameters: the same mistake shows as a shifted gate logit
-        wrong_decay=lambda params, inputs: (params, {**inputs, "gk": inputs["gk"] + 0.5})),
+        wrong_decay=lambda params, inputs: (params, {**inputs, "gk": inputs["gk"] + 0.5}),
+        # logsigmoid(gk) / 16 at gk ~ -600: about -37 per token and channel
+        strong_decay=lambda params, inputs: (
+            params, {**inputs, "gk": inputs["gk"] - 600.0} if inputs else inputs)),
 )}
 
 
@@ -384,14 +394,18 @@ class Harness:
     reference_mutation: Callable[[dict, dict], tuple[dict, dict]] | None = None
     # verify/commit in use: committed drafts are folded from records even when L = 1
     speculative: bool = False
+    # the variant's strong per-channel decays (VariantCase.strong_decay), kernel and reference
+    strong_decay: bool = False
     kern: object = field(init=False)
 
     def __post_init__(self):
         c = self.cfg
         self.kern = c.load()
         self.gen = torch.Generator().manual_seed(self.seed)
-        self.params = {n: t.to(self.device)
-                       for n, t in c.case.params(self.gen, c.H, c.HV, c.K, c.V).items()}
+        params = c.case.params(self.gen, c.H, c.HV, c.K, c.V)
+        if self.strong_decay:
+            params = c.case.strong_decay(params, {})[0]
+        self.params = {n: t.to(self.device) for n, t in params.items()}
         self.params64 = {n: t.double() for n, t in self.params.items()}
         self.state = self.kern.new_state(self.num_slots, self.device, **self.params)
         # the conventional pool: the checkpoint's precision, fp32 for a quantised one
@@ -471,6 +485,8 @@ class Harness:
         same numbers in float64 for the reference."""
         c = self.cfg
         raw = c.case.inputs(self.gen, rows, c.H, c.HV, c.K, c.V, c.optional)
+        if self.strong_decay:
+            raw = c.case.strong_decay({}, raw)[1]
         dev, ref = {}, {}
         for n, t in raw.items():
             t = t.to(self.idt)

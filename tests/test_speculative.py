@@ -59,8 +59,9 @@ class SpecDriver:
     """One pool (`harness.Harness`, which checks decode, flush and materialize) driven
     through verify and commit; every method performs one operation and checks it."""
 
-    def __init__(self, cfg: Config, device: str, seed: int):
-        self.h = Harness(cfg, SLOTS, device, seed=seed, speculative=True)
+    def __init__(self, cfg: Config, device: str, seed: int, strong_decay: bool = False):
+        self.h = Harness(cfg, SLOTS, device, seed=seed, speculative=True,
+                         strong_decay=strong_decay)
         self.kern, self.state = self.h.kern, self.h.state
         self.pending = [0] * SLOTS      # drafts a commit may accept, per slot
         self.last = None                # the last verify: rows, slots, reference states, snapshots
@@ -325,6 +326,26 @@ def test_speculative_schedule(variant, low, device):
     d.commit([3, 1, 2], check_counts=False)     # clamped to 2 on the device: (3, 0, 2)
     assert d.events == {"verify rows at different cursors", "a commit folded"}
     assert d.kern.plan.fold_dot
+
+
+@pytest.mark.parametrize("variant", sorted(n for n, c in ALL_CASES.items() if c.strong_decay))
+def test_verify_window_with_strong_decays(variant, device):
+    """Per-channel decays of tens of nats per token (VariantCase.strong_decay): a verify of
+    one or two drafts spans less than plan.window_span and takes the window's split
+    product, with factors up to exp(±40); of more drafts, in most heads, more, and
+    takes the exact pair-by-pair path. Both against the float64 reference, fp32 records
+    and inputs (tolerance ~3e-5), K = 20 (the tl.dot branch) and K = 5 (broadcast sums)."""
+    for K, V in ((20, 16), (5, 4)):
+        cfg = Config(variant, H=1, ratio=2, K=K, V=V, L=8, state_dtype="fp32",
+                     record_dtype="fp32", input_dtype="fp32",
+                     optional=ALL_CASES[variant].optional_inputs, max_drafts=6)
+        d = SpecDriver(cfg, device, seed=11, strong_decay=True)
+        d.decode((0, 1, 2))
+        d.verify((0, 1, 2), 6, [6, 1, 2])
+        d.commit([4, 1, 2])
+        d.verify((2, 0, 1), 6, [3, 6, 2])
+        d.commit([3, 2, 0])
+        assert "verify rows at different cursors" in d.events
 
 
 @pytest.mark.parametrize("low", ["bf16", "fp32"])

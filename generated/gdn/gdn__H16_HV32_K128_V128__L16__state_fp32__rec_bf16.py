@@ -2,8 +2,8 @@
 # the templates and run `replaygen build`.
 # kernel: gdn__H16_HV32_K128_V128__L16__state_fp32__rec_bf16
 # spec sha256: 269ae606d36dd56b152535499facfacd42680cd4fda27f9a1b04094384a173fb
-# templates sha256: 30150bd7b9e5872a45ecee65ff661e3d4e3aedd4675da9828545a4e7b95fc6d1
-# generator sha256: 42fd512b511ec11361494208863bf910698f4aa3d024f253f1438324302d4d09
+# templates sha256: 1c577a06fc455de44a83a50388bc237e957817f60c005b0b2542e66e9d24728f
+# generator sha256: 9300a81c3c245f0aa91e0c689e48b2a80f7c88bc87b79d4239f4bfa798951f14
 """ReplaySSM kernels for gdn: gdn__H16_HV32_K128_V128__L16__state_fp32__rec_bf16.
 
 Replay form: S_t = C·exp(G_t) + Σ_j u_j (exp(G_t - G_j)·k_j)ᵀ,  G_j = Σ_(i<=j) g_i
@@ -92,8 +92,8 @@ def replay_decode_kernel(
         b_b = tl.load(b_ptr + i_b * stride_b + i_hv).to(tl.float32)
         b_A_log = tl.load(A_log_ptr + i_hv).to(tl.float32)
         b_dt_bias = tl.load(dt_bias_ptr + i_hv).to(tl.float32)
-        b_q_hat = 0.08838834764831845 * b_q / tl.sqrt(tl.sum((b_q) * (b_q), axis=0) + 1e-06)
-        b_k_hat = b_k / tl.sqrt(tl.sum((b_k) * (b_k), axis=0) + 1e-06)
+        b_q_hat = b_q * (0.08838834764831845 / tl.sqrt(tl.sum((b_q) * (b_q), axis=0) + 1e-06))
+        b_k_hat = b_k * ((1.0 / tl.sqrt(tl.sum((b_k) * (b_k), axis=0) + 1e-06)))
         b_g = -tl.exp(b_A_log) * tl.where((b_a + b_dt_bias) > 20.0, (b_a + b_dt_bias), tl.log(1.0 + tl.exp(tl.minimum((b_a + b_dt_bias), 20.0))))
         b_beta = (1.0 / (1.0 + tl.exp(-(b_b))))
         t_query = b_q_hat
@@ -463,8 +463,8 @@ def conventional_decode_kernel(
         b_b = tl.load(b_ptr + i_b * stride_b + i_hv).to(tl.float32)
         b_A_log = tl.load(A_log_ptr + i_hv).to(tl.float32)
         b_dt_bias = tl.load(dt_bias_ptr + i_hv).to(tl.float32)
-        b_q_hat = 0.08838834764831845 * b_q / tl.sqrt(tl.sum((b_q) * (b_q), axis=0) + 1e-06)
-        b_k_hat = b_k / tl.sqrt(tl.sum((b_k) * (b_k), axis=0) + 1e-06)
+        b_q_hat = b_q * (0.08838834764831845 / tl.sqrt(tl.sum((b_q) * (b_q), axis=0) + 1e-06))
+        b_k_hat = b_k * ((1.0 / tl.sqrt(tl.sum((b_k) * (b_k), axis=0) + 1e-06)))
         b_g = -tl.exp(b_A_log) * tl.where((b_a + b_dt_bias) > 20.0, (b_a + b_dt_bias), tl.log(1.0 + tl.exp(tl.minimum((b_a + b_dt_bias), 20.0))))
         b_beta = (1.0 / (1.0 + tl.exp(-(b_b))))
         t_query = b_q_hat
@@ -839,8 +839,8 @@ def conventional_verify_kernel(
                 b_b = tl.load(b_ptr + (i_b * T_IN + i_d) * stride_b + i_hv).to(tl.float32)
                 b_A_log = tl.load(A_log_ptr + i_hv).to(tl.float32)
                 b_dt_bias = tl.load(dt_bias_ptr + i_hv).to(tl.float32)
-                b_q_hat = 0.08838834764831845 * b_q / tl.sqrt(tl.sum((b_q) * (b_q), axis=0) + 1e-06)
-                b_k_hat = b_k / tl.sqrt(tl.sum((b_k) * (b_k), axis=0) + 1e-06)
+                b_q_hat = b_q * (0.08838834764831845 / tl.sqrt(tl.sum((b_q) * (b_q), axis=0) + 1e-06))
+                b_k_hat = b_k * ((1.0 / tl.sqrt(tl.sum((b_k) * (b_k), axis=0) + 1e-06)))
                 b_g = -tl.exp(b_A_log) * tl.where((b_a + b_dt_bias) > 20.0, (b_a + b_dt_bias), tl.log(1.0 + tl.exp(tl.minimum((b_a + b_dt_bias), 20.0))))
                 b_beta = (1.0 / (1.0 + tl.exp(-(b_b))))
                 t_query = b_q_hat

@@ -2,8 +2,8 @@
 # the templates and run `replaygen build`.
 # kernel: gla__H4_HV4_K256_V512__L16__state_fp32__read_fp8row__rec_bf16_g-fp32__gcum
 # spec sha256: 2a7fe42937c3f75572badc158aa6b5a3525d5a4bced8d5656b63326bdec79ab1
-# templates sha256: 30150bd7b9e5872a45ecee65ff661e3d4e3aedd4675da9828545a4e7b95fc6d1
-# generator sha256: 42fd512b511ec11361494208863bf910698f4aa3d024f253f1438324302d4d09
+# templates sha256: 1c577a06fc455de44a83a50388bc237e957817f60c005b0b2542e66e9d24728f
+# generator sha256: 9300a81c3c245f0aa91e0c689e48b2a80f7c88bc87b79d4239f4bfa798951f14
 """ReplaySSM kernels for gla: gla__H4_HV4_K256_V512__L16__state_fp32__read_fp8row__rec_bf16_g-fp32__gcum.
 
 Replay form: S_t = C·Diag(exp(G_t)) + Σ_j w_j (Diag(exp(G_t - G_j))·k_j)ᵀ,  G_j = Σ_(i<=j) g_i
@@ -478,10 +478,14 @@ def verify_kernel(
 
     P_ck[i] = exp(G_i) q_i; S_c[i, j] = (exp(G_i - G_j) k_j)·q_i over the committed
     records (weights split at n: exp(G_i - G_n)·exp(G_n - G_j), each <= 1); S_d[i, i'] =
-    (exp(G_i - G_i') k_i')·q_i for drafts i' <= i. For a delta rule the key rows of X are
+    (exp(G_i - G_i') k_i')·q_i for drafts i' <= i, all pairs at once: one product of the
+    probes and the drafts' keys with the decay split at the drafts' mid decay G_mid
+    (exp(G_i - G_mid)·exp(G_mid - G_i'); pair by pair if they span more than
+    plan.window_span, where a factor could overflow). For a delta rule the key rows of X are
     S·Decay·k_i without the window, the drafts' written values solve (I + A) W_d = R with
-    R_i = β_i (v_i - X[T_MAX + i]) and A[i, i'] = β_i (exp(G_i - G_i') k_i')·k_i (i' < i):
-    (I + A)^-1 diag(β) is built by forward substitution once per program, so that
+    R_i = β_i (v_i - X[T_MAX + i]) and A[i, i'] = β_i (exp(G_i - G_i') k_i')·k_i (i' < i)
+    (the same product's key rows): (I + A)^-1 diag(β) is built by forward substitution
+    once per program, so that
     W_d = M_v · V_d - M_x · X (M_x reads the key rows). Each draft's record is stored at
     ring row n + i (the capacity rule guarantees n + T_MAX <= RING; the count is clamped
     to the rows left all the same), and drafted[slot, head] = n_d, the most a commit
@@ -548,11 +552,10 @@ def verify_kernel(
                 G_n = tl.zeros_like(G_t)
             else:
                 G_n = G_t
-            # -- drafts, in order: token math, records, and the window's own scores -------
+            # -- drafts, in order: token math and records ---------------------------------
             P_d = tl.zeros([BT, BK], tl.float32)  # probes: queries (rows i), keys (rows T_MAX + i)
             K_d = tl.zeros([BT, BK], tl.float32)  # keys (rows i)
             G_d = tl.zeros([BT, BK], tl.float32) + G_n[None, :]  # per probe; absent: decay 1 from n
-            S_d = tl.zeros([BT, BT], tl.float32)
             G_i = G_n
             for i_d in tl.static_range(T_MAX):
                 # unrolled and branch-free (updates masked by `live`), so that every draft's
@@ -572,14 +575,40 @@ def verify_kernel(
                 P_d = tl.where(sel[:, None], t_query[None, :], P_d)
                 K_d = tl.where(sel[:, None], t_key[None, :], K_d)
                 G_d = tl.where((((o_t == i_d) | (o_t == T_MAX + i_d)) & live)[:, None], G_i[None, :], G_d)
-                kw_d = tl.where((o_t <= i_d)[:, None], tl.exp(-G_d + G_i[None, :]) * K_d, 0.0)  # [BT, BK]
-                s_row = tl.sum(kw_d * t_query[None, :], axis=1)  # [BT]: (exp(G_i - G_i') k_i')·q_i
-                S_d = tl.where(sel[:, None], s_row[None, :], S_d)
                 if live:
                     if i_hv % GROUP == 0:
                         tl.store(ring_k_ptr + ((i_slot * H + i_kh) * RING + n + i_d) * K + o_k, b_k.to(ring_k_ptr.dtype.element_ty), mask=m_k)
                     tl.store(ring_g_ptr + ((i_slot * HV + i_hv) * RING + n + i_d) * K + o_k, G_i.to(ring_g_ptr.dtype.element_ty), mask=m_k)
                     pass
+            # -- the window's scores S_win[r, i'] = (exp(G_r - G_i') k_i')·P[r] of each probe
+            # row r (draft i's query, for a delta rule also its key, rows T_MAX + i) against
+            # the drafts' keys, i' <= i (keys: i' < i), all pairs in one product: the decay
+            # split at the drafts' mid decay G_mid, both factors within exp(±80.0 / 2)
+            # while each channel's drafts decay by at most 80.0 (no overflow,
+            # no denormals); else pair by pair, exactly. (Pair by pair inside the drafts'
+            # loop this was ~2400 of a KDA T = 8 program's ~7500 instructions before its
+            # first checkpoint tile, at one warp.)
+            o_dr = o_t
+            causal = o_t[None, :] <= o_dr[:, None]
+            causal = causal & (o_dr < n_d)[:, None] & m_t[None, :]
+            G_span = G_i - G_n  # the drafts' whole log decay
+            G_mid = G_n + 0.5 * G_span
+            if tl.min(G_span + tl.zeros([BK], tl.float32), axis=0) >= -80.0:
+                P_s = tl.exp(-G_mid[None, :] + G_d) * P_d
+                K_s = tl.where((o_t < T_MAX)[:, None], tl.exp(-G_d + G_mid[None, :]), 0.0) * K_d  # (rows i only)
+                if FOLD_DOT:
+                    S_win = tl.dot(P_s, tl.trans(K_s), input_precision="tf32")
+                else:
+                    S_win = tl.sum(P_s[:, None, :] * K_s[None, :, :], axis=2)
+            else:
+                S_win = tl.zeros([BT, BT], tl.float32)
+                for i_c in range(T_MAX):  # (a loop: the exact path is rare, its registers are not)
+                    k_c = tl.sum(tl.where((o_t == i_c)[:, None], K_d, 0.0), axis=0)  # draft i_c's key
+                    G_c = tl.sum(tl.where((o_t == i_c)[:, None], G_d, 0.0), axis=0)
+                    kw_c = tl.exp(-G_c[None, :] + tl.minimum(G_d, G_c[None, :])) * k_c[None, :]  # [BT, BK]
+                    S_win = tl.where((o_t == i_c)[None, :], tl.sum(kw_c * P_d, axis=1)[:, None], S_win)
+            S_win = tl.where(causal, S_win, 0.0)
+            S_d = tl.where((o_t < T_MAX)[:, None], S_win, 0.0)  # rows i: (exp(G_i - G_i') k_i')·q_i
             # -- every probe against the committed records (one product)
             P_ck = tl.exp(G_d) * P_d  # [BT, BK]
             P_w = tl.exp(-G_n[None, :] + G_d) * P_d

@@ -2,8 +2,8 @@
 # the templates and run `replaygen build`.
 # kernel: kda__H32_HV32_K128_V128__L16__state_fp32__read_nvfp4__rec_bf16_g-fp32__gcum
 # spec sha256: 900e043a38a9f7023de2cc4bf78d14388be9de5c6732cf3e1db42c3737507d77
-# templates sha256: 30150bd7b9e5872a45ecee65ff661e3d4e3aedd4675da9828545a4e7b95fc6d1
-# generator sha256: 42fd512b511ec11361494208863bf910698f4aa3d024f253f1438324302d4d09
+# templates sha256: 1c577a06fc455de44a83a50388bc237e957817f60c005b0b2542e66e9d24728f
+# generator sha256: 9300a81c3c245f0aa91e0c689e48b2a80f7c88bc87b79d4239f4bfa798951f14
 """ReplaySSM kernels for kda: kda__H32_HV32_K128_V128__L16__state_fp32__read_nvfp4__rec_bf16_g-fp32__gcum.
 
 Replay form: S_t = C·Diag(exp(G_t)) + Σ_j u_j (Diag(exp(G_t - G_j))·k_j)ᵀ,  G_j = Σ_(i<=j) g_i
@@ -93,8 +93,8 @@ def replay_decode_kernel(
         b_b = tl.load(b_ptr + i_b * stride_b + i_hv).to(tl.float32)
         b_A_log = tl.load(A_log_ptr + i_hv).to(tl.float32)
         b_dt_bias = tl.load(dt_bias_ptr + i_hv * K + o_k, mask=m_k, other=0.0).to(tl.float32)
-        b_q_hat = 0.08838834764831845 * b_q / tl.sqrt(tl.sum((b_q) * (b_q), axis=0) + 1e-06)
-        b_k_hat = b_k / tl.sqrt(tl.sum((b_k) * (b_k), axis=0) + 1e-06)
+        b_q_hat = b_q * (0.08838834764831845 / tl.sqrt(tl.sum((b_q) * (b_q), axis=0) + 1e-06))
+        b_k_hat = b_k * ((1.0 / tl.sqrt(tl.sum((b_k) * (b_k), axis=0) + 1e-06)))
         b_g = -tl.exp(b_A_log) * tl.where((b_dt_bias + b_f) > 20.0, (b_dt_bias + b_f), tl.log(1.0 + tl.exp(tl.minimum((b_dt_bias + b_f), 20.0))))
         b_beta = (1.0 / (1.0 + tl.exp(-(b_b))))
         t_query = b_q_hat
@@ -436,8 +436,8 @@ def conventional_decode_kernel(
         b_b = tl.load(b_ptr + i_b * stride_b + i_hv).to(tl.float32)
         b_A_log = tl.load(A_log_ptr + i_hv).to(tl.float32)
         b_dt_bias = tl.load(dt_bias_ptr + i_hv * K + o_k, mask=m_k, other=0.0).to(tl.float32)
-        b_q_hat = 0.08838834764831845 * b_q / tl.sqrt(tl.sum((b_q) * (b_q), axis=0) + 1e-06)
-        b_k_hat = b_k / tl.sqrt(tl.sum((b_k) * (b_k), axis=0) + 1e-06)
+        b_q_hat = b_q * (0.08838834764831845 / tl.sqrt(tl.sum((b_q) * (b_q), axis=0) + 1e-06))
+        b_k_hat = b_k * ((1.0 / tl.sqrt(tl.sum((b_k) * (b_k), axis=0) + 1e-06)))
         b_g = -tl.exp(b_A_log) * tl.where((b_dt_bias + b_f) > 20.0, (b_dt_bias + b_f), tl.log(1.0 + tl.exp(tl.minimum((b_dt_bias + b_f), 20.0))))
         b_beta = (1.0 / (1.0 + tl.exp(-(b_b))))
         t_query = b_q_hat
@@ -513,10 +513,14 @@ def verify_kernel(
 
     P_ck[i] = exp(G_i) q_i; S_c[i, j] = (exp(G_i - G_j) k_j)·q_i over the committed
     records (weights split at n: exp(G_i - G_n)·exp(G_n - G_j), each <= 1); S_d[i, i'] =
-    (exp(G_i - G_i') k_i')·q_i for drafts i' <= i. For a delta rule the key rows of X are
+    (exp(G_i - G_i') k_i')·q_i for drafts i' <= i, all pairs at once: one product of the
+    probes and the drafts' keys with the decay split at the drafts' mid decay G_mid
+    (exp(G_i - G_mid)·exp(G_mid - G_i'); pair by pair if they span more than
+    plan.window_span, where a factor could overflow). For a delta rule the key rows of X are
     S·Decay·k_i without the window, the drafts' written values solve (I + A) W_d = R with
-    R_i = β_i (v_i - X[T_MAX + i]) and A[i, i'] = β_i (exp(G_i - G_i') k_i')·k_i (i' < i):
-    (I + A)^-1 diag(β) is built by forward substitution once per program, so that
+    R_i = β_i (v_i - X[T_MAX + i]) and A[i, i'] = β_i (exp(G_i - G_i') k_i')·k_i (i' < i)
+    (the same product's key rows): (I + A)^-1 diag(β) is built by forward substitution
+    once per program, so that
     W_d = M_v · V_d - M_x · X (M_x reads the key rows). Each draft's record is stored at
     ring row n + i (the capacity rule guarantees n + T_MAX <= RING; the count is clamped
     to the rows left all the same), and drafted[slot, head] = n_d, the most a commit
@@ -585,14 +589,11 @@ def verify_kernel(
                 G_n = tl.zeros_like(G_t)
             else:
                 G_n = G_t
-            # -- drafts, in order: token math, records, and the window's own scores -------
+            # -- drafts, in order: token math and records ---------------------------------
             P_d = tl.zeros([BT, BK], tl.float32)  # probes: queries (rows i), keys (rows T_MAX + i)
             K_d = tl.zeros([BT, BK], tl.float32)  # keys (rows i)
             G_d = tl.zeros([BT, BK], tl.float32) + G_n[None, :]  # per probe; absent: decay 1 from n
-            S_d = tl.zeros([BT, BT], tl.float32)
             d_beta = tl.zeros([BT], tl.float32)
-            T_inv = tl.zeros([BT, BT], tl.float32)  # (I + A)^-1, row by row
-            M_v = tl.zeros([BT, BT], tl.float32)  # (I + A)^-1 diag(β)
             G_i = G_n
             for i_d in tl.static_range(T_MAX):
                 # unrolled and branch-free (updates masked by `live`), so that every draft's
@@ -606,8 +607,8 @@ def verify_kernel(
                 b_b = tl.load(b_ptr + (i_b * T_IN + i_ld) * stride_b + i_hv).to(tl.float32)
                 b_A_log = tl.load(A_log_ptr + i_hv).to(tl.float32)
                 b_dt_bias = tl.load(dt_bias_ptr + i_hv * K + o_k, mask=m_k, other=0.0).to(tl.float32)
-                b_q_hat = 0.08838834764831845 * b_q / tl.sqrt(tl.sum((b_q) * (b_q), axis=0) + 1e-06)
-                b_k_hat = b_k / tl.sqrt(tl.sum((b_k) * (b_k), axis=0) + 1e-06)
+                b_q_hat = b_q * (0.08838834764831845 / tl.sqrt(tl.sum((b_q) * (b_q), axis=0) + 1e-06))
+                b_k_hat = b_k * ((1.0 / tl.sqrt(tl.sum((b_k) * (b_k), axis=0) + 1e-06)))
                 b_g = -tl.exp(b_A_log) * tl.where((b_dt_bias + b_f) > 20.0, (b_dt_bias + b_f), tl.log(1.0 + tl.exp(tl.minimum((b_dt_bias + b_f), 20.0))))
                 b_beta = (1.0 / (1.0 + tl.exp(-(b_b))))
                 t_query = b_q_hat
@@ -621,20 +622,51 @@ def verify_kernel(
                 P_d = tl.where(sel[:, None], t_query[None, :], P_d)
                 K_d = tl.where(sel[:, None], t_key[None, :], K_d)
                 G_d = tl.where((((o_t == i_d) | (o_t == T_MAX + i_d)) & live)[:, None], G_i[None, :], G_d)
-                kw_d = tl.where((o_t <= i_d)[:, None], tl.exp(-G_d + G_i[None, :]) * K_d, 0.0)  # [BT, BK]
-                s_row = tl.sum(kw_d * t_query[None, :], axis=1)  # [BT]: (exp(G_i - G_i') k_i')·q_i
-                S_d = tl.where(sel[:, None], s_row[None, :], S_d)
                 P_d = tl.where(((o_t == T_MAX + i_d) & live)[:, None], t_key[None, :], P_d)
                 d_beta = tl.where(sel, t_beta, d_beta)
-                a_row = tl.sum(tl.where((o_t < i_d)[:, None], kw_d, 0.0) * t_key[None, :], axis=1)  # A[i, :] / β_i
-                t_row = sel.to(tl.float32) - t_beta * tl.sum(a_row[:, None] * T_inv, axis=0)
-                T_inv = tl.where(sel[:, None], t_row[None, :], T_inv)
-                M_v = tl.where(sel[:, None], (t_row * d_beta)[None, :], M_v)
                 if live:
                     if i_hv % GROUP == 0:
                         tl.store(ring_k_hat_ptr + ((i_slot * H + i_kh) * RING + n + i_d) * K + o_k, b_k_hat.to(ring_k_hat_ptr.dtype.element_ty), mask=m_k)
                     tl.store(ring_g_ptr + ((i_slot * HV + i_hv) * RING + n + i_d) * K + o_k, G_i.to(ring_g_ptr.dtype.element_ty), mask=m_k)
                     pass
+            # -- the window's scores S_win[r, i'] = (exp(G_r - G_i') k_i')·P[r] of each probe
+            # row r (draft i's query, for a delta rule also its key, rows T_MAX + i) against
+            # the drafts' keys, i' <= i (keys: i' < i), all pairs in one product: the decay
+            # split at the drafts' mid decay G_mid, both factors within exp(±80.0 / 2)
+            # while each channel's drafts decay by at most 80.0 (no overflow,
+            # no denormals); else pair by pair, exactly. (Pair by pair inside the drafts'
+            # loop this was ~2400 of a KDA T = 8 program's ~7500 instructions before its
+            # first checkpoint tile, at one warp.)
+            o_dr = tl.where(o_t < T_MAX, o_t, o_t - T_MAX)  # the draft of each probe row
+            causal = tl.where((o_t >= T_MAX)[:, None], o_t[None, :] < o_dr[:, None], o_t[None, :] <= o_dr[:, None])
+            causal = causal & (o_dr < n_d)[:, None] & m_t[None, :]
+            G_span = G_i - G_n  # the drafts' whole log decay
+            G_mid = G_n + 0.5 * G_span
+            if tl.min(G_span + tl.zeros([BK], tl.float32), axis=0) >= -80.0:
+                P_s = tl.exp(-G_mid[None, :] + G_d) * P_d
+                K_s = tl.where((o_t < T_MAX)[:, None], tl.exp(-G_d + G_mid[None, :]), 0.0) * K_d  # (rows i only)
+                if FOLD_DOT:
+                    S_win = tl.dot(P_s, tl.trans(K_s), input_precision="tf32")
+                else:
+                    S_win = tl.sum(P_s[:, None, :] * K_s[None, :, :], axis=2)
+            else:
+                S_win = tl.zeros([BT, BT], tl.float32)
+                for i_c in range(T_MAX):  # (a loop: the exact path is rare, its registers are not)
+                    k_c = tl.sum(tl.where((o_t == i_c)[:, None], K_d, 0.0), axis=0)  # draft i_c's key
+                    G_c = tl.sum(tl.where((o_t == i_c)[:, None], G_d, 0.0), axis=0)
+                    kw_c = tl.exp(-G_c[None, :] + tl.minimum(G_d, G_c[None, :])) * k_c[None, :]  # [BT, BK]
+                    S_win = tl.where((o_t == i_c)[None, :], tl.sum(kw_c * P_d, axis=1)[:, None], S_win)
+            S_win = tl.where(causal, S_win, 0.0)
+            S_d = tl.where((o_t < T_MAX)[:, None], S_win, 0.0)  # rows i: (exp(G_i - G_i') k_i')·q_i
+            # (I + A)^-1 row by row, A[i, i'] = β_i S_win[T_MAX + i, i'] (i' < i)
+            T_inv = tl.zeros([BT, BT], tl.float32)
+            for i_d in tl.static_range(T_MAX):
+                sel = (o_t == i_d) & (i_d < n_d)
+                a_row = tl.sum(tl.where((o_t == T_MAX + i_d)[:, None], S_win, 0.0), axis=0)  # [BT]
+                beta_i = tl.sum(tl.where(o_t == i_d, d_beta, 0.0), axis=0)
+                t_row = sel.to(tl.float32) - beta_i * tl.sum(a_row[:, None] * T_inv, axis=0)
+                T_inv = tl.where(sel[:, None], t_row[None, :], T_inv)
+            M_v = T_inv * d_beta[None, :]  # (I + A)^-1 diag(β)
             # -- every probe against the committed records (one product)
             P_ck = tl.exp(G_d) * P_d  # [BT, BK]
             P_w = tl.exp(-G_n[None, :] + G_d) * P_d
@@ -761,8 +793,8 @@ def conventional_verify_kernel(
                 b_b = tl.load(b_ptr + (i_b * T_IN + i_d) * stride_b + i_hv).to(tl.float32)
                 b_A_log = tl.load(A_log_ptr + i_hv).to(tl.float32)
                 b_dt_bias = tl.load(dt_bias_ptr + i_hv * K + o_k, mask=m_k, other=0.0).to(tl.float32)
-                b_q_hat = 0.08838834764831845 * b_q / tl.sqrt(tl.sum((b_q) * (b_q), axis=0) + 1e-06)
-                b_k_hat = b_k / tl.sqrt(tl.sum((b_k) * (b_k), axis=0) + 1e-06)
+                b_q_hat = b_q * (0.08838834764831845 / tl.sqrt(tl.sum((b_q) * (b_q), axis=0) + 1e-06))
+                b_k_hat = b_k * ((1.0 / tl.sqrt(tl.sum((b_k) * (b_k), axis=0) + 1e-06)))
                 b_g = -tl.exp(b_A_log) * tl.where((b_dt_bias + b_f) > 20.0, (b_dt_bias + b_f), tl.log(1.0 + tl.exp(tl.minimum((b_dt_bias + b_f), 20.0))))
                 b_beta = (1.0 / (1.0 + tl.exp(-(b_b))))
                 t_query = b_q_hat
