@@ -361,6 +361,13 @@ class KernelPlan:
     window_probe_factor: str              # exp(G_d - G_mid): the window's probe rows' factor
     window_key_factor: str                # exp(G_mid - G_d): ... and its keys' (product: the pair's decay)
     window_span: float                    # the most log decay the drafts may span for that split
+    # the value-tile verify's FOLDING launch with its drafts all at once (rows of [BT, BK]
+    # tiles, as the key-chunked verify's) where that measured faster: per-channel decays
+    # without a delta rule (GLA)
+    fold_tile_head: bool
+    draft_scalar_code: tuple[Statement, ...]  # ... the drafts' scalars as [BT] vectors
+    draft_tile_code: tuple[Statement, ...]    # ... their key-axis values as [BT, BK] tiles (ht_<role>)
+    draft_gate: str                       # ... each draft's log decay ([BT] or [BT, BK])
     state_dtype: str
     record_dtype: str
     ckpt: StateFormat                     # the checkpoint: carries the recurrence
@@ -815,15 +822,16 @@ def make_plan(deriv: Derivation, config: KernelConfig) -> KernelPlan:
     chunk_names = {**names, **{sympy.Symbol(n): f"c_{n}" for n in chunk_deps}}
     chunk_names.update({r: r.name for r in reductions.values()})
 
-    def key_axis_code(names, value_prefix, role_prefix):
+    def key_axis_code(names, value_prefix, role_prefix, row_scalars=None):
         """The token's key-axis values the chunk needs (derived ones, then the roles),
         printed with `names`: per key chunk (c_, ct_) or over the whole axis for a
         verify's drafts (h_, ht_)."""
-        code = [Statement(f"{value_prefix}{n}", print_triton(subs(hoist(quantities[n].expr)), names))
+        def show(e):
+            return print_triton(subs(hoist(e)), names, row_scalars=row_scalars)
+        code = [Statement(f"{value_prefix}{n}", show(quantities[n].expr))
                 for n in sorted(chunk_deps, key=list(quantities).index)
                 if quantities[n].kind == "derived"]
-        return code + [Statement(f"{role_prefix}{role}", print_triton(subs(hoist(e)), names))
-                       for role, e in chunk_roles.items()]
+        return code + [Statement(f"{role_prefix}{role}", show(e)) for role, e in chunk_roles.items()]
 
     chunk_code = key_axis_code(chunk_names, "c_", "ct_")
     head_code += [Statement(r.name, print_triton(subs(node), names))
@@ -856,6 +864,24 @@ def make_plan(deriv: Derivation, config: KernelConfig) -> KernelPlan:
     # statements with h_ names, ht_<role>), for the scores that need no checkpoint
     draft_names.update({r: r.name for r in reductions.values()})
     draft_key_code = key_axis_code(draft_names, "h_", "ht_")
+    # The value-tile verify's folding launch may take its drafts all at once as well: the
+    # scalar quantities as [BT] vectors (draft_code, whose gate is a key-axis tile for a
+    # per-channel decay: ht_gate), the key-axis ones as [BT, BK] tiles in which per-token
+    # scalars broadcast as [BT, 1] columns and a division by a per-row value is one
+    # quotient per row.
+    tile_names = {**draft_names, **{sympy.Symbol(s): f"b_{s}[:, None]" for s in chunk_scalars}}
+    draft_tile_code = key_axis_code(tile_names, "h_", "ht_", scalars | frozenset(reductions.values()))
+    draft_scalar_code = [st for st in draft_code if not (channel_gate and st.target == "t_gate")]
+    scalar_roles = ("beta",) if channel_gate else ("gate", "beta")
+    drafts_as_tiles = (
+        all(sym.name in scalar_names for n in needed if quantities[n].axis == "scalar"
+            for sym in subs(quantities[n].expr).free_symbols)
+        and all(sym.name in scalar_names for role in scalar_roles if role in wanted
+                for sym in subs(wanted[role]).free_symbols)
+        and all(sym.name in chunk_deps and quantities[sym.name].kind != "derived"
+                for node in reductions for sym in subs(node).free_symbols)
+        and all(f.name in chunk_deps or (f.name == deriv.cumulative_gate and cumulative)
+                for f in deriv.fields if f.axis == "K"))
     # each role split once: the probe rows use the query (and, for a delta rule, the key);
     # the head-level scores need the drafts' keys for every variant (S_w = P · K_dᵀ)
     splits = {role: _split_probe(role, hoist(chunk_roles[role]), quantities, hoist, subs,
@@ -1058,6 +1084,13 @@ def make_plan(deriv: Derivation, config: KernelConfig) -> KernelPlan:
         # the pairwise fp32 sums, H200, session 21), tf32x3 with fp32 records (for bf16
         # records too it cost 14 KiB of shared memory and 86 registers at two warps).
         window_span=80.0,
+        # H200, KDA and GLA at T = 8, batch 256 (session 21, calls 1-3): the drafts as
+        # tiles made GLA's folding launch 1.17x faster (0.469 -> 0.401 ms) and KDA's
+        # launches (a delta rule: queries' and keys' rows, [BT, BK] tiles at one warp)
+        # slower; GLA's plain launch gained nothing at its tuned four warps
+        fold_tile_head=channel_gate and t.update != "delta" and drafts_as_tiles,
+        draft_scalar_code=tuple(draft_scalar_code), draft_tile_code=tuple(draft_tile_code),
+        draft_gate="t_gate" if scalar_gate else "ht_gate",
         state_dtype=config.state_dtype, record_dtype=config.record_dtype,
         ckpt=ckpt, read=read, KH=-(-K // 2), KS=-(-K // NVFP4_BLOCK),
         read_word_keys=_read_word_keys(read, K),

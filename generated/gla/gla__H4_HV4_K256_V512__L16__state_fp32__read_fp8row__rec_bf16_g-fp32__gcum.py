@@ -2,8 +2,8 @@
 # the templates and run `replaygen build`.
 # kernel: gla__H4_HV4_K256_V512__L16__state_fp32__read_fp8row__rec_bf16_g-fp32__gcum
 # spec sha256: 2a7fe42937c3f75572badc158aa6b5a3525d5a4bced8d5656b63326bdec79ab1
-# templates sha256: 1c577a06fc455de44a83a50388bc237e957817f60c005b0b2542e66e9d24728f
-# generator sha256: 9300a81c3c245f0aa91e0c689e48b2a80f7c88bc87b79d4239f4bfa798951f14
+# templates sha256: d8878c0d4362df101d7ca25b19fa46c9214e1086bac8260fab3cf083dc820177
+# generator sha256: dff89a96d3972f7f68027aaebec2dbf0fd9d56a341d1f4942ddaafadcf65e4b0
 """ReplaySSM kernels for gla: gla__H4_HV4_K256_V512__L16__state_fp32__read_fp8row__rec_bf16_g-fp32__gcum.
 
 Replay form: S_t = C·Diag(exp(G_t)) + Σ_j w_j (Diag(exp(G_t - G_j))·k_j)ᵀ,  G_j = Σ_(i<=j) g_i
@@ -552,34 +552,55 @@ def verify_kernel(
                 G_n = tl.zeros_like(G_t)
             else:
                 G_n = G_t
-            # -- drafts, in order: token math and records ---------------------------------
-            P_d = tl.zeros([BT, BK], tl.float32)  # probes: queries (rows i), keys (rows T_MAX + i)
-            K_d = tl.zeros([BT, BK], tl.float32)  # keys (rows i)
-            G_d = tl.zeros([BT, BK], tl.float32) + G_n[None, :]  # per probe; absent: decay 1 from n
-            G_i = G_n
-            for i_d in tl.static_range(T_MAX):
-                # unrolled and branch-free (updates masked by `live`), so that every draft's
-                # loads can issue before the first draft's math; absent drafts reload the last
-                # present one (always in bounds) and change nothing
-                live = i_d < n_d
-                i_ld = tl.maximum(tl.minimum(i_d, n_d - 1), 0)
-                b_q = tl.load(q_ptr + (i_b * T_IN + i_ld) * stride_q + i_kh * K + o_k, mask=m_k, other=0.0).to(tl.float32)
-                b_k = tl.load(k_ptr + (i_b * T_IN + i_ld) * stride_k + i_kh * K + o_k, mask=m_k, other=0.0).to(tl.float32)
-                b_gk = tl.load(gk_ptr + (i_b * T_IN + i_ld) * stride_gk + i_hv * K + o_k, mask=m_k, other=0.0).to(tl.float32)
-                b_g = 0.0625 * -tl.where((-b_gk) > 20.0, (-b_gk), tl.log(1.0 + tl.exp(tl.minimum((-b_gk), 20.0))))
-                t_query = 0.0625 * b_q
-                t_key = b_k
-                t_gate = b_g
-                G_i = G_i + tl.where(live, t_gate, 0.0)
-                sel = (o_t == i_d) & live
-                P_d = tl.where(sel[:, None], t_query[None, :], P_d)
-                K_d = tl.where(sel[:, None], t_key[None, :], K_d)
-                G_d = tl.where((((o_t == i_d) | (o_t == T_MAX + i_d)) & live)[:, None], G_i[None, :], G_d)
-                if live:
-                    if i_hv % GROUP == 0:
-                        tl.store(ring_k_ptr + ((i_slot * H + i_kh) * RING + n + i_d) * K + o_k, b_k.to(ring_k_ptr.dtype.element_ty), mask=m_k)
-                    tl.store(ring_g_ptr + ((i_slot * HV + i_hv) * RING + n + i_d) * K + o_k, G_i.to(ring_g_ptr.dtype.element_ty), mask=m_k)
-                    pass
+            if FOLDING:  # (plan.fold_tile_head: the folding rows' launch measured faster so)
+                # -- drafts, all at once: row i of [BT, BK] tiles (and [BT] vectors) holds draft i
+                o_dr = o_t
+                m_p = (o_t < n_d) & (o_t < T_MAX)  # present drafts
+                m_dr = m_p
+                h_q = tl.load(q_ptr + (i_b * T_IN + o_dr[:, None]) * stride_q + i_kh * K + o_k[None, :], mask=m_p[:, None] & m_k[None, :], other=0.0).to(tl.float32)  # [BT, BKT]
+                h_k = tl.load(k_ptr + (i_b * T_IN + o_dr[:, None]) * stride_k + i_kh * K + o_k[None, :], mask=m_p[:, None] & m_k[None, :], other=0.0).to(tl.float32)  # [BT, BKT]
+                h_gk = tl.load(gk_ptr + (i_b * T_IN + o_dr[:, None]) * stride_gk + i_hv * K + o_k[None, :], mask=m_p[:, None] & m_k[None, :], other=0.0).to(tl.float32)  # [BT, BKT]
+                h_g = 0.0625 * -tl.where((-h_gk) > 20.0, (-h_gk), tl.log(1.0 + tl.exp(tl.minimum((-h_gk), 20.0))))
+                ht_query = 0.0625 * h_q
+                ht_key = h_k
+                ht_gate = h_g
+                P_d = tl.where(m_p[:, None], ht_query, 0.0)  # probes: queries (rows i)
+                K_d = tl.where(m_p[:, None], ht_key, 0.0)  # keys (rows i)
+                g_d = tl.where(m_p[:, None], ht_gate, 0.0)
+                G_d = G_n[None, :] + tl.cumsum(g_d, axis=0)  # log decay from the checkpoint to draft i
+                G_i = G_n + tl.sum(g_d, axis=0)  # ... to the last draft
+                if i_hv % GROUP == 0:
+                    tl.store(ring_k_ptr + ((i_slot * H + i_kh) * RING + n + o_t[:, None]) * K + o_k[None, :], h_k.to(ring_k_ptr.dtype.element_ty), mask=m_p[:, None] & m_k[None, :])
+                tl.store(ring_g_ptr + ((i_slot * HV + i_hv) * RING + n + o_t[:, None]) * K + o_k[None, :], G_d.to(ring_g_ptr.dtype.element_ty), mask=m_p[:, None] & m_k[None, :])
+            else:
+                # -- drafts, in order: token math and records ---------------------------------
+                P_d = tl.zeros([BT, BK], tl.float32)  # probes: queries (rows i), keys (rows T_MAX + i)
+                K_d = tl.zeros([BT, BK], tl.float32)  # keys (rows i)
+                G_d = tl.zeros([BT, BK], tl.float32) + G_n[None, :]  # per probe; absent: decay 1 from n
+                G_i = G_n
+                for i_d in tl.static_range(T_MAX):
+                    # unrolled and branch-free (updates masked by `live`), so that every draft's
+                    # loads can issue before the first draft's math; absent drafts reload the last
+                    # present one (always in bounds) and change nothing
+                    live = i_d < n_d
+                    i_ld = tl.maximum(tl.minimum(i_d, n_d - 1), 0)
+                    b_q = tl.load(q_ptr + (i_b * T_IN + i_ld) * stride_q + i_kh * K + o_k, mask=m_k, other=0.0).to(tl.float32)
+                    b_k = tl.load(k_ptr + (i_b * T_IN + i_ld) * stride_k + i_kh * K + o_k, mask=m_k, other=0.0).to(tl.float32)
+                    b_gk = tl.load(gk_ptr + (i_b * T_IN + i_ld) * stride_gk + i_hv * K + o_k, mask=m_k, other=0.0).to(tl.float32)
+                    b_g = 0.0625 * -tl.where((-b_gk) > 20.0, (-b_gk), tl.log(1.0 + tl.exp(tl.minimum((-b_gk), 20.0))))
+                    t_query = 0.0625 * b_q
+                    t_key = b_k
+                    t_gate = b_g
+                    G_i = G_i + tl.where(live, t_gate, 0.0)
+                    sel = (o_t == i_d) & live
+                    P_d = tl.where(sel[:, None], t_query[None, :], P_d)
+                    K_d = tl.where(sel[:, None], t_key[None, :], K_d)
+                    G_d = tl.where((((o_t == i_d) | (o_t == T_MAX + i_d)) & live)[:, None], G_i[None, :], G_d)
+                    if live:
+                        if i_hv % GROUP == 0:
+                            tl.store(ring_k_ptr + ((i_slot * H + i_kh) * RING + n + i_d) * K + o_k, b_k.to(ring_k_ptr.dtype.element_ty), mask=m_k)
+                        tl.store(ring_g_ptr + ((i_slot * HV + i_hv) * RING + n + i_d) * K + o_k, G_i.to(ring_g_ptr.dtype.element_ty), mask=m_k)
+                        pass
             # -- the window's scores S_win[r, i'] = (exp(G_r - G_i') k_i')·P[r] of each probe
             # row r (draft i's query, for a delta rule also its key, rows T_MAX + i) against
             # the drafts' keys, i' <= i (keys: i' < i), all pairs in one product: the decay
