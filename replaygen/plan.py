@@ -872,16 +872,22 @@ def make_plan(deriv: Derivation, config: KernelConfig) -> KernelPlan:
     tile_names = {**draft_names, **{sympy.Symbol(s): f"b_{s}[:, None]" for s in chunk_scalars}}
     draft_tile_code = key_axis_code(tile_names, "h_", "ht_", scalars | frozenset(reductions.values()))
     draft_scalar_code = [st for st in draft_code if not (channel_gate and st.target == "t_gate")]
-    scalar_roles = ("beta",) if channel_gate else ("gate", "beta")
-    drafts_as_tiles = (
-        all(sym.name in scalar_names for n in needed if quantities[n].axis == "scalar"
-            for sym in subs(quantities[n].expr).free_symbols)
-        and all(sym.name in scalar_names for role in scalar_roles if role in wanted
-                for sym in subs(wanted[role]).free_symbols)
-        and all(sym.name in chunk_deps and quantities[sym.name].kind != "derived"
-                for node in reductions for sym in subs(node).free_symbols)
-        and all(f.name in chunk_deps or (f.name == deriv.cumulative_gate and cumulative)
-                for f in deriv.fields if f.axis == "K"))
+
+    def drafts_at_once(scalar_roles) -> bool:
+        """Whether the drafts' head-level quantities can be computed for all drafts at once:
+        the scalar ones (and `scalar_roles`) from scalars only, as [BT] vectors, and the
+        whole-axis reductions from loaded key-axis inputs."""
+        return (all(sym.name in scalar_names for n in needed if quantities[n].axis == "scalar"
+                    for sym in subs(quantities[n].expr).free_symbols)
+                and all(sym.name in scalar_names for role in scalar_roles if role in wanted
+                        for sym in subs(wanted[role]).free_symbols)
+                and all(sym.name in chunk_deps and quantities[sym.name].kind != "derived"
+                        for node in reductions for sym in subs(node).free_symbols))
+    # ... and the value-tile verify's stores its key-axis records from the tiles (h_<field>,
+    # or the drafts' cumulative decays for a cumulative gate record)
+    drafts_as_tiles = (drafts_at_once(("beta",) if channel_gate else ("gate", "beta"))
+                       and all(f.name in chunk_deps or (f.name == deriv.cumulative_gate and cumulative)
+                               for f in deriv.fields if f.axis == "K"))
     # each role split once: the probe rows use the query (and, for a delta rule, the key);
     # the head-level scores need the drafts' keys for every variant (S_w = P · K_dᵀ)
     splits = {role: _split_probe(role, hoist(chunk_roles[role]), quantities, hoist, subs,
@@ -890,13 +896,7 @@ def make_plan(deriv: Derivation, config: KernelConfig) -> KernelPlan:
     probe_factors = tuple(splits[r] for r in probe_roles)
     probe_factors = probe_factors if all(probe_factors) else ()
     score_factors = (splits["query"], splits["key"]) if probe_factors and all(splits.values()) else ()
-    drafts_vectorised = (
-        all(sym.name in scalar_names for n in needed if quantities[n].axis == "scalar"
-            for sym in subs(quantities[n].expr).free_symbols)
-        and all(sym.name in scalar_names for role in ("gate", "beta") if role in wanted
-                for sym in subs(wanted[role]).free_symbols)
-        and all(sym.name in chunk_deps and quantities[sym.name].kind != "derived"
-                for node in reductions for sym in subs(node).free_symbols))
+    drafts_vectorised = drafts_at_once(("gate", "beta"))
 
     # -- records as tiles ---------------------------------------------------------
     derived_not_stored = {sympy.Symbol(n): q.expr for n, q in quantities.items()

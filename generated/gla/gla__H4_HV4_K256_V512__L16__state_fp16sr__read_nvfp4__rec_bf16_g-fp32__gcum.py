@@ -2,8 +2,8 @@
 # the templates and run `replaygen build`.
 # kernel: gla__H4_HV4_K256_V512__L16__state_fp16sr__read_nvfp4__rec_bf16_g-fp32__gcum
 # spec sha256: 2a7fe42937c3f75572badc158aa6b5a3525d5a4bced8d5656b63326bdec79ab1
-# templates sha256: d8878c0d4362df101d7ca25b19fa46c9214e1086bac8260fab3cf083dc820177
-# generator sha256: dff89a96d3972f7f68027aaebec2dbf0fd9d56a341d1f4942ddaafadcf65e4b0
+# templates sha256: 20f92ced69cb4bff5b7a1b3ac1fe1ba20995bd6547b8a62de2060a5b193ac9be
+# generator sha256: 90efb0315be0f8038ebb28b3de3a9d2ce4055fcea23a35a29ea6435bf47295fa
 """ReplaySSM kernels for gla: gla__H4_HV4_K256_V512__L16__state_fp16sr__read_nvfp4__rec_bf16_g-fp32__gcum.
 
 Replay form: S_t = C·Diag(exp(G_t)) + Σ_j w_j (Diag(exp(G_t - G_j))·k_j)ᵀ,  G_j = Σ_(i<=j) g_i
@@ -587,9 +587,9 @@ def verify_kernel(
                 o_dr = o_t
                 m_p = (o_t < n_d) & (o_t < T_MAX)  # present drafts
                 m_dr = m_p
-                h_q = tl.load(q_ptr + (i_b * T_IN + o_dr[:, None]) * stride_q + i_kh * K + o_k[None, :], mask=m_p[:, None] & m_k[None, :], other=0.0).to(tl.float32)  # [BT, BKT]
-                h_k = tl.load(k_ptr + (i_b * T_IN + o_dr[:, None]) * stride_k + i_kh * K + o_k[None, :], mask=m_p[:, None] & m_k[None, :], other=0.0).to(tl.float32)  # [BT, BKT]
-                h_gk = tl.load(gk_ptr + (i_b * T_IN + o_dr[:, None]) * stride_gk + i_hv * K + o_k[None, :], mask=m_p[:, None] & m_k[None, :], other=0.0).to(tl.float32)  # [BT, BKT]
+                h_q = tl.load(q_ptr + (i_b * T_IN + o_dr[:, None]) * stride_q + i_kh * K + o_k[None, :], mask=m_p[:, None] & m_k[None, :], other=0.0).to(tl.float32)  # [BT, BKT] ([BT, BK] over the whole axis)
+                h_k = tl.load(k_ptr + (i_b * T_IN + o_dr[:, None]) * stride_k + i_kh * K + o_k[None, :], mask=m_p[:, None] & m_k[None, :], other=0.0).to(tl.float32)  # [BT, BKT] ([BT, BK] over the whole axis)
+                h_gk = tl.load(gk_ptr + (i_b * T_IN + o_dr[:, None]) * stride_gk + i_hv * K + o_k[None, :], mask=m_p[:, None] & m_k[None, :], other=0.0).to(tl.float32)  # [BT, BKT] ([BT, BK] over the whole axis)
                 h_g = 0.0625 * -tl.where((-h_gk) > 20.0, (-h_gk), tl.log(1.0 + tl.exp(tl.minimum((-h_gk), 20.0))))
                 ht_query = 0.0625 * h_q
                 ht_key = h_k

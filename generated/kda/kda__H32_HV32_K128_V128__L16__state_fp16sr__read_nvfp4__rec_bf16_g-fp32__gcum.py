@@ -2,8 +2,8 @@
 # the templates and run `replaygen build`.
 # kernel: kda__H32_HV32_K128_V128__L16__state_fp16sr__read_nvfp4__rec_bf16_g-fp32__gcum
 # spec sha256: 900e043a38a9f7023de2cc4bf78d14388be9de5c6732cf3e1db42c3737507d77
-# templates sha256: d8878c0d4362df101d7ca25b19fa46c9214e1086bac8260fab3cf083dc820177
-# generator sha256: dff89a96d3972f7f68027aaebec2dbf0fd9d56a341d1f4942ddaafadcf65e4b0
+# templates sha256: 20f92ced69cb4bff5b7a1b3ac1fe1ba20995bd6547b8a62de2060a5b193ac9be
+# generator sha256: 90efb0315be0f8038ebb28b3de3a9d2ce4055fcea23a35a29ea6435bf47295fa
 """ReplaySSM kernels for kda: kda__H32_HV32_K128_V128__L16__state_fp16sr__read_nvfp4__rec_bf16_g-fp32__gcum.
 
 Replay form: S_t = C·Diag(exp(G_t)) + Σ_j u_j (Diag(exp(G_t - G_j))·k_j)ᵀ,  G_j = Σ_(i<=j) g_i

@@ -2,8 +2,8 @@
 # the templates and run `replaygen build`.
 # kernel: mamba2__ngroups8_nheads96_dstate128_headdim80__L16__state_fp16__rec_bf16
 # spec sha256: b9b9d1221036064279430b56c5d997514355cbb9c52adf3b69fc5581e1456b5e
-# templates sha256: d8878c0d4362df101d7ca25b19fa46c9214e1086bac8260fab3cf083dc820177
-# generator sha256: dff89a96d3972f7f68027aaebec2dbf0fd9d56a341d1f4942ddaafadcf65e4b0
+# templates sha256: 20f92ced69cb4bff5b7a1b3ac1fe1ba20995bd6547b8a62de2060a5b193ac9be
+# generator sha256: 90efb0315be0f8038ebb28b3de3a9d2ce4055fcea23a35a29ea6435bf47295fa
 """ReplaySSM kernels for mamba2: mamba2__ngroups8_nheads96_dstate128_headdim80__L16__state_fp16__rec_bf16.
 
 Replay form: S_t = C·exp(G_t) + Σ_j w_j (exp(G_t - G_j)·k_j)ᵀ,  G_j = Σ_(i<=j) g_i
@@ -570,8 +570,8 @@ def verify_kernel(
         else:
             fold = n < 0  # (never)
         if fold == FOLDING:  # this launch's rows (runtime.verify: the plain rows, then the folding ones)
-            h_B = tl.load(B_ptr + (i_b * T_IN + o_dr[:, None]) * stride_B + i_kh * K + o_k[None, :], mask=m_p[:, None] & m_k[None, :], other=0.0).to(tl.float32)  # [BT, BKT]
-            h_C = tl.load(C_ptr + (i_b * T_IN + o_dr[:, None]) * stride_C + i_kh * K + o_k[None, :], mask=m_p[:, None] & m_k[None, :], other=0.0).to(tl.float32)  # [BT, BKT]
+            h_B = tl.load(B_ptr + (i_b * T_IN + o_dr[:, None]) * stride_B + i_kh * K + o_k[None, :], mask=m_p[:, None] & m_k[None, :], other=0.0).to(tl.float32)  # [BT, BKT] ([BT, BK] over the whole axis)
+            h_C = tl.load(C_ptr + (i_b * T_IN + o_dr[:, None]) * stride_C + i_kh * K + o_k[None, :], mask=m_p[:, None] & m_k[None, :], other=0.0).to(tl.float32)  # [BT, BKT] ([BT, BK] over the whole axis)
             # each probe row as factor x raw input (sympy's split of its role): the checkpoint
             # stream multiplies raw rows and XT's columns take the factors once after it
             fac_query = 1.0 + tl.zeros([BT], tl.float32)
