@@ -2,7 +2,7 @@
 # the templates and run `replaygen build`.
 # kernel: gdn__H16_HV64_K128_V128__L16__state_fp16__rec_bf16
 # spec sha256: 269ae606d36dd56b152535499facfacd42680cd4fda27f9a1b04094384a173fb
-# templates sha256: 20f92ced69cb4bff5b7a1b3ac1fe1ba20995bd6547b8a62de2060a5b193ac9be
+# templates sha256: 0948c139ca028dc6dbf56ac4c3b556d9fb28e0fe4ff990dd90ee9796c489adfa
 # generator sha256: 90efb0315be0f8038ebb28b3de3a9d2ce4055fcea23a35a29ea6435bf47295fa
 """ReplaySSM kernels for gdn: gdn__H16_HV64_K128_V128__L16__state_fp16__rec_bf16.
 

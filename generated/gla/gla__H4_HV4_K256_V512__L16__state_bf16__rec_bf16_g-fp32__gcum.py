@@ -2,7 +2,7 @@
 # the templates and run `replaygen build`.
 # kernel: gla__H4_HV4_K256_V512__L16__state_bf16__rec_bf16_g-fp32__gcum
 # spec sha256: 2a7fe42937c3f75572badc158aa6b5a3525d5a4bced8d5656b63326bdec79ab1
-# templates sha256: 20f92ced69cb4bff5b7a1b3ac1fe1ba20995bd6547b8a62de2060a5b193ac9be
+# templates sha256: 0948c139ca028dc6dbf56ac4c3b556d9fb28e0fe4ff990dd90ee9796c489adfa
 # generator sha256: 90efb0315be0f8038ebb28b3de3a9d2ce4055fcea23a35a29ea6435bf47295fa
 """ReplaySSM kernels for gla: gla__H4_HV4_K256_V512__L16__state_bf16__rec_bf16_g-fp32__gcum.
 

@@ -2,7 +2,7 @@
 # the templates and run `replaygen build`.
 # kernel: kda__H32_HV32_K128_V128__L16__state_fp32__read_nvfp4__rec_bf16_g-fp32__gcum
 # spec sha256: 900e043a38a9f7023de2cc4bf78d14388be9de5c6732cf3e1db42c3737507d77
-# templates sha256: 20f92ced69cb4bff5b7a1b3ac1fe1ba20995bd6547b8a62de2060a5b193ac9be
+# templates sha256: 0948c139ca028dc6dbf56ac4c3b556d9fb28e0fe4ff990dd90ee9796c489adfa
 # generator sha256: 90efb0315be0f8038ebb28b3de3a9d2ce4055fcea23a35a29ea6435bf47295fa
 """ReplaySSM kernels for kda: kda__H32_HV32_K128_V128__L16__state_fp32__read_nvfp4__rec_bf16_g-fp32__gcum.
 
