@@ -36,6 +36,23 @@ WINDOW_PROBE_FACTOR = REPLAY_WEIGHT.subs(G_j, G_m)   # exp(G_t - G_m)
 WINDOW_KEY_FACTOR = REPLAY_WEIGHT.subs(G_t, G_m)     # exp(G_m - G_j)
 if sympy.simplify(WINDOW_PROBE_FACTOR * WINDOW_KEY_FACTOR - REPLAY_WEIGHT) != 0:
     raise AssertionError("the window's split replay weight is not the replay weight")
+# A verify's probes take several decays from the checkpoint side (to the checkpoint, to
+# the committed end n, to the window's reference G_m). Each is the decay from n times a
+# factor with no G_t in it (one value per key channel, not per probe), so a program
+# takes one exp per probe element and a multiply per weight, not an exp per weight.
+G_n = sympy.Symbol("G_n")
+DRAFT_WEIGHT = REPLAY_WEIGHT.subs(G_j, G_n)          # exp(G_t - G_n)
+
+
+def _probe_factor(weight: sympy.Expr) -> sympy.Expr:
+    factor = sympy.simplify(weight / DRAFT_WEIGHT)
+    if G_t in factor.free_symbols or sympy.simplify(factor * DRAFT_WEIGHT - weight) != 0:
+        raise AssertionError(f"{weight} is not the decay from n times a per-channel factor")
+    return factor
+
+
+PROBE_CHECKPOINT_FACTOR = _probe_factor(CHECKPOINT_WEIGHT)     # exp(G_n)
+PROBE_WINDOW_FACTOR = _probe_factor(WINDOW_PROBE_FACTOR)       # exp(G_n - G_m)
 
 
 @dataclass(frozen=True)

@@ -17,8 +17,8 @@ from dataclasses import dataclass
 
 import sympy
 
-from .derive import (CHECKPOINT_WEIGHT, G_j, G_m, G_t, REPLAY_WEIGHT, WINDOW_KEY_FACTOR,
-                     WINDOW_PROBE_FACTOR, Derivation)
+from .derive import (CHECKPOINT_WEIGHT, DRAFT_WEIGHT, PROBE_CHECKPOINT_FACTOR, PROBE_WINDOW_FACTOR, G_j, G_m,
+                     G_n, G_t, REPLAY_WEIGHT, WINDOW_KEY_FACTOR, Derivation)
 from .errors import ConfigError
 from .printer import print_triton
 from .formulas import sumsq
@@ -358,7 +358,8 @@ class KernelPlan:
     draft_weight: str                     # exp(G_d - G_n): decay from the committed end n to draft i
     draft_ck_weight: str                  # exp(G_d): decay from the checkpoint to draft i
     pair_weight: str                      # exp(min(G_d, G_c) - G_c): decay from draft c to each probe
-    window_probe_factor: str              # exp(G_d - G_mid): the window's probe rows' factor
+    probe_checkpoint_factor: str          # exp(G_n): draft_ck_weight over draft_weight (per channel)
+    probe_window_factor: str              # exp(G_n - G_mid): the window's probe factor exp(G_d - G_mid) over it
     window_key_factor: str                # exp(G_mid - G_d): ... and its keys' (product: the pair's decay)
     window_span: float                    # the most log decay the drafts may span for that split
     # the value-tile verify's FOLDING launch with its drafts all at once (rows of [BT, BK]
@@ -1069,12 +1070,13 @@ def make_plan(deriv: Derivation, config: KernelConfig) -> KernelPlan:
         verify_scalars=tuple(sorted(chunk_scalars | set(draft_scalars), key=list(quantities).index)),
         draft_scalars=tuple(draft_scalars),
         gate_tile="[BT]" if scalar_gate else "[BT, BK]",
-        draft_weight=print_triton(REPLAY_WEIGHT, {G_t: "G_d", G_j: "G_n" + gate_cols}),
+        draft_weight=print_triton(DRAFT_WEIGHT, {G_t: "G_d", G_n: "G_n" + gate_cols}),
         draft_ck_weight=print_triton(CHECKPOINT_WEIGHT, {G_t: "G_d"}),
         # (for the causal pairs G_d <= G_c: the minimum keeps the others' weights finite)
         pair_weight=print_triton(REPLAY_WEIGHT, {G_t: f"tl.minimum(G_d, G_c{gate_cols})",
                                                  G_j: "G_c" + gate_cols}),
-        window_probe_factor=print_triton(WINDOW_PROBE_FACTOR, {G_t: "G_d", G_m: "G_mid" + gate_cols}),
+        probe_checkpoint_factor=print_triton(PROBE_CHECKPOINT_FACTOR, {G_n: "G_n"}),
+        probe_window_factor=print_triton(PROBE_WINDOW_FACTOR, {G_n: "G_n", G_m: "G_mid"}),
         window_key_factor=print_triton(WINDOW_KEY_FACTOR, {G_m: "G_mid" + gate_cols, G_j: "G_d"}),
         # both factors of a pair within exp(±40): products below fp32's largest (e^88)
         # and above its smallest normal (e^-87), for any pair of the window (the

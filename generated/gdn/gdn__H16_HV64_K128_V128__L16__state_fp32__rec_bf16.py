@@ -2,8 +2,8 @@
 # the templates and run `replaygen build`.
 # kernel: gdn__H16_HV64_K128_V128__L16__state_fp32__rec_bf16
 # spec sha256: 269ae606d36dd56b152535499facfacd42680cd4fda27f9a1b04094384a173fb
-# templates sha256: 0948c139ca028dc6dbf56ac4c3b556d9fb28e0fe4ff990dd90ee9796c489adfa
-# generator sha256: 90efb0315be0f8038ebb28b3de3a9d2ce4055fcea23a35a29ea6435bf47295fa
+# templates sha256: 0fcc4f592f4a7e2252ef924e66e186353299e59eaf404a4e49a6505b14a1c325
+# generator sha256: d84e84b1caac9473d8434945b959e014e7ff1c74d17ea9f77b2d086a868bf3b4
 """ReplaySSM kernels for gdn: gdn__H16_HV64_K128_V128__L16__state_fp32__rec_bf16.
 
 Replay form: S_t = C·exp(G_t) + Σ_j u_j (exp(G_t - G_j)·k_j)ᵀ,  G_j = Σ_(i<=j) g_i
@@ -12,7 +12,7 @@ Output:      o_t = C·(exp(G_t)·q_t) + Σ_j u_j ((exp(G_t - G_j)·k_j)·q_t)
 import triton
 import triton.language as tl
 
-from replaygen import formats
+from replaygen import devmath, formats
 
 # Launch constants of this configuration (passed as tl.constexpr arguments).
 CONSTEXPRS = dict(H=16, HV=64, K=128, V=128, L=16, GROUP=4,
@@ -94,8 +94,8 @@ def replay_decode_kernel(
         b_dt_bias = tl.load(dt_bias_ptr + i_hv).to(tl.float32)
         b_q_hat = b_q * (0.08838834764831845 / tl.sqrt(tl.sum((b_q) * (b_q), axis=0) + 1e-06))
         b_k_hat = b_k * ((1.0 / tl.sqrt(tl.sum((b_k) * (b_k), axis=0) + 1e-06)))
-        b_g = -tl.exp(b_A_log) * tl.where((b_a + b_dt_bias) > 20.0, (b_a + b_dt_bias), tl.log(1.0 + tl.exp(tl.minimum((b_a + b_dt_bias), 20.0))))
-        b_beta = (1.0 / (1.0 + tl.exp(-(b_b))))
+        b_g = -devmath.exp(b_A_log) * tl.where((b_a + b_dt_bias) > 20.0, (b_a + b_dt_bias), devmath.log(1.0 + devmath.exp(tl.minimum((b_a + b_dt_bias), 20.0))))
+        b_beta = (1.0 / (1.0 + devmath.exp(-(b_b))))
         t_query = b_q_hat
         t_key = b_k_hat
         t_gate = b_g
@@ -110,8 +110,8 @@ def replay_decode_kernel(
             rec_gate = tl.where(m_l, rec_gate, 0.0)  # log decays of the committed records
             G_rec = tl.cumsum(rec_gate, axis=0)  # cumulative log decay after each record
             G_t = tl.sum(rec_gate, axis=0) + t_gate  # ... and after the last record and the current token
-            rec_weight = tl.where(m_l, tl.exp(-G_rec + G_t), 0.0)  # decay from record j to t, <= 1
-            ck_weight = tl.exp(G_t)  # decay from the checkpoint to t
+            rec_weight = tl.where(m_l, devmath.exp(-G_rec + G_t), 0.0)  # decay from record j to t, <= 1
+            ck_weight = devmath.exp(G_t)  # decay from the checkpoint to t
         else:  # placeholders, loop-carried: the first tile sets them
             rec_weight = tl.zeros([BL], tl.float32)
             ck_weight = tl.full([], 0.0, tl.float32)
@@ -151,8 +151,8 @@ def replay_decode_kernel(
                     rec_gate = tl.where(m_l, rec_gate, 0.0)  # log decays of the committed records
                     G_rec = tl.cumsum(rec_gate, axis=0)  # cumulative log decay after each record
                     G_t = tl.sum(rec_gate, axis=0) + t_gate  # ... and after the last record and the current token
-                    rec_weight = tl.where(m_l, tl.exp(-G_rec + G_t), 0.0)  # decay from record j to t, <= 1
-                    ck_weight = tl.exp(G_t)  # decay from the checkpoint to t
+                    rec_weight = tl.where(m_l, devmath.exp(-G_rec + G_t), 0.0)  # decay from record j to t, <= 1
+                    ck_weight = devmath.exp(G_t)  # decay from the checkpoint to t
                 s_q = rec_weight * s_q  # the scores' decays (zero past n)
                 s_k = rec_weight * s_k
                 acc_q = acc_q * ck_weight
@@ -295,8 +295,8 @@ def fold_kernel(
             rec_gate = tl.where(m_l, rec_gate, 0.0)  # log decays of the committed records
             G_rec = tl.cumsum(rec_gate, axis=0)  # cumulative log decay after each record
             G_t = tl.sum(rec_gate, axis=0)  # ... and after the last record
-            rec_weight = tl.exp(-G_rec + G_t)
-            ck_weight = tl.exp(G_t)
+            rec_weight = devmath.exp(-G_rec + G_t)
+            ck_weight = devmath.exp(G_t)
             kw = tl.where(m_l[:, None], rec_weight[:, None] * rec_key, 0.0)  # [BL, BK]
             for i_v in range(i_w % QSPLIT, NV, QSPLIT):
                 o_v = i_v * BV + o_vb
@@ -375,8 +375,8 @@ def fold_kernel(
             rec_gate = tl.where(m_l, rec_gate, 0.0)  # log decays of the committed records
             G_rec = tl.cumsum(rec_gate, axis=0)  # cumulative log decay after each record
             G_t = tl.sum(rec_gate, axis=0)  # ... and after the last record
-            rec_weight = tl.exp(-G_rec + G_t)
-            ck_weight = tl.exp(G_t)
+            rec_weight = devmath.exp(-G_rec + G_t)
+            ck_weight = devmath.exp(G_t)
             kw = tl.where(m_l[:, None], rec_weight[:, None] * rec_key, 0.0)  # [BL, BK]
             for i_v in range(NV):
                 o_v = i_v * BV + o_vb
@@ -465,8 +465,8 @@ def conventional_decode_kernel(
         b_dt_bias = tl.load(dt_bias_ptr + i_hv).to(tl.float32)
         b_q_hat = b_q * (0.08838834764831845 / tl.sqrt(tl.sum((b_q) * (b_q), axis=0) + 1e-06))
         b_k_hat = b_k * ((1.0 / tl.sqrt(tl.sum((b_k) * (b_k), axis=0) + 1e-06)))
-        b_g = -tl.exp(b_A_log) * tl.where((b_a + b_dt_bias) > 20.0, (b_a + b_dt_bias), tl.log(1.0 + tl.exp(tl.minimum((b_a + b_dt_bias), 20.0))))
-        b_beta = (1.0 / (1.0 + tl.exp(-(b_b))))
+        b_g = -devmath.exp(b_A_log) * tl.where((b_a + b_dt_bias) > 20.0, (b_a + b_dt_bias), devmath.log(1.0 + devmath.exp(tl.minimum((b_a + b_dt_bias), 20.0))))
+        b_beta = (1.0 / (1.0 + devmath.exp(-(b_b))))
         t_query = b_q_hat
         t_key = b_k_hat
         t_gate = b_g
@@ -475,7 +475,7 @@ def conventional_decode_kernel(
         red_1 = tl.sum((b_k) * (b_k), axis=0)
         b_v = tl.load(v_ptr + i_b * stride_v + i_hv * V + o_v, mask=m_v, other=0.0).to(tl.float32)
         t_value = b_v
-        s_tile = s_tile.to(tl.float32) * tl.exp(t_gate)
+        s_tile = s_tile.to(tl.float32) * devmath.exp(t_gate)
         w_t = t_beta * (t_value - tl.sum(s_tile * t_key[None, :], axis=1))  # [BV]
         s_tile = s_tile + w_t[:, None] * t_key[None, :]
         out = tl.sum(s_tile * t_query[None, :], axis=1)
@@ -638,8 +638,8 @@ def verify_kernel(
                 rec_gate = tl.where(m_l, rec_gate, 0.0)
                 G_rec = tl.cumsum(rec_gate, axis=0)
                 G_t = tl.sum(rec_gate, axis=0)
-                rec_weight = tl.where(m_l, tl.exp(-G_rec + G_t), 0.0)  # decay from record j to n, <= 1
-                ck_fold = tl.exp(G_t)  # decay from the checkpoint to n (a fold's)
+                rec_weight = tl.where(m_l, devmath.exp(-G_rec + G_t), 0.0)  # decay from record j to n, <= 1
+                ck_fold = devmath.exp(G_t)  # decay from the checkpoint to n (a fold's)
                 if FOLDING:   # the drafts' decays count from the state they read: S_n
                     G_n = tl.zeros_like(G_t)
                 else:
@@ -648,8 +648,8 @@ def verify_kernel(
                 # rows (o_dr: the draft of each row; absent drafts load zeros and are masked)
                 b_a = tl.load(a_ptr + (i_b * T_IN + o_dr) * stride_a + i_hv, mask=m_dr, other=0.0).to(tl.float32)  # [BT]
                 b_b = tl.load(b_ptr + (i_b * T_IN + o_dr) * stride_b + i_hv, mask=m_dr, other=0.0).to(tl.float32)  # [BT]
-                b_g = -tl.exp(b_A_log) * tl.where((b_a + b_dt_bias) > 20.0, (b_a + b_dt_bias), tl.log(1.0 + tl.exp(tl.minimum((b_a + b_dt_bias), 20.0))))
-                b_beta = (1.0 / (1.0 + tl.exp(-(b_b))))
+                b_g = -devmath.exp(b_A_log) * tl.where((b_a + b_dt_bias) > 20.0, (b_a + b_dt_bias), devmath.log(1.0 + devmath.exp(tl.minimum((b_a + b_dt_bias), 20.0))))
+                b_beta = (1.0 / (1.0 + devmath.exp(-(b_b))))
                 t_gate = b_g
                 t_beta = b_beta
                 # G_d[r]: the log decay from the checkpoint to draft o_dr[r] (absent: to n)
@@ -657,12 +657,12 @@ def verify_kernel(
                 G_d = tl.where(m_dr, G_n + tl.sum(tl.where(o_t[None, :] <= o_dr[:, None], g_d[None, :], 0.0), axis=1), G_n)
                 d_beta = tl.where(m_dr, t_beta, 0.0)
                 tl.store(ring_g_ptr + ((i_slot * HV + i_hv) * RING + n + o_t), b_g.to(ring_g_ptr.dtype.element_ty), mask=m_dk)
-                ck_weight = tl.exp(G_d)  # [BT] decay from the checkpoint to each probe
-                draft_weight = tl.exp(-G_n + G_d)  # [BT] decay from n to each probe
+                ck_weight = devmath.exp(G_d)  # [BT] decay from the checkpoint to each probe
+                draft_weight = devmath.exp(-G_n + G_d)  # [BT] decay from n to each probe
                 fac_probe = tl.where(m_p, tl.where(o_t < T_MAX, fac_query, fac_key), 0.0)  # [BT]
                 ck_scale = ck_weight * fac_probe  # [BT]
                 # window decays exp(G_i - G_i'), i' <= i (query rows) or i' < i (key rows)
-                pair = tl.where(causal & m_t[None, :], tl.exp(tl.minimum(G_d[:, None] - G_d[None, :], 0.0)), 0.0)  # [BT, BT]
+                pair = tl.where(causal & m_t[None, :], devmath.exp(tl.minimum(G_d[:, None] - G_d[None, :], 0.0)), 0.0)  # [BT, BT]
                 # per-draft scalars, broadcast over the tile axis
                 # this head's scores: the probes against the committed records' keys decayed
                 # to n (zero past n) and against the drafts' keys
@@ -841,8 +841,8 @@ def conventional_verify_kernel(
                 b_dt_bias = tl.load(dt_bias_ptr + i_hv).to(tl.float32)
                 b_q_hat = b_q * (0.08838834764831845 / tl.sqrt(tl.sum((b_q) * (b_q), axis=0) + 1e-06))
                 b_k_hat = b_k * ((1.0 / tl.sqrt(tl.sum((b_k) * (b_k), axis=0) + 1e-06)))
-                b_g = -tl.exp(b_A_log) * tl.where((b_a + b_dt_bias) > 20.0, (b_a + b_dt_bias), tl.log(1.0 + tl.exp(tl.minimum((b_a + b_dt_bias), 20.0))))
-                b_beta = (1.0 / (1.0 + tl.exp(-(b_b))))
+                b_g = -devmath.exp(b_A_log) * tl.where((b_a + b_dt_bias) > 20.0, (b_a + b_dt_bias), devmath.log(1.0 + devmath.exp(tl.minimum((b_a + b_dt_bias), 20.0))))
+                b_beta = (1.0 / (1.0 + devmath.exp(-(b_b))))
                 t_query = b_q_hat
                 t_key = b_k_hat
                 t_gate = b_g
@@ -851,7 +851,7 @@ def conventional_verify_kernel(
                 red_1 = tl.sum((b_k) * (b_k), axis=0)
                 b_v = tl.load(v_ptr + (i_b * T_IN + i_d) * stride_v + i_hv * V + o_v, mask=m_v, other=0.0).to(tl.float32)
                 t_value = b_v
-                s_tile = s_tile * tl.exp(t_gate)
+                s_tile = s_tile * devmath.exp(t_gate)
                 w_t = t_beta * (t_value - tl.sum(s_tile * t_key[None, :], axis=1))  # [BV]
                 s_tile = s_tile + w_t[:, None] * t_key[None, :]
                 out = tl.sum(s_tile * t_query[None, :], axis=1)

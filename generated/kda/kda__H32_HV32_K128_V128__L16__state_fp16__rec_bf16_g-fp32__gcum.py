@@ -2,8 +2,8 @@
 # the templates and run `replaygen build`.
 # kernel: kda__H32_HV32_K128_V128__L16__state_fp16__rec_bf16_g-fp32__gcum
 # spec sha256: 900e043a38a9f7023de2cc4bf78d14388be9de5c6732cf3e1db42c3737507d77
-# templates sha256: 0948c139ca028dc6dbf56ac4c3b556d9fb28e0fe4ff990dd90ee9796c489adfa
-# generator sha256: 90efb0315be0f8038ebb28b3de3a9d2ce4055fcea23a35a29ea6435bf47295fa
+# templates sha256: 0fcc4f592f4a7e2252ef924e66e186353299e59eaf404a4e49a6505b14a1c325
+# generator sha256: d84e84b1caac9473d8434945b959e014e7ff1c74d17ea9f77b2d086a868bf3b4
 """ReplaySSM kernels for kda: kda__H32_HV32_K128_V128__L16__state_fp16__rec_bf16_g-fp32__gcum.
 
 Replay form: S_t = C·Diag(exp(G_t)) + Σ_j u_j (Diag(exp(G_t - G_j))·k_j)ᵀ,  G_j = Σ_(i<=j) g_i
@@ -12,7 +12,7 @@ Output:      o_t = C·(Diag(exp(G_t))·q_t) + Σ_j u_j ((Diag(exp(G_t - G_j))·k
 import triton
 import triton.language as tl
 
-from replaygen import formats
+from replaygen import devmath, formats
 
 # Launch constants of this configuration (passed as tl.constexpr arguments).
 CONSTEXPRS = dict(H=32, HV=32, K=128, V=128, L=16, GROUP=1,
@@ -93,8 +93,8 @@ def replay_decode_kernel(
         b_dt_bias = tl.load(dt_bias_ptr + i_hv * K + o_k, mask=m_k, other=0.0).to(tl.float32)
         b_q_hat = b_q * (0.08838834764831845 / tl.sqrt(tl.sum((b_q) * (b_q), axis=0) + 1e-06))
         b_k_hat = b_k * ((1.0 / tl.sqrt(tl.sum((b_k) * (b_k), axis=0) + 1e-06)))
-        b_g = -tl.exp(b_A_log) * tl.where((b_dt_bias + b_f) > 20.0, (b_dt_bias + b_f), tl.log(1.0 + tl.exp(tl.minimum((b_dt_bias + b_f), 20.0))))
-        b_beta = (1.0 / (1.0 + tl.exp(-(b_b))))
+        b_g = -devmath.exp(b_A_log) * tl.where((b_dt_bias + b_f) > 20.0, (b_dt_bias + b_f), devmath.log(1.0 + devmath.exp(tl.minimum((b_dt_bias + b_f), 20.0))))
+        b_beta = (1.0 / (1.0 + devmath.exp(-(b_b))))
         t_query = b_q_hat
         t_key = b_k_hat
         t_gate = b_g
@@ -109,8 +109,8 @@ def replay_decode_kernel(
         rec_key = tl.where(m_l[:, None], rec_key, 0.0)  # [BL, BK]
         G_rec = rec_gate  # cumulative log decays since the checkpoint, as stored
         G_t = tl.load(ring_g_ptr + ((i_slot * HV + i_hv) * RING + tl.maximum(n - 1, 0)) * K + o_k, mask=tl.where(n > 0, m_k, False), other=0.0).to(tl.float32) + t_gate  # row n - 1's, continued
-        rec_weight = tl.exp(-G_rec + G_t)  # decay from record j to t, <= 1
-        ck_weight = tl.exp(G_t)  # decay from the checkpoint to t
+        rec_weight = devmath.exp(-G_rec + G_t)  # decay from record j to t, <= 1
+        ck_weight = devmath.exp(G_t)  # decay from the checkpoint to t
         kw = tl.where(m_l[:, None], rec_weight * rec_key, 0.0)  # [BL, BK] decayed keys
         s_q = tl.sum(kw * t_query[None, :], axis=1)  # [BL] record scores for q
         q_ck = ck_weight * t_query  # [BK]
@@ -246,8 +246,8 @@ def fold_kernel(
             # the fold's time is the last committed record
             G_rec = rec_gate  # cumulative log decays since the checkpoint, as stored
             G_t = tl.load(ring_g_ptr + ((i_slot * HV + i_hv) * RING + tl.maximum(n - 1, 0)) * K + o_k, mask=tl.where(n > 0, m_k, False), other=0.0).to(tl.float32)  # row n - 1's, continued
-            rec_weight = tl.exp(-G_rec + G_t)
-            ck_weight = tl.exp(G_t)
+            rec_weight = devmath.exp(-G_rec + G_t)
+            ck_weight = devmath.exp(G_t)
             kw = tl.where(m_l[:, None], rec_weight * rec_key, 0.0)  # [BL, BK]
             for i_v in range(i_w % QSPLIT, NV, QSPLIT):
                 o_v = i_v * BV + o_vb
@@ -325,8 +325,8 @@ def fold_kernel(
             # the fold's time is the last committed record
             G_rec = rec_gate  # cumulative log decays since the checkpoint, as stored
             G_t = tl.load(ring_g_ptr + ((i_slot * HV + i_hv) * RING + tl.maximum(n - 1, 0)) * K + o_k, mask=tl.where(n > 0, m_k, False), other=0.0).to(tl.float32)  # row n - 1's, continued
-            rec_weight = tl.exp(-G_rec + G_t)
-            ck_weight = tl.exp(G_t)
+            rec_weight = devmath.exp(-G_rec + G_t)
+            ck_weight = devmath.exp(G_t)
             kw = tl.where(m_l[:, None], rec_weight * rec_key, 0.0)  # [BL, BK]
             for i_v in range(NV):
                 o_v = i_v * BV + o_vb
@@ -415,8 +415,8 @@ def conventional_decode_kernel(
         b_dt_bias = tl.load(dt_bias_ptr + i_hv * K + o_k, mask=m_k, other=0.0).to(tl.float32)
         b_q_hat = b_q * (0.08838834764831845 / tl.sqrt(tl.sum((b_q) * (b_q), axis=0) + 1e-06))
         b_k_hat = b_k * ((1.0 / tl.sqrt(tl.sum((b_k) * (b_k), axis=0) + 1e-06)))
-        b_g = -tl.exp(b_A_log) * tl.where((b_dt_bias + b_f) > 20.0, (b_dt_bias + b_f), tl.log(1.0 + tl.exp(tl.minimum((b_dt_bias + b_f), 20.0))))
-        b_beta = (1.0 / (1.0 + tl.exp(-(b_b))))
+        b_g = -devmath.exp(b_A_log) * tl.where((b_dt_bias + b_f) > 20.0, (b_dt_bias + b_f), devmath.log(1.0 + devmath.exp(tl.minimum((b_dt_bias + b_f), 20.0))))
+        b_beta = (1.0 / (1.0 + devmath.exp(-(b_b))))
         t_query = b_q_hat
         t_key = b_k_hat
         t_gate = b_g
@@ -425,7 +425,7 @@ def conventional_decode_kernel(
         red_1 = tl.sum((b_k) * (b_k), axis=0)
         b_v = tl.load(v_ptr + i_b * stride_v + i_hv * V + o_v, mask=m_v, other=0.0).to(tl.float32)
         t_value = b_v
-        s_tile = s_tile.to(tl.float32) * tl.exp(t_gate)[None, :]
+        s_tile = s_tile.to(tl.float32) * devmath.exp(t_gate)[None, :]
         w_t = t_beta * (t_value - tl.sum(s_tile * t_key[None, :], axis=1))  # [BV]
         s_tile = s_tile + w_t[:, None] * t_key[None, :]
         out = tl.sum(s_tile * t_query[None, :], axis=1)
@@ -526,9 +526,9 @@ def verify_kernel(
             rec_key = tl.where(m_l[:, None], rec_key, 0.0)  # [BL, BK]
             G_rec = rec_gate  # cumulative log decays since the checkpoint, as stored
             G_t = tl.load(ring_g_ptr + ((i_slot * HV + i_hv) * RING + tl.maximum(n - 1, 0)) * K + o_k, mask=tl.where(n > 0, m_k, False), other=0.0).to(tl.float32)  # row n - 1's, continued
-            rec_weight = tl.exp(-G_rec + G_t)  # decay from record j to n, <= 1
+            rec_weight = devmath.exp(-G_rec + G_t)  # decay from record j to n, <= 1
             kw = tl.where(m_l[:, None], rec_weight * rec_key, 0.0)  # [BL, BK]
-            ck_weight = tl.exp(G_t)  # decay from the checkpoint to n (a fold's)
+            ck_weight = devmath.exp(G_t)  # decay from the checkpoint to n (a fold's)
             # the drafts' log decays count from the checkpoint they read: S_n in a folding row
             # (so their probes and their cumulative gate records start from 0 there)
             if FOLDING:
@@ -555,8 +555,8 @@ def verify_kernel(
                 b_dt_bias = tl.load(dt_bias_ptr + i_hv * K + o_k, mask=m_k, other=0.0).to(tl.float32)
                 b_q_hat = b_q * (0.08838834764831845 / tl.sqrt(tl.sum((b_q) * (b_q), axis=0) + 1e-06))
                 b_k_hat = b_k * ((1.0 / tl.sqrt(tl.sum((b_k) * (b_k), axis=0) + 1e-06)))
-                b_g = -tl.exp(b_A_log) * tl.where((b_dt_bias + b_f) > 20.0, (b_dt_bias + b_f), tl.log(1.0 + tl.exp(tl.minimum((b_dt_bias + b_f), 20.0))))
-                b_beta = (1.0 / (1.0 + tl.exp(-(b_b))))
+                b_g = -devmath.exp(b_A_log) * tl.where((b_dt_bias + b_f) > 20.0, (b_dt_bias + b_f), devmath.log(1.0 + devmath.exp(tl.minimum((b_dt_bias + b_f), 20.0))))
+                b_beta = (1.0 / (1.0 + devmath.exp(-(b_b))))
                 t_query = b_q_hat
                 t_key = b_k_hat
                 t_gate = b_g
@@ -588,9 +588,13 @@ def verify_kernel(
             causal = causal & (o_dr < n_d)[:, None] & m_t[None, :]
             G_span = G_i - G_n  # the drafts' whole log decay
             G_mid = G_n + 0.5 * G_span
+            # every probe weight is the decay from n times a per-channel factor (derive.py):
+            # one exp per probe element (P_w), not one per weight (to G_mid, to the
+            # checkpoint, to n: KDA T = 8 at one warp, sm_90, 988 -> 585 instructions)
             if tl.min(G_span + tl.zeros([BK], tl.float32), axis=0) >= -80.0:
-                P_s = tl.exp(-G_mid[None, :] + G_d) * P_d
-                K_s = tl.where((o_t < T_MAX)[:, None], tl.exp(-G_d + G_mid[None, :]), 0.0) * K_d  # (rows i only)
+                P_w = devmath.exp(-G_n[None, :] + G_d) * P_d  # decayed to n
+                P_s = (devmath.exp(-G_mid + G_n))[None, :] * P_w
+                K_s = tl.where((o_t < T_MAX)[:, None], devmath.exp(-G_d + G_mid[None, :]), 0.0) * K_d  # (rows i only)
                 if FOLD_DOT:
                     S_win = tl.dot(P_s, tl.trans(K_s), input_precision="tf32")
                 else:
@@ -600,8 +604,9 @@ def verify_kernel(
                 for i_c in range(T_MAX):  # (a loop: the exact path is rare, its registers are not)
                     k_c = tl.sum(tl.where((o_t == i_c)[:, None], K_d, 0.0), axis=0)  # draft i_c's key
                     G_c = tl.sum(tl.where((o_t == i_c)[:, None], G_d, 0.0), axis=0)
-                    kw_c = tl.exp(-G_c[None, :] + tl.minimum(G_d, G_c[None, :])) * k_c[None, :]  # [BT, BK]
+                    kw_c = devmath.exp(-G_c[None, :] + tl.minimum(G_d, G_c[None, :])) * k_c[None, :]  # [BT, BK]
                     S_win = tl.where((o_t == i_c)[None, :], tl.sum(kw_c * P_d, axis=1)[:, None], S_win)
+                P_w = devmath.exp(-G_n[None, :] + G_d) * P_d  # (P_d until the loop is done)
             S_win = tl.where(causal, S_win, 0.0)
             S_d = tl.where((o_t < T_MAX)[:, None], S_win, 0.0)  # rows i: (exp(G_i - G_i') k_i')·q_i
             # (I + A)^-1 row by row, A[i, i'] = β_i S_win[T_MAX + i, i'] (i' < i)
@@ -614,8 +619,7 @@ def verify_kernel(
                 T_inv = tl.where(sel[:, None], t_row[None, :], T_inv)
             M_v = T_inv * d_beta[None, :]  # (I + A)^-1 diag(β)
             # -- every probe against the committed records (one product)
-            P_ck = tl.exp(G_d) * P_d  # [BT, BK]
-            P_w = tl.exp(-G_n[None, :] + G_d) * P_d
+            P_ck = (devmath.exp(G_n))[None, :] * P_w  # [BT, BK] decayed to the checkpoint
             if FOLD_DOT:
                 S_c = tl.dot(P_w, tl.trans(kw), input_precision="tf32")
             else:
@@ -737,8 +741,8 @@ def conventional_verify_kernel(
                 b_dt_bias = tl.load(dt_bias_ptr + i_hv * K + o_k, mask=m_k, other=0.0).to(tl.float32)
                 b_q_hat = b_q * (0.08838834764831845 / tl.sqrt(tl.sum((b_q) * (b_q), axis=0) + 1e-06))
                 b_k_hat = b_k * ((1.0 / tl.sqrt(tl.sum((b_k) * (b_k), axis=0) + 1e-06)))
-                b_g = -tl.exp(b_A_log) * tl.where((b_dt_bias + b_f) > 20.0, (b_dt_bias + b_f), tl.log(1.0 + tl.exp(tl.minimum((b_dt_bias + b_f), 20.0))))
-                b_beta = (1.0 / (1.0 + tl.exp(-(b_b))))
+                b_g = -devmath.exp(b_A_log) * tl.where((b_dt_bias + b_f) > 20.0, (b_dt_bias + b_f), devmath.log(1.0 + devmath.exp(tl.minimum((b_dt_bias + b_f), 20.0))))
+                b_beta = (1.0 / (1.0 + devmath.exp(-(b_b))))
                 t_query = b_q_hat
                 t_key = b_k_hat
                 t_gate = b_g
@@ -747,7 +751,7 @@ def conventional_verify_kernel(
                 red_1 = tl.sum((b_k) * (b_k), axis=0)
                 b_v = tl.load(v_ptr + (i_b * T_IN + i_d) * stride_v + i_hv * V + o_v, mask=m_v, other=0.0).to(tl.float32)
                 t_value = b_v
-                s_tile = s_tile * tl.exp(t_gate)[None, :]
+                s_tile = s_tile * devmath.exp(t_gate)[None, :]
                 w_t = t_beta * (t_value - tl.sum(s_tile * t_key[None, :], axis=1))  # [BV]
                 s_tile = s_tile + w_t[:, None] * t_key[None, :]
                 out = tl.sum(s_tile * t_query[None, :], axis=1)

@@ -2,8 +2,8 @@
 # the templates and run `replaygen build`.
 # kernel: mamba2__ngroups8_nheads96_dstate128_headdim80__L16__state_fp32__read_nvfp4__rec_bf16
 # spec sha256: b9b9d1221036064279430b56c5d997514355cbb9c52adf3b69fc5581e1456b5e
-# templates sha256: 0948c139ca028dc6dbf56ac4c3b556d9fb28e0fe4ff990dd90ee9796c489adfa
-# generator sha256: 90efb0315be0f8038ebb28b3de3a9d2ce4055fcea23a35a29ea6435bf47295fa
+# templates sha256: 0fcc4f592f4a7e2252ef924e66e186353299e59eaf404a4e49a6505b14a1c325
+# generator sha256: d84e84b1caac9473d8434945b959e014e7ff1c74d17ea9f77b2d086a868bf3b4
 """ReplaySSM kernels for mamba2: mamba2__ngroups8_nheads96_dstate128_headdim80__L16__state_fp32__read_nvfp4__rec_bf16.
 
 Replay form: S_t = C·exp(G_t) + Σ_j w_j (exp(G_t - G_j)·k_j)ᵀ,  G_j = Σ_(i<=j) g_i
@@ -12,7 +12,7 @@ Output:      o_t = C·(exp(G_t)·q_t) + Σ_j w_j ((exp(G_t - G_j)·k_j)·q_t)
 import triton
 import triton.language as tl
 
-from replaygen import formats
+from replaygen import devmath, formats
 
 # Launch constants of this configuration (passed as tl.constexpr arguments).
 CONSTEXPRS = dict(H=8, HV=96, K=128, V=80, L=16, GROUP=12,
@@ -99,8 +99,8 @@ def replay_decode_kernel(
         b_A_log = tl.load(A_log_ptr + i_hv).to(tl.float32)
         b_dt_bias = tl.load(dt_bias_ptr + i_hv).to(tl.float32)
         b_D = tl.load(D_ptr + i_hv).to(tl.float32)
-        b_delta = tl.where((b_dt + b_dt_bias) > 20.0, (b_dt + b_dt_bias), tl.log(1.0 + tl.exp(tl.minimum((b_dt + b_dt_bias), 20.0))))
-        b_g = -b_delta * tl.exp(b_A_log)
+        b_delta = tl.where((b_dt + b_dt_bias) > 20.0, (b_dt + b_dt_bias), devmath.log(1.0 + devmath.exp(tl.minimum((b_dt + b_dt_bias), 20.0))))
+        b_g = -b_delta * devmath.exp(b_A_log)
         t_query = b_C
         t_key = b_B
         t_gate = b_g
@@ -108,12 +108,12 @@ def replay_decode_kernel(
         # the cursor; past n they are masked after the load) --------------------------
         r_delta = tl.load(ring_delta_ptr + (i_slot * HV + i_hv) * RING + o_l, mask=o_l < RING, other=0.0).to(tl.float32)  # [BL]
         if not STREAM_FIRST:  # (static) else after the first value tile's stream
-            rec_gate = -r_delta * tl.exp(b_A_log)
+            rec_gate = -r_delta * devmath.exp(b_A_log)
             rec_gate = tl.where(m_l, rec_gate, 0.0)  # log decays of the committed records
             G_rec = tl.cumsum(rec_gate, axis=0)  # cumulative log decay after each record
             G_t = tl.sum(rec_gate, axis=0) + t_gate  # ... and after the last record and the current token
-            rec_weight = tl.where(m_l, tl.exp(-G_rec + G_t), 0.0)  # decay from record j to t, <= 1
-            ck_weight = tl.exp(G_t)  # decay from the checkpoint to t
+            rec_weight = tl.where(m_l, devmath.exp(-G_rec + G_t), 0.0)  # decay from record j to t, <= 1
+            ck_weight = devmath.exp(G_t)  # decay from the checkpoint to t
         else:  # placeholders, loop-carried: the first tile sets them
             rec_weight = tl.zeros([BL], tl.float32)
             ck_weight = tl.full([], 0.0, tl.float32)
@@ -173,12 +173,12 @@ def replay_decode_kernel(
                 acc_q = acc_q * r_scale
             if STREAM_FIRST:  # (static) the decays, after the stream
                 if i_vs == 0:  # once, inside the tile loop: hoisted out of it, they would run ahead of the stream again
-                    rec_gate = -r_delta * tl.exp(b_A_log)
+                    rec_gate = -r_delta * devmath.exp(b_A_log)
                     rec_gate = tl.where(m_l, rec_gate, 0.0)  # log decays of the committed records
                     G_rec = tl.cumsum(rec_gate, axis=0)  # cumulative log decay after each record
                     G_t = tl.sum(rec_gate, axis=0) + t_gate  # ... and after the last record and the current token
-                    rec_weight = tl.where(m_l, tl.exp(-G_rec + G_t), 0.0)  # decay from record j to t, <= 1
-                    ck_weight = tl.exp(G_t)  # decay from the checkpoint to t
+                    rec_weight = tl.where(m_l, devmath.exp(-G_rec + G_t), 0.0)  # decay from record j to t, <= 1
+                    ck_weight = devmath.exp(G_t)  # decay from the checkpoint to t
                 s_q = rec_weight * s_q  # the scores' decays (zero past n)
                 acc_q = acc_q * ck_weight
             # -- this value tile: value-axis inputs and records -----------------------
@@ -193,7 +193,7 @@ def replay_decode_kernel(
             out = acc_q + tl.sum(rec_value * s_q[:, None], axis=0) + w_t * s_kq
             out = out + b_D * b_x
             if HAS_z:
-                out = out * (((b_z) / (1.0 + tl.exp(-(b_z)))))
+                out = out * (((b_z) / (1.0 + devmath.exp(-(b_z)))))
             tl.store(out_ptr + i_b * stride_out + i_hv * V + o_v, out.to(out_ptr.dtype.element_ty), mask=m_v)
             if FLUSH:
                 # S_t = C·exp(G_t) + Σ_j w_j (exp(G_t - G_j)·k_j)ᵀ + w_t k_tᵀ, chunk by chunk
@@ -336,14 +336,14 @@ def fold_kernel(
             r_B = tl.load(ring_B_ptr + ((i_slot * H + i_kh) * RING + o_l[:, None]) * K + o_k[None, :], mask=m_l[:, None] & m_k[None, :], other=0.0).to(tl.float32)  # [BL, BK]
             r_delta = tl.load(ring_delta_ptr + (i_slot * HV + i_hv) * RING + o_l, mask=m_l, other=0.0).to(tl.float32)  # [BL]
             rec_key = r_B
-            rec_gate = -r_delta * tl.exp(b_A_log)
+            rec_gate = -r_delta * devmath.exp(b_A_log)
             rec_key = tl.where(m_l[:, None], rec_key, 0.0)  # [BL, BK]
             # the fold's time is the last committed record
             rec_gate = tl.where(m_l, rec_gate, 0.0)  # log decays of the committed records
             G_rec = tl.cumsum(rec_gate, axis=0)  # cumulative log decay after each record
             G_t = tl.sum(rec_gate, axis=0)  # ... and after the last record
-            rec_weight = tl.exp(-G_rec + G_t)
-            ck_weight = tl.exp(G_t)
+            rec_weight = devmath.exp(-G_rec + G_t)
+            ck_weight = devmath.exp(G_t)
             kw = tl.where(m_l[:, None], rec_weight[:, None] * rec_key, 0.0)  # [BL, BK]
             for i_v in range(i_w % QSPLIT, NV, QSPLIT):
                 o_v = i_v * BV + o_vb
@@ -423,14 +423,14 @@ def fold_kernel(
             r_B = tl.load(ring_B_ptr + ((i_slot * H + i_kh) * RING + o_l[:, None]) * K + o_k[None, :], mask=m_l[:, None] & m_k[None, :], other=0.0).to(tl.float32)  # [BL, BK]
             r_delta = tl.load(ring_delta_ptr + (i_slot * HV + i_hv) * RING + o_l, mask=m_l, other=0.0).to(tl.float32)  # [BL]
             rec_key = r_B
-            rec_gate = -r_delta * tl.exp(b_A_log)
+            rec_gate = -r_delta * devmath.exp(b_A_log)
             rec_key = tl.where(m_l[:, None], rec_key, 0.0)  # [BL, BK]
             # the fold's time is the last committed record
             rec_gate = tl.where(m_l, rec_gate, 0.0)  # log decays of the committed records
             G_rec = tl.cumsum(rec_gate, axis=0)  # cumulative log decay after each record
             G_t = tl.sum(rec_gate, axis=0)  # ... and after the last record
-            rec_weight = tl.exp(-G_rec + G_t)
-            ck_weight = tl.exp(G_t)
+            rec_weight = devmath.exp(-G_rec + G_t)
+            ck_weight = devmath.exp(G_t)
             kw = tl.where(m_l[:, None], rec_weight[:, None] * rec_key, 0.0)  # [BL, BK]
             for i_v in range(NV):
                 o_v = i_v * BV + o_vb
@@ -521,8 +521,8 @@ def conventional_decode_kernel(
         b_A_log = tl.load(A_log_ptr + i_hv).to(tl.float32)
         b_dt_bias = tl.load(dt_bias_ptr + i_hv).to(tl.float32)
         b_D = tl.load(D_ptr + i_hv).to(tl.float32)
-        b_delta = tl.where((b_dt + b_dt_bias) > 20.0, (b_dt + b_dt_bias), tl.log(1.0 + tl.exp(tl.minimum((b_dt + b_dt_bias), 20.0))))
-        b_g = -b_delta * tl.exp(b_A_log)
+        b_delta = tl.where((b_dt + b_dt_bias) > 20.0, (b_dt + b_dt_bias), devmath.log(1.0 + devmath.exp(tl.minimum((b_dt + b_dt_bias), 20.0))))
+        b_g = -b_delta * devmath.exp(b_A_log)
         t_query = b_C
         t_key = b_B
         t_gate = b_g
@@ -530,13 +530,13 @@ def conventional_decode_kernel(
         if HAS_z:
             b_z = tl.load(z_ptr + i_b * stride_z + i_hv * V + o_v, mask=m_v, other=0.0).to(tl.float32)
         t_value = b_delta * b_x
-        s_tile = s_tile.to(tl.float32) * tl.exp(t_gate)
+        s_tile = s_tile.to(tl.float32) * devmath.exp(t_gate)
         w_t = t_value  # [BV]
         s_tile = s_tile + w_t[:, None] * t_key[None, :]
         out = tl.sum(s_tile * t_query[None, :], axis=1)
         out = out + b_D * b_x
         if HAS_z:
-            out = out * (((b_z) / (1.0 + tl.exp(-(b_z)))))
+            out = out * (((b_z) / (1.0 + devmath.exp(-(b_z)))))
         tl.store(p_s, s_tile.to(state_ptr.dtype.element_ty), mask=m_s)
         tl.store(out_ptr + i_b * stride_out + i_hv * V + o_v, out.to(out_ptr.dtype.element_ty), mask=m_v)
     else:  # padding row (zero output) or a slot outside the pool (NaN output)
@@ -717,12 +717,12 @@ def verify_kernel(
                 b_dt_bias = tl.load(dt_bias_ptr + i_hv).to(tl.float32)
                 b_D = tl.load(D_ptr + i_hv).to(tl.float32)
                 r_delta = tl.load(ring_delta_ptr + (i_slot * HV + i_hv) * RING + o_l, mask=m_l, other=0.0).to(tl.float32)  # [BL]
-                rec_gate = -r_delta * tl.exp(b_A_log)
+                rec_gate = -r_delta * devmath.exp(b_A_log)
                 rec_gate = tl.where(m_l, rec_gate, 0.0)
                 G_rec = tl.cumsum(rec_gate, axis=0)
                 G_t = tl.sum(rec_gate, axis=0)
-                rec_weight = tl.where(m_l, tl.exp(-G_rec + G_t), 0.0)  # decay from record j to n, <= 1
-                ck_fold = tl.exp(G_t)  # decay from the checkpoint to n (a fold's)
+                rec_weight = tl.where(m_l, devmath.exp(-G_rec + G_t), 0.0)  # decay from record j to n, <= 1
+                ck_fold = devmath.exp(G_t)  # decay from the checkpoint to n (a fold's)
                 if FOLDING:   # the drafts' decays count from the state they read: S_n
                     G_n = tl.zeros_like(G_t)
                 else:
@@ -730,20 +730,20 @@ def verify_kernel(
                 # -- this head's draft scalars, all drafts at once as [BT] vectors over the probe
                 # rows (o_dr: the draft of each row; absent drafts load zeros and are masked)
                 b_dt = tl.load(dt_ptr + (i_b * T_IN + o_dr) * stride_dt + i_hv, mask=m_dr, other=0.0).to(tl.float32)  # [BT]
-                b_delta = tl.where((b_dt + b_dt_bias) > 20.0, (b_dt + b_dt_bias), tl.log(1.0 + tl.exp(tl.minimum((b_dt + b_dt_bias), 20.0))))
-                b_g = -b_delta * tl.exp(b_A_log)
+                b_delta = tl.where((b_dt + b_dt_bias) > 20.0, (b_dt + b_dt_bias), devmath.log(1.0 + devmath.exp(tl.minimum((b_dt + b_dt_bias), 20.0))))
+                b_g = -b_delta * devmath.exp(b_A_log)
                 t_gate = b_g
                 # G_d[r]: the log decay from the checkpoint to draft o_dr[r] (absent: to n)
                 g_d = tl.where(m_dk, t_gate, 0.0)  # rows i: draft i's gate
                 G_d = tl.where(m_dr, G_n + tl.sum(tl.where(o_t[None, :] <= o_dr[:, None], g_d[None, :], 0.0), axis=1), G_n)
                 d_delta = tl.where(m_dr, b_delta, 0.0)
                 tl.store(ring_delta_ptr + ((i_slot * HV + i_hv) * RING + n + o_t), b_delta.to(ring_delta_ptr.dtype.element_ty), mask=m_dk)
-                ck_weight = tl.exp(G_d)  # [BT] decay from the checkpoint to each probe
-                draft_weight = tl.exp(-G_n + G_d)  # [BT] decay from n to each probe
+                ck_weight = devmath.exp(G_d)  # [BT] decay from the checkpoint to each probe
+                draft_weight = devmath.exp(-G_n + G_d)  # [BT] decay from n to each probe
                 fac_probe = tl.where(m_p, fac_query, 0.0)  # [BT]
                 ck_scale = ck_weight * fac_probe  # [BT]
                 # window decays exp(G_i - G_i'), i' <= i (query rows) or i' < i (key rows)
-                pair = tl.where(causal & m_t[None, :], tl.exp(tl.minimum(G_d[:, None] - G_d[None, :], 0.0)), 0.0)  # [BT, BT]
+                pair = tl.where(causal & m_t[None, :], devmath.exp(tl.minimum(G_d[:, None] - G_d[None, :], 0.0)), 0.0)  # [BT, BT]
                 # per-draft scalars, broadcast over the tile axis
                 b_delta = d_delta[:, None]
                 # this head's scores: the probes against the committed records' keys decayed
@@ -819,7 +819,7 @@ def verify_kernel(
                         w_d = tl.trans(w_dT)
                         out = out + b_D * b_x
                         if HAS_z:
-                            out = out * (((b_z) / (1.0 + tl.exp(-(b_z)))))
+                            out = out * (((b_z) / (1.0 + devmath.exp(-(b_z)))))
                         out = tl.where(m_t[:, None], out, 0.0)
                         tl.store(p_out + o_v[None, :], out.to(out_ptr.dtype.element_ty), mask=m_out[:, None] & m_v[None, :])
                         tl.store(ring_x_ptr + ((i_slot * HV + i_hv) * RING + n + o_t[:, None]) * V + o_v[None, :], b_x.to(ring_x_ptr.dtype.element_ty), mask=m_t[:, None] & m_v[None, :])
@@ -886,8 +886,8 @@ def conventional_verify_kernel(
                 b_A_log = tl.load(A_log_ptr + i_hv).to(tl.float32)
                 b_dt_bias = tl.load(dt_bias_ptr + i_hv).to(tl.float32)
                 b_D = tl.load(D_ptr + i_hv).to(tl.float32)
-                b_delta = tl.where((b_dt + b_dt_bias) > 20.0, (b_dt + b_dt_bias), tl.log(1.0 + tl.exp(tl.minimum((b_dt + b_dt_bias), 20.0))))
-                b_g = -b_delta * tl.exp(b_A_log)
+                b_delta = tl.where((b_dt + b_dt_bias) > 20.0, (b_dt + b_dt_bias), devmath.log(1.0 + devmath.exp(tl.minimum((b_dt + b_dt_bias), 20.0))))
+                b_g = -b_delta * devmath.exp(b_A_log)
                 t_query = b_C
                 t_key = b_B
                 t_gate = b_g
@@ -895,13 +895,13 @@ def conventional_verify_kernel(
                 if HAS_z:
                     b_z = tl.load(z_ptr + (i_b * T_IN + i_d) * stride_z + i_hv * V + o_v, mask=m_v, other=0.0).to(tl.float32)
                 t_value = b_delta * b_x
-                s_tile = s_tile * tl.exp(t_gate)
+                s_tile = s_tile * devmath.exp(t_gate)
                 w_t = t_value  # [BV]
                 s_tile = s_tile + w_t[:, None] * t_key[None, :]
                 out = tl.sum(s_tile * t_query[None, :], axis=1)
                 out = out + b_D * b_x
                 if HAS_z:
-                    out = out * (((b_z) / (1.0 + tl.exp(-(b_z)))))
+                    out = out * (((b_z) / (1.0 + devmath.exp(-(b_z)))))
                 tl.store(p_out + i_d * stride_out, out.to(out_ptr.dtype.element_ty), mask=m_v)
                 p_snap = snap_ptr + (((i_b.to(tl.int64) * T_MAX + i_d) * HV + i_hv) * V + o_v[:, None]) * K + o_k[None, :]
                 tl.store(p_snap, s_tile.to(snap_ptr.dtype.element_ty), mask=m_s)
