@@ -17,8 +17,9 @@ from dataclasses import dataclass
 
 import sympy
 
-from .derive import (CHECKPOINT_WEIGHT, DRAFT_WEIGHT, PROBE_CHECKPOINT_FACTOR, PROBE_WINDOW_FACTOR, G_j, G_m,
-                     G_n, G_t, REPLAY_WEIGHT, WINDOW_KEY_FACTOR, Derivation)
+from .derive import (CHECKPOINT_WEIGHT, DRAFT_WEIGHT, PROBE_CHECKPOINT_FACTOR,
+                     PROBE_WINDOW_FACTOR, REPLAY_WEIGHT, WINDOW_KEY_FACTOR, G_j, G_m, G_n, G_t,
+                     Derivation)
 from .errors import ConfigError
 from .printer import print_triton
 from .formulas import sumsq
