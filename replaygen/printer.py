@@ -75,8 +75,12 @@ class TritonPrinter(StrPrinter):
         elif coeff != 1 or not parts:
             parts = [self._number(coeff)] + parts
         text = " * ".join(parts)
-        if den:
-            text = f"{text} / {' / '.join(self._paren(d) for d in den)}"
+        # a division by a square root is a multiply by the GPU's reciprocal square root
+        # (MUFU.RSQ: one instruction, where sqrt and an IEEE division take ~20)
+        roots = [d for d in den if d.is_Pow and d.exp == sympy.Rational(1, 2)]
+        text += "".join(f" * {self._print(sympy.Pow(d.base, -sympy.Rational(1, 2)))}" for d in roots)
+        if len(roots) < len(den):
+            text = f"{text} / {' / '.join(self._paren(d) for d in den if d not in roots)}"
         return text
 
     def _paren(self, e):
@@ -98,7 +102,7 @@ class TritonPrinter(StrPrinter):
         if exp == sympy.Rational(1, 2):
             return f"tl.sqrt({self._print(base)})"
         if exp == -sympy.Rational(1, 2):
-            return f"(1.0 / tl.sqrt({self._print(base)}))"
+            return f"tl.math.rsqrt({self._print(base)})"
         if exp.is_Integer and 1 <= exp <= 4:
             return "(" + " * ".join([b] * int(exp)) + ")"
         if exp.is_Integer and -4 <= exp <= -1:

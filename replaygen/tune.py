@@ -22,8 +22,9 @@ idle, more spills registers: the 2026-11-29 sweeps in bench/results/); for the k
 decode of scalar decays, the three best of those with the stream first (phase 1b,
 Launch.stream_first); num_stages 3 (Triton's default) first, then 1 and 2 for the two best (BV, warps) of the kernels that stream tiles
 through a loop (replay_decode, fold: the conventional kernel has no loop, so stages
-change nothing there); for the verify, the two best with a register cap (phase 2b,
-Launch.maxnreg) and the three best with programs over several value heads of a key
+change nothing there); for the verify and the decode, the two best under register caps
+that reach 9, 10, 12 and 16 programs per SM (phase 2b, Launch.maxnreg); for the verify,
+the three best with programs over several value heads of a key
 group (phase 2c, Launch.heads); then, for small batches, splits of each (row, value head) over
 several programs (phase 3); then each batch's decode launches within 1.5x of its best
 (3 to 10 of them) with the flush in a separate fold launch (phase 4,
@@ -120,17 +121,40 @@ def stage_candidates(times: dict[Launch, dict[int, float]], keep: int = 2) -> li
             for s in EXTRA_STAGES if Launch(c.BV, c.num_warps, s, c.BKT) not in times]
 
 
-REGISTER_CAPS = (128, 168)   # 16 / 12 one-warp programs per SM (255 registers: 8)
-CAPPED = ("verify", "verify_fold")   # kernels whose registers limit their programs per SM
+REGISTERS_PER_SM = 65536   # sm_80 .. sm_90: 64K 32-bit registers per SM
+# per-thread register caps that let 9, 10, 12 and 16 warps share an SM's register file
+# (registers are allocated per warp in multiples of 8 per thread; 2048 / warps, rounded down)
+REGISTER_CAPS = (224, 200, 168, 128)
+CAPPED = ("verify", "verify_fold", "replay_decode")   # kernels whose registers can limit their programs per SM
+
+
+def programs_per_sm(registers: int, num_warps: int) -> int:
+    """How many programs of `num_warps` warps at `registers` per thread (rounded up to the
+    allocation's multiple of 8) the register file holds."""
+    return REGISTERS_PER_SM // (32 * num_warps * -(-registers // 8) * 8)
+
+
+def register_caps(num_warps: int) -> list[int]:
+    """The REGISTER_CAPS that fit more programs of `num_warps` warps per SM than ptxas's
+    own limit (255 registers) does; at two warps 224 fits no more than 255."""
+    return [c for c in REGISTER_CAPS if programs_per_sm(c, num_warps) > programs_per_sm(255, num_warps)]
 
 
 def register_cap_candidates(times: dict[Launch, dict[int, float]], keep: int = 2) -> list[Launch]:
     """Phase 2b (CAPPED kernels): the `keep` best launches so far (ranked as in phase 2)
-    with ptxas held to REGISTER_CAPS registers per thread (Launch.maxnreg). The T = 8
-    verify's fastest launch ran at one warp and 255 registers (ncu, H200, session 6:
-    8 warps per SM, 28% of its stall samples at the barrier that waits for the
-    checkpoint chunks, 12% occupancy); a cap trades spills for programs in flight."""
-    return _variants(times, keep, "maxnreg", None, REGISTER_CAPS)
+    with ptxas held to each of register_caps(num_warps) registers per thread
+    (Launch.maxnreg). The T = 8 verify's fastest launch ran at one warp and 255 registers
+    (ncu, H200, session 6: 8 warps per SM, 28% of its stall samples at the barrier that
+    waits for the checkpoint chunks, 12% occupancy); a cap trades spills for programs in
+    flight. The decode joined in session 23: GDN's one-warp decode went from 218 to 226
+    registers (9 to 8 programs per SM) when its reciprocal square roots became MUFU.RSQ."""
+    out = []
+    for c in [c for c in _ranked(times) if c.maxnreg is None][:keep]:
+        for cap in register_caps(c.num_warps):
+            cand = dataclasses.replace(c, maxnreg=cap)
+            if cand not in times and cand not in out:
+                out.append(cand)
+    return out
 
 
 def _variants(times: dict[Launch, dict[int, float]], keep: int, field: str, default,

@@ -553,8 +553,9 @@ def test_phase_five_tries_the_separate_fold_at_every_warp_count(tmp_path):
 def test_register_caps_round_trip_and_extend_the_best_verify_launches(tmp_path):
     """A register cap (Launch.maxnreg, Triton's maxnreg option) is stored only when set,
     read back, and passed to the launch; phase 2b tries the two best uncapped launches of
-    the verify under each cap, once."""
-    from replaygen.tune import REGISTER_CAPS, register_cap_candidates
+    the verify or decode under each cap of its warp count, once; each cap lets the
+    programs per SM it names share the register file."""
+    from replaygen.tune import programs_per_sm, register_cap_candidates, register_caps
     t = TuningTable()
     t.add("G", "cfg", "verify", 1, Launch(64, 1, 3, BKT=32, maxnreg=128))
     t.add("G", "cfg", "verify", 8, Launch(64, 1, 3, BKT=32))
@@ -569,6 +570,13 @@ def test_register_caps_round_trip_and_extend_the_best_verify_launches(tmp_path):
     a, b, c = Launch(64, 1, 3, BKT=32), Launch(128, 2, 3, BKT=32), Launch(32, 1, 3, BKT=32)
     times = {a: {256: 0.23}, b: {256: 0.25}, c: {256: 0.30}}
     capped = lambda x, r: dataclasses.replace(x, maxnreg=r)   # noqa: E731
-    assert register_cap_candidates(times) == [capped(x, r) for x in (a, b) for r in REGISTER_CAPS]
-    times[capped(a, REGISTER_CAPS[0])] = {256: 0.2}   # timed already; capped ones are not re-capped
-    assert register_cap_candidates(times, keep=1) == [capped(a, r) for r in REGISTER_CAPS[1:]]
+    # one warp: 255 registers fit 8 programs per SM, the caps 9, 10, 12 and 16
+    assert [programs_per_sm(r, 1) for r in (255, 224, 200, 168, 128)] == [8, 9, 10, 12, 16]
+    assert programs_per_sm(232, 1) == 8 and programs_per_sm(226, 1) == 8   # 226 allocates 232
+    assert register_caps(1) == [224, 200, 168, 128]
+    assert register_caps(2) == [200, 168, 128]   # 224: 4 two-warp programs, as at 255
+    assert register_caps(4) == [168, 128]
+    assert register_cap_candidates(times) == [capped(x, r) for x in (a, b)
+                                              for r in register_caps(x.num_warps)]
+    times[capped(a, 224)] = {256: 0.2}   # timed already; capped ones are not re-capped
+    assert register_cap_candidates(times, keep=1) == [capped(a, r) for r in (200, 168, 128)]

@@ -3,7 +3,7 @@
 # kernel: gla__H4_HV4_K256_V512__L16__state_bf16__rec_bf16_g-fp32__gcum
 # spec sha256: 2a7fe42937c3f75572badc158aa6b5a3525d5a4bced8d5656b63326bdec79ab1
 # templates sha256: 0fcc4f592f4a7e2252ef924e66e186353299e59eaf404a4e49a6505b14a1c325
-# generator sha256: 085bb71bbab30c0bf21274e3b9b0a689f58ddb3becbeefc769512a1f67fe629f
+# generator sha256: 38c56f59aa2db15e28337c34c5d265a311d80ebada816a6b86b5407aafc24717
 """ReplaySSM kernels for gla: gla__H4_HV4_K256_V512__L16__state_bf16__rec_bf16_g-fp32__gcum.
 
 Replay form: S_t = C·Diag(exp(G_t)) + Σ_j w_j (Diag(exp(G_t - G_j))·k_j)ᵀ,  G_j = Σ_(i<=j) g_i

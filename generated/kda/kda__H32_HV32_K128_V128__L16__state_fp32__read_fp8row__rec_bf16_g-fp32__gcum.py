@@ -3,7 +3,7 @@
 # kernel: kda__H32_HV32_K128_V128__L16__state_fp32__read_fp8row__rec_bf16_g-fp32__gcum
 # spec sha256: 900e043a38a9f7023de2cc4bf78d14388be9de5c6732cf3e1db42c3737507d77
 # templates sha256: 0fcc4f592f4a7e2252ef924e66e186353299e59eaf404a4e49a6505b14a1c325
-# generator sha256: 085bb71bbab30c0bf21274e3b9b0a689f58ddb3becbeefc769512a1f67fe629f
+# generator sha256: 38c56f59aa2db15e28337c34c5d265a311d80ebada816a6b86b5407aafc24717
 """ReplaySSM kernels for kda: kda__H32_HV32_K128_V128__L16__state_fp32__read_fp8row__rec_bf16_g-fp32__gcum.
 
 Replay form: S_t = C·Diag(exp(G_t)) + Σ_j u_j (Diag(exp(G_t - G_j))·k_j)ᵀ,  G_j = Σ_(i<=j) g_i
@@ -91,8 +91,8 @@ def replay_decode_kernel(
         b_b = tl.load(b_ptr + i_b * stride_b + i_hv).to(tl.float32)
         b_A_log = tl.load(A_log_ptr + i_hv).to(tl.float32)
         b_dt_bias = tl.load(dt_bias_ptr + i_hv * K + o_k, mask=m_k, other=0.0).to(tl.float32)
-        b_q_hat = b_q * (0.08838834764831845 / tl.sqrt(tl.sum((b_q) * (b_q), axis=0) + 1e-06))
-        b_k_hat = b_k * ((1.0 / tl.sqrt(tl.sum((b_k) * (b_k), axis=0) + 1e-06)))
+        b_q_hat = b_q * (0.08838834764831845 * tl.math.rsqrt(tl.sum((b_q) * (b_q), axis=0) + 1e-06))
+        b_k_hat = b_k * (tl.math.rsqrt(tl.sum((b_k) * (b_k), axis=0) + 1e-06))
         b_g = -devmath.exp(b_A_log) * tl.where((b_dt_bias + b_f) > 20.0, (b_dt_bias + b_f), devmath.log(1.0 + devmath.exp(tl.minimum((b_dt_bias + b_f), 20.0))))
         b_beta = (1.0 / (1.0 + devmath.exp(-(b_b))))
         t_query = b_q_hat
@@ -429,8 +429,8 @@ def conventional_decode_kernel(
         b_b = tl.load(b_ptr + i_b * stride_b + i_hv).to(tl.float32)
         b_A_log = tl.load(A_log_ptr + i_hv).to(tl.float32)
         b_dt_bias = tl.load(dt_bias_ptr + i_hv * K + o_k, mask=m_k, other=0.0).to(tl.float32)
-        b_q_hat = b_q * (0.08838834764831845 / tl.sqrt(tl.sum((b_q) * (b_q), axis=0) + 1e-06))
-        b_k_hat = b_k * ((1.0 / tl.sqrt(tl.sum((b_k) * (b_k), axis=0) + 1e-06)))
+        b_q_hat = b_q * (0.08838834764831845 * tl.math.rsqrt(tl.sum((b_q) * (b_q), axis=0) + 1e-06))
+        b_k_hat = b_k * (tl.math.rsqrt(tl.sum((b_k) * (b_k), axis=0) + 1e-06))
         b_g = -devmath.exp(b_A_log) * tl.where((b_dt_bias + b_f) > 20.0, (b_dt_bias + b_f), devmath.log(1.0 + devmath.exp(tl.minimum((b_dt_bias + b_f), 20.0))))
         b_beta = (1.0 / (1.0 + devmath.exp(-(b_b))))
         t_query = b_q_hat
@@ -598,8 +598,8 @@ def verify_kernel(
                 b_b = tl.load(b_ptr + (i_b * T_IN + i_ld) * stride_b + i_hv).to(tl.float32)
                 b_A_log = tl.load(A_log_ptr + i_hv).to(tl.float32)
                 b_dt_bias = tl.load(dt_bias_ptr + i_hv * K + o_k, mask=m_k, other=0.0).to(tl.float32)
-                b_q_hat = b_q * (0.08838834764831845 / tl.sqrt(tl.sum((b_q) * (b_q), axis=0) + 1e-06))
-                b_k_hat = b_k * ((1.0 / tl.sqrt(tl.sum((b_k) * (b_k), axis=0) + 1e-06)))
+                b_q_hat = b_q * (0.08838834764831845 * tl.math.rsqrt(tl.sum((b_q) * (b_q), axis=0) + 1e-06))
+                b_k_hat = b_k * (tl.math.rsqrt(tl.sum((b_k) * (b_k), axis=0) + 1e-06))
                 b_g = -devmath.exp(b_A_log) * tl.where((b_dt_bias + b_f) > 20.0, (b_dt_bias + b_f), devmath.log(1.0 + devmath.exp(tl.minimum((b_dt_bias + b_f), 20.0))))
                 b_beta = (1.0 / (1.0 + devmath.exp(-(b_b))))
                 t_query = b_q_hat
@@ -788,8 +788,8 @@ def conventional_verify_kernel(
                 b_b = tl.load(b_ptr + (i_b * T_IN + i_d) * stride_b + i_hv).to(tl.float32)
                 b_A_log = tl.load(A_log_ptr + i_hv).to(tl.float32)
                 b_dt_bias = tl.load(dt_bias_ptr + i_hv * K + o_k, mask=m_k, other=0.0).to(tl.float32)
-                b_q_hat = b_q * (0.08838834764831845 / tl.sqrt(tl.sum((b_q) * (b_q), axis=0) + 1e-06))
-                b_k_hat = b_k * ((1.0 / tl.sqrt(tl.sum((b_k) * (b_k), axis=0) + 1e-06)))
+                b_q_hat = b_q * (0.08838834764831845 * tl.math.rsqrt(tl.sum((b_q) * (b_q), axis=0) + 1e-06))
+                b_k_hat = b_k * (tl.math.rsqrt(tl.sum((b_k) * (b_k), axis=0) + 1e-06))
                 b_g = -devmath.exp(b_A_log) * tl.where((b_dt_bias + b_f) > 20.0, (b_dt_bias + b_f), devmath.log(1.0 + devmath.exp(tl.minimum((b_dt_bias + b_f), 20.0))))
                 b_beta = (1.0 / (1.0 + devmath.exp(-(b_b))))
                 t_query = b_q_hat

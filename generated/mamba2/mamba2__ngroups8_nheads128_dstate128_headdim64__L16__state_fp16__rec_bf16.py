@@ -3,7 +3,7 @@
 # kernel: mamba2__ngroups8_nheads128_dstate128_headdim64__L16__state_fp16__rec_bf16
 # spec sha256: b9b9d1221036064279430b56c5d997514355cbb9c52adf3b69fc5581e1456b5e
 # templates sha256: 0fcc4f592f4a7e2252ef924e66e186353299e59eaf404a4e49a6505b14a1c325
-# generator sha256: 085bb71bbab30c0bf21274e3b9b0a689f58ddb3becbeefc769512a1f67fe629f
+# generator sha256: 38c56f59aa2db15e28337c34c5d265a311d80ebada816a6b86b5407aafc24717
 """ReplaySSM kernels for mamba2: mamba2__ngroups8_nheads128_dstate128_headdim64__L16__state_fp16__rec_bf16.
 
 Replay form: S_t = C·exp(G_t) + Σ_j w_j (exp(G_t - G_j)·k_j)ᵀ,  G_j = Σ_(i<=j) g_i
