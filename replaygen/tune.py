@@ -22,8 +22,8 @@ idle, more spills registers: the 2026-11-29 sweeps in bench/results/); for the k
 decode of scalar decays, the three best of those with the stream first (phase 1b,
 Launch.stream_first); num_stages 3 (Triton's default) first, then 1 and 2 for the two best (BV, warps) of the kernels that stream tiles
 through a loop (replay_decode, fold: the conventional kernel has no loop, so stages
-change nothing there); for the verify and the decode, the two best under register caps
-that reach 9, 10, 12 and 16 programs per SM (phase 2b, Launch.maxnreg); for the verify,
+change nothing there); for the verify and the decode, the two best under the register
+caps that fit 9, 10, 12 and 16 warps per SM (phase 2b, Launch.maxnreg); for the verify,
 the three best with programs over several value heads of a key
 group (phase 2c, Launch.heads); then, for small batches, splits of each (row, value head) over
 several programs (phase 3); then each batch's decode launches within 1.5x of its best

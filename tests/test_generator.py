@@ -305,3 +305,27 @@ def test_config_names_are_unique_and_readable():
     assert len(names) == 8
     assert make_config(spec, dims, 16, "bf16", "fp32").name == \
         "gdn__H16_HV32_K128_V128__L16__state_bf16__rec_fp32"
+
+
+def test_square_roots_in_denominators_print_as_reciprocal_square_roots():
+    """A division by sqrt(y) (and y^(-1/2)) prints as a multiply by tl.math.rsqrt (MUFU.RSQ:
+    one instruction, where sqrt and an IEEE division take ~20), other denominators stay
+    divisions, and the printed text evaluates to the expression (fresh random values)."""
+    import math
+    import types
+
+    import numpy as np
+    import sympy
+
+    from replaygen.printer import print_triton
+    x, y, z, w = sympy.symbols("x y z w", positive=True)
+    names = {x: "x", y: "y", z: "z", w: "w"}
+    tl = types.SimpleNamespace(sqrt=np.sqrt, math=types.SimpleNamespace(rsqrt=lambda v: 1.0 / np.sqrt(v)))
+    rng = np.random.default_rng()
+    for expr in (x / sympy.sqrt(y), 3 * x * y ** sympy.Rational(-1, 2),
+                 x / (sympy.sqrt(y) * z), x / (sympy.sqrt(y + 1) * sympy.sqrt(z) * w ** 2)):
+        text = print_triton(expr, names)
+        assert "tl.math.rsqrt(" in text and "tl.sqrt(" not in text, text
+        values = {s: rng.uniform(0.5, 2.0) for s in (x, y, z, w)}
+        got = eval(text, {"tl": tl}, {names[s]: v for s, v in values.items()})  # noqa: S307
+        assert math.isclose(got, float(expr.subs(values)), rel_tol=1e-12), (text, got)

@@ -550,7 +550,7 @@ def test_phase_five_tries_the_separate_fold_at_every_warp_count(tmp_path):
     assert TuningTable.read(path, "gdn").lookup("cfg", "replay_decode", "G", 1).fold_split == 8
 
 
-def test_register_caps_round_trip_and_extend_the_best_verify_launches(tmp_path):
+def test_register_caps_round_trip_and_extend_the_best_verify_and_decode_launches(tmp_path):
     """A register cap (Launch.maxnreg, Triton's maxnreg option) is stored only when set,
     read back, and passed to the launch; phase 2b tries the two best uncapped launches of
     the verify or decode under each cap of its warp count, once; each cap lets the
