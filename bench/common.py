@@ -12,6 +12,16 @@ for p in (str(ROOT), str(ROOT / "tests")):
 import torch  # noqa: E402
 import triton  # noqa: E402
 
+def use_templates(folder) -> None:
+    """Render kernels from the templates in `folder` from now on (replaygen.render's
+    template directory re-pointed and its Jinja environment rebuilt): the A/B versions of
+    bench/template_ab.py. The modules' names carry their text's hash, so versions load
+    side by side."""
+    from replaygen import render
+    render.TEMPLATE_DIR = Path(folder).resolve()
+    render._environment.cache_clear()
+
+
 # One real geometry per variant (the spec's named configurations).
 GEOMS = {"mamba2": "nemotron3-nano-4b", "gdn": "qwen3.5-4b", "kda": "kimi-linear-48b",
          "gla": "gla-1.3b"}

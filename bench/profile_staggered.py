@@ -14,7 +14,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from common import GEOMS  # noqa: E402
+from common import GEOMS, use_templates  # noqa: E402
 import torch  # noqa: E402
 
 import replaygen  # noqa: E402
@@ -24,10 +24,8 @@ variant = sys.argv[1]
 read = sys.argv[2] if len(sys.argv) > 2 and sys.argv[2] != "none" else None
 steps = int(sys.argv[3]) if len(sys.argv) > 3 else 3
 mode = sys.argv[4] if len(sys.argv) > 4 else "staggered"
-if len(sys.argv) > 5:   # as bench/template_ab.py renders a version
-    from replaygen import render
-    render.TEMPLATE_DIR = Path(sys.argv[5]).resolve()
-    render._environment.cache_clear()
+if len(sys.argv) > 5:
+    use_templates(sys.argv[5])
 kern = replaygen.load(variant, config=GEOMS[variant], L=16, state_dtype="fp32", read_dtype=read)
 work = Workload(kern, 256, "cuda")
 setup = {"staggered": work.staggered(), "flush": work.cursors(kern.plan.L - 1),

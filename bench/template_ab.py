@@ -57,11 +57,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import common  # noqa: E402,F401  (puts the repository on sys.path)
+import common  # noqa: E402  (puts the repository on sys.path)
 import torch  # noqa: E402
 
 import replaygen  # noqa: E402
-from replaygen import render  # noqa: E402
 from harness import rel_err  # noqa: E402
 from replaygen.perf import Timer, Workload, environment  # noqa: E402
 
@@ -79,8 +78,7 @@ def load(folder: str, variant: str, geometry: str, read: str, device=None):
     """The kernels of one case rendered through the templates in `folder` (`folder@k=v+...`:
     with the timed kernel's tabled launch overridden, see the docstring)."""
     folder, _, over = folder.partition("@")
-    render.TEMPLATE_DIR = Path(folder).resolve()
-    render._environment.cache_clear()
+    common.use_templates(folder)
     kern = replaygen.load(variant, config=geometry, L=L, state_dtype="fp32", record_dtype="bf16",
                           read_dtype=None if read == "fp32" else read,
                           max_drafts=T_MAX if KERNEL in SPECULATIVE else None,

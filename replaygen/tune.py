@@ -148,22 +148,17 @@ def register_cap_candidates(times: dict[Launch, dict[int, float]], keep: int = 2
     waits for the checkpoint chunks, 12% occupancy); a cap trades spills for programs in
     flight. The decode joined in session 23: GDN's one-warp decode went from 218 to 226
     registers (9 to 8 programs per SM) when its reciprocal square roots became MUFU.RSQ."""
-    out = []
-    for c in [c for c in _ranked(times) if c.maxnreg is None][:keep]:
-        for cap in register_caps(c.num_warps):
-            cand = dataclasses.replace(c, maxnreg=cap)
-            if cand not in times and cand not in out:
-                out.append(cand)
-    return out
+    return _variants(times, keep, "maxnreg", None, lambda c: register_caps(c.num_warps))
 
 
 def _variants(times: dict[Launch, dict[int, float]], keep: int, field: str, default,
               values) -> list[Launch]:
     """The `keep` best launches so far (ranked as in phase 2) whose `field` is `default`,
-    each with `field` set to every one of `values`; launches already timed left out."""
+    each with `field` set to every one of `values` (or of `values(launch)`, where they
+    depend on the launch); launches already timed left out."""
     out = []
     for c in [c for c in _ranked(times) if getattr(c, field) == default][:keep]:
-        for v in values:
+        for v in (values(c) if callable(values) else values):
             cand = dataclasses.replace(c, **{field: v})
             if cand not in times and cand not in out:
                 out.append(cand)

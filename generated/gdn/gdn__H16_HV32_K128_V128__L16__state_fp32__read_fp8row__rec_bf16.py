@@ -2,7 +2,7 @@
 # the templates and run `replaygen build`.
 # kernel: gdn__H16_HV32_K128_V128__L16__state_fp32__read_fp8row__rec_bf16
 # spec sha256: 269ae606d36dd56b152535499facfacd42680cd4fda27f9a1b04094384a173fb
-# templates sha256: f4ac2fb936b9cbf89d1e99d57b2d9e412f2ea83df485e5160ac9cd7c018a4954
+# templates sha256: fdbdc0fb7ee68964725f4ad3e1aa2fb2fa1ed55d7a492f8e648f6005f2215eed
 # generator sha256: 38c56f59aa2db15e28337c34c5d265a311d80ebada816a6b86b5407aafc24717
 """ReplaySSM kernels for gdn: gdn__H16_HV32_K128_V128__L16__state_fp32__read_fp8row__rec_bf16.
 
@@ -207,7 +207,7 @@ def replay_decode_kernel(
                 amax = tl.zeros([DBV], tl.float32)  # per row, max |S_t| as stored: the read copy's scales
                 # pipelined: the checkpoint streamed again, the chunks read last first (likelier
                 # still in L2: ncu, H200, GDN 4B, every row flushing: 942 MB read from DRAM
-                # against 537 MB of checkpoint and records, 868 MB in this order), and the
+                # against ~590 MB of checkpoint and records, 868 MB in this order), and the
                 # folded chunks stored evict-first, as nothing reads them again in this launch
                 # (H200, session 23, call 2: the flush step 1-5% faster, amortised 0-1%)
                 for i_kr in tl.range(NK, num_stages=FLUSH_STAGES):

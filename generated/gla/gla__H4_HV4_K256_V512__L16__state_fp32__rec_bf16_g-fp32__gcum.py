@@ -2,7 +2,7 @@
 # the templates and run `replaygen build`.
 # kernel: gla__H4_HV4_K256_V512__L16__state_fp32__rec_bf16_g-fp32__gcum
 # spec sha256: 2a7fe42937c3f75572badc158aa6b5a3525d5a4bced8d5656b63326bdec79ab1
-# templates sha256: f4ac2fb936b9cbf89d1e99d57b2d9e412f2ea83df485e5160ac9cd7c018a4954
+# templates sha256: fdbdc0fb7ee68964725f4ad3e1aa2fb2fa1ed55d7a492f8e648f6005f2215eed
 # generator sha256: 38c56f59aa2db15e28337c34c5d265a311d80ebada816a6b86b5407aafc24717
 """ReplaySSM kernels for gla: gla__H4_HV4_K256_V512__L16__state_fp32__rec_bf16_g-fp32__gcum.
 
