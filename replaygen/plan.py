@@ -317,6 +317,7 @@ class KernelPlan:
     BKT: int              # key-axis chunk
     NK: int
     decode_fold_dot: bool   # the decode kernel's flush folds a [DBV, BL] x [BL, BKT] dot
+    fold_in_stream: bool    # ... chunk by chunk as the stream reads them (see make_plan)
     NSPLIT: int           # programs per (row, value head) of the key-chunk decode (tuned: small batches)
     HPP: int              # value heads per key-chunked verify program, of one key group (tuned)
     STREAM_STAGES: int    # software-pipeline depth of the key-chunk decode's chunk streams (see below)
@@ -742,6 +743,12 @@ def make_plan(deriv: Derivation, config: KernelConfig) -> KernelPlan:
     decode_fold_dot = DBV >= 16 and BKT >= 16
     # the key-chunk decode of an NVFP4 read copy leaves full rings to a fold launch
     fused_flush = not (decode_template == KEY_CHUNKS and read is not None and read.kind == "nvfp4")
+    # The key-chunk decode's fused flush folds each checkpoint chunk in the stream that
+    # computes the output, when the token's written value w_t is an input (no delta rule):
+    # one read of the checkpoint. A delta rule's w_t needs C·k over the whole key axis,
+    # known only after the stream, so its flush walks the chunks again (a second read,
+    # mostly L2 misses when many rows flush: ncu, H200, session 23).
+    fold_in_stream = t.update != "delta"
     if fold_dot or decode_fold_dot:
         BL = max(BL, 16)   # tl.dot needs every tile dim >= 16; the extra rows are masked
     if fold_dot:
@@ -1010,7 +1017,7 @@ def make_plan(deriv: Derivation, config: KernelConfig) -> KernelPlan:
         optional_flags=tuple(q.name for q in inputs if q.optional),
         head_code=tuple(head_code), tile_code=tuple(tile_code),
         record_head_code=record_head_code, record_tile_code=record_tile_code,
-        DBV=DBV, DNV=-(-V // DBV), BKT=BKT, NK=BK // BKT, decode_fold_dot=decode_fold_dot,
+        DBV=DBV, DNV=-(-V // DBV), BKT=BKT, NK=BK // BKT, decode_fold_dot=decode_fold_dot, fold_in_stream=fold_in_stream,
         # The key-chunk decode's chunk loops carry no tl.dot, and Triton pipelines such a
         # loop only when it asks (tl.range(..., num_stages=...)): without that each chunk
         # waited a whole memory latency (ncu, session 3: 69% of issue slots idle, 61% of

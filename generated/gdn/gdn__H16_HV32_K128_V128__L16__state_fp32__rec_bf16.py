@@ -2,8 +2,8 @@
 # the templates and run `replaygen build`.
 # kernel: gdn__H16_HV32_K128_V128__L16__state_fp32__rec_bf16
 # spec sha256: 269ae606d36dd56b152535499facfacd42680cd4fda27f9a1b04094384a173fb
-# templates sha256: fdbdc0fb7ee68964725f4ad3e1aa2fb2fa1ed55d7a492f8e648f6005f2215eed
-# generator sha256: 38c56f59aa2db15e28337c34c5d265a311d80ebada816a6b86b5407aafc24717
+# templates sha256: 2d50f4075b06920d5d005659964c2e08d75d89fa3a44a44704544786a3ddf0d8
+# generator sha256: efd7c55216c2d297a0f6725ee806c3d805ef1d68c4004c1d2d3080f7898a2415
 """ReplaySSM kernels for gdn: gdn__H16_HV32_K128_V128__L16__state_fp32__rec_bf16.
 
 Replay form: S_t = C·exp(G_t) + Σ_j u_j (exp(G_t - G_j)·k_j)ᵀ,  G_j = Σ_(i<=j) g_i
@@ -169,7 +169,7 @@ def replay_decode_kernel(
             out = acc_q + tl.sum(rec_value * s_q[:, None], axis=0) + w_t * s_kq
             tl.store(out_ptr + i_b * stride_out + i_hv * V + o_v, out.to(out_ptr.dtype.element_ty), mask=m_v)
             if FLUSH:
-                # S_t = C·exp(G_t) + Σ_j w_j (exp(G_t - G_j)·k_j)ᵀ + w_t k_tᵀ, chunk by chunk
+                # the checkpoint folded chunk by chunk, once the stream has given w_t
                 # pipelined: the checkpoint streamed again, the chunks read last first (likelier
                 # still in L2: ncu, H200, GDN 4B, every row flushing: 942 MB read from DRAM
                 # against ~590 MB of checkpoint and records, 868 MB in this order), and the
@@ -188,14 +188,15 @@ def replay_decode_kernel(
                     r_k_hat = tl.load(ring_k_hat_ptr + ((i_slot * H + i_kh) * RING + o_l[:, None]) * K + o_kc[None, :], mask=m_l[:, None] & m_kc[None, :], other=0.0).to(tl.float32)  # [BL, BKT]
                     rec_key = r_k_hat
                     kw = rec_weight[:, None] * rec_key  # [BL, BKT] decayed record keys (zero past n)
-                    p_chunk = p_rows[:, None] + o_kc[None, :]
-                    s_tile = tl.load(p_chunk, mask=m_v[:, None] & m_kc[None, :], other=0.0).to(tl.float32)
-                    s_tile = s_tile * ck_weight + w_t[:, None] * ct_key[None, :]
+                    c_chunk = tl.load(p_rows[:, None] + o_kc[None, :], mask=m_v[:, None] & m_kc[None, :], other=0.0).to(tl.float32)
+                    s_tile = c_chunk * ck_weight + w_t[:, None] * ct_key[None, :]
                     if DECODE_FOLD_DOT:  # one [BV, BL] x [BL, BK] product
                         s_tile += tl.dot(tl.trans(rec_value), kw, input_precision="tf32")
                     else:  # tiles too small for tl.dot (a dim < 16): broadcast and reduce
                         s_tile += tl.sum(rec_value[:, :, None] * kw[:, None, :], axis=0)
+                    p_chunk = p_rows[:, None] + o_kc[None, :]
                     tl.store(p_chunk, s_tile.to(ckpt_ptr.dtype.element_ty), mask=m_v[:, None] & m_kc[None, :], eviction_policy="evict_first")
+                pass
             else:
                 tl.store(ring_u_ptr + ((i_slot * HV + i_hv) * RING + n) * V + o_v, w_t.to(ring_u_ptr.dtype.element_ty), mask=m_v)
                 pass
