@@ -2,7 +2,7 @@
 # the templates and run `replaygen build`.
 # kernel: gdn__H16_HV64_K128_V128__L16__state_fp16__rec_bf16
 # spec sha256: 269ae606d36dd56b152535499facfacd42680cd4fda27f9a1b04094384a173fb
-# templates sha256: efc8899cb45e42b5ff3b44d19d374cb1bd122f6f623d513dcd8d79d7fe60b9c4
+# templates sha256: 277f0baf5df9bec4c9f8c0a6346979a403bef34d3f7c02d63c47600ef10e4746
 # generator sha256: 3783e6756e9a8bfbbd1327731f9c5e7f1c37f42faf1f8ce55f8a80757bda2827
 """ReplaySSM kernels for gdn: gdn__H16_HV64_K128_V128__L16__state_fp16__rec_bf16.
 
@@ -130,8 +130,8 @@ def replay_decode_kernel(
             kq = tl.zeros([BKT], tl.float32)  # the token's own score, per lane
             s_k = tl.zeros([BL], tl.float32)  # record scores for k
             # A flushing row folds each chunk as its own copy of the stream reads it (one
-            # read of the checkpoint), with the value-axis inputs, records and decays loaded
-            # first. (A fold under a branch inside the one stream slowed the non-flush step
+            # read of the checkpoint), with the decays (and without a delta rule, the
+            # token's value) first. (A fold under a branch inside the one stream slowed the non-flush step
             # by 40%: H200, session 24, call 1, Mamba-2.)
             if FLUSH:  # (the checkpoint, never the read copy)
                 if STREAM_FIRST:  # (static)
@@ -144,15 +144,9 @@ def replay_decode_kernel(
                 G_n = G_t - t_gate  # the cumulative log decay after the last committed record
                 rec_fold = tl.where(m_l, devmath.exp(-G_rec + G_n), 0.0)  # decay from record j to n
                 ck_fold = devmath.exp(G_n)  # decay from the checkpoint to n
-                # -- this value tile: value-axis inputs and records -----------------------
-                b_v = tl.load(v_ptr + i_b * stride_v + i_hv * V + o_v, mask=m_v, other=0.0).to(tl.float32)
-                t_value = b_v
-                r_u = tl.load(ring_u_ptr + ((i_slot * HV + i_hv) * RING + o_l[:, None]) * V + o_v[None, :], mask=m_l[:, None] & m_v[None, :], other=0.0).to(tl.float32)  # [BL, BV]
-                rec_value = r_u
-                rec_value = tl.where(m_l[:, None], rec_value, 0.0)  # [BL, DBV]
                 acc_q = tl.zeros([DBV, KGC], tl.float32)  # partial sums of C·(decayed q; STREAM_FIRST: q)
                 acc_k = tl.zeros([DBV, KGC], tl.float32)  # ... and of C·(decayed k)
-                for i_k in tl.range(NK, num_stages=STREAM_STAGES):
+                for i_k in tl.range(NK, num_stages=FLUSH_STAGES):
                     o_kc = i_k * BKT + o_kb
                     m_kc = o_kc < K
                     c_q = tl.load(q_ptr + i_b * stride_q + i_kh * K + o_kc, mask=m_kc, other=0.0).to(tl.float32)
@@ -172,6 +166,11 @@ def replay_decode_kernel(
                     s_k += tl.sum(kw * ct_key[None, :], axis=1)
                     s_tile = c_chunk * ck_fold
                     kw = rec_fold[:, None] * rec_key  # (zero past n)
+                    # the records' values, loaded per chunk (L1-hot after the first): held across the
+                    # stream they cost 32 registers per thread at one warp, and spilled (GDN 4B, sm_90)
+                    r_u = tl.load(ring_u_ptr + ((i_slot * HV + i_hv) * RING + o_l[:, None]) * V + o_v[None, :], mask=m_l[:, None] & m_v[None, :], other=0.0).to(tl.float32)  # [BL, BV]
+                    rec_value = r_u
+                    rec_value = tl.where(m_l[:, None], rec_value, 0.0)  # [BL, DBV]
                     if DECODE_FOLD_DOT:  # one [BV, BL] x [BL, BK] product
                         s_tile += tl.dot(tl.trans(rec_value), kw, input_precision="tf32")
                     else:  # tiles too small for tl.dot (a dim < 16): broadcast and reduce
@@ -203,12 +202,12 @@ def replay_decode_kernel(
                     s_k += tl.sum(kw * ct_key[None, :], axis=1)
                 acc_q = tl.sum(acc_q, axis=1)
                 acc_k = tl.sum(acc_k, axis=1)
-                # -- this value tile: value-axis inputs and records -----------------------
-                b_v = tl.load(v_ptr + i_b * stride_v + i_hv * V + o_v, mask=m_v, other=0.0).to(tl.float32)
-                t_value = b_v
-                r_u = tl.load(ring_u_ptr + ((i_slot * HV + i_hv) * RING + o_l[:, None]) * V + o_v[None, :], mask=m_l[:, None] & m_v[None, :], other=0.0).to(tl.float32)  # [BL, BV]
-                rec_value = r_u
-                rec_value = tl.where(m_l[:, None], rec_value, 0.0)  # [BL, DBV]
+            # -- this value tile: value-axis inputs and records -----------------------
+            b_v = tl.load(v_ptr + i_b * stride_v + i_hv * V + o_v, mask=m_v, other=0.0).to(tl.float32)
+            t_value = b_v
+            r_u = tl.load(ring_u_ptr + ((i_slot * HV + i_hv) * RING + o_l[:, None]) * V + o_v[None, :], mask=m_l[:, None] & m_v[None, :], other=0.0).to(tl.float32)  # [BL, BV]
+            rec_value = r_u
+            rec_value = tl.where(m_l[:, None], rec_value, 0.0)  # [BL, DBV]
             if STREAM_FIRST:  # (static) the decays, after the stream
                 if i_vs == 0:  # once, inside the tile loop: hoisted out of it, they would run ahead of the stream again
                     rec_gate = r_g

@@ -2,7 +2,7 @@
 # the templates and run `replaygen build`.
 # kernel: gla__H4_HV4_K256_V512__L16__state_fp32__read_fp8row__rec_bf16_g-fp32__gcum
 # spec sha256: 2a7fe42937c3f75572badc158aa6b5a3525d5a4bced8d5656b63326bdec79ab1
-# templates sha256: efc8899cb45e42b5ff3b44d19d374cb1bd122f6f623d513dcd8d79d7fe60b9c4
+# templates sha256: 277f0baf5df9bec4c9f8c0a6346979a403bef34d3f7c02d63c47600ef10e4746
 # generator sha256: 3783e6756e9a8bfbbd1327731f9c5e7f1c37f42faf1f8ce55f8a80757bda2827
 """ReplaySSM kernels for gla: gla__H4_HV4_K256_V512__L16__state_fp32__read_fp8row__rec_bf16_g-fp32__gcum.
 

@@ -2,7 +2,7 @@
 # the templates and run `replaygen build`.
 # kernel: kda__H32_HV32_K128_V128__L16__state_fp16__rec_bf16_g-fp32__gcum
 # spec sha256: 900e043a38a9f7023de2cc4bf78d14388be9de5c6732cf3e1db42c3737507d77
-# templates sha256: efc8899cb45e42b5ff3b44d19d374cb1bd122f6f623d513dcd8d79d7fe60b9c4
+# templates sha256: 277f0baf5df9bec4c9f8c0a6346979a403bef34d3f7c02d63c47600ef10e4746
 # generator sha256: 3783e6756e9a8bfbbd1327731f9c5e7f1c37f42faf1f8ce55f8a80757bda2827
 """ReplaySSM kernels for kda: kda__H32_HV32_K128_V128__L16__state_fp16__rec_bf16_g-fp32__gcum.
 

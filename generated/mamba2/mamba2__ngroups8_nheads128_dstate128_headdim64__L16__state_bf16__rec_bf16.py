@@ -2,7 +2,7 @@
 # the templates and run `replaygen build`.
 # kernel: mamba2__ngroups8_nheads128_dstate128_headdim64__L16__state_bf16__rec_bf16
 # spec sha256: b9b9d1221036064279430b56c5d997514355cbb9c52adf3b69fc5581e1456b5e
-# templates sha256: efc8899cb45e42b5ff3b44d19d374cb1bd122f6f623d513dcd8d79d7fe60b9c4
+# templates sha256: 277f0baf5df9bec4c9f8c0a6346979a403bef34d3f7c02d63c47600ef10e4746
 # generator sha256: 3783e6756e9a8bfbbd1327731f9c5e7f1c37f42faf1f8ce55f8a80757bda2827
 """ReplaySSM kernels for mamba2: mamba2__ngroups8_nheads128_dstate128_headdim64__L16__state_bf16__rec_bf16.
 
@@ -123,8 +123,8 @@ def replay_decode_kernel(
             s_q = tl.zeros([BL], tl.float32)  # record scores for q
             kq = tl.zeros([BKT], tl.float32)  # the token's own score, per lane
             # A flushing row folds each chunk as its own copy of the stream reads it (one
-            # read of the checkpoint), with the value-axis inputs, records and decays loaded
-            # first. (A fold under a branch inside the one stream slowed the non-flush step
+            # read of the checkpoint), with the decays (and without a delta rule, the
+            # token's value) first. (A fold under a branch inside the one stream slowed the non-flush step
             # by 40%: H200, session 24, call 1, Mamba-2.)
             if FLUSH:  # (the checkpoint, never the read copy)
                 if STREAM_FIRST:  # (static)
@@ -136,17 +136,13 @@ def replay_decode_kernel(
                     ck_weight = devmath.exp(G_t)  # decay from the checkpoint to t
                 rec_fold = rec_weight
                 ck_fold = ck_weight
-                # -- this value tile: value-axis inputs and records -----------------------
                 b_x = tl.load(x_ptr + i_b * stride_x + i_hv * V + o_v, mask=m_v, other=0.0).to(tl.float32)
                 if HAS_z:
                     b_z = tl.load(z_ptr + i_b * stride_z + i_hv * V + o_v, mask=m_v, other=0.0).to(tl.float32)
                 t_value = b_delta * b_x
-                r_x = tl.load(ring_x_ptr + ((i_slot * HV + i_hv) * RING + o_l[:, None]) * V + o_v[None, :], mask=m_l[:, None] & m_v[None, :], other=0.0).to(tl.float32)  # [BL, BV]
-                rec_value = r_delta[:, None] * r_x
-                rec_value = tl.where(m_l[:, None], rec_value, 0.0)  # [BL, DBV]
                 w_t = t_value  # [DBV]
                 acc_q = tl.zeros([DBV, KGC], tl.float32)  # partial sums of C·(decayed q; STREAM_FIRST: q)
-                for i_k in tl.range(NK, num_stages=STREAM_STAGES):
+                for i_k in tl.range(NK, num_stages=FLUSH_STAGES):
                     o_kc = i_k * BKT + o_kb
                     m_kc = o_kc < K
                     c_B = tl.load(B_ptr + i_b * stride_B + i_kh * K + o_kc, mask=m_kc, other=0.0).to(tl.float32)
@@ -162,6 +158,11 @@ def replay_decode_kernel(
                     kq += ct_key * ct_query
                     s_tile = c_chunk * ck_fold + w_t[:, None] * ct_key[None, :]
                     kw = rec_fold[:, None] * rec_key  # (zero past n)
+                    # the records' values, loaded per chunk (L1-hot after the first): held across the
+                    # stream they cost 32 registers per thread at one warp, and spilled (GDN 4B, sm_90)
+                    r_x = tl.load(ring_x_ptr + ((i_slot * HV + i_hv) * RING + o_l[:, None]) * V + o_v[None, :], mask=m_l[:, None] & m_v[None, :], other=0.0).to(tl.float32)  # [BL, BV]
+                    rec_value = r_delta[:, None] * r_x
+                    rec_value = tl.where(m_l[:, None], rec_value, 0.0)  # [BL, DBV]
                     if DECODE_FOLD_DOT:  # one [BV, BL] x [BL, BK] product
                         s_tile += tl.dot(tl.trans(rec_value), kw, input_precision="tf32")
                     else:  # tiles too small for tl.dot (a dim < 16): broadcast and reduce
@@ -186,15 +187,15 @@ def replay_decode_kernel(
                     s_q += tl.sum(kw * ct_query[None, :], axis=1)
                     kq += ct_key * ct_query
                 acc_q = tl.sum(acc_q, axis=1)
-                # -- this value tile: value-axis inputs and records -----------------------
-                b_x = tl.load(x_ptr + i_b * stride_x + i_hv * V + o_v, mask=m_v, other=0.0).to(tl.float32)
-                if HAS_z:
-                    b_z = tl.load(z_ptr + i_b * stride_z + i_hv * V + o_v, mask=m_v, other=0.0).to(tl.float32)
-                t_value = b_delta * b_x
-                r_x = tl.load(ring_x_ptr + ((i_slot * HV + i_hv) * RING + o_l[:, None]) * V + o_v[None, :], mask=m_l[:, None] & m_v[None, :], other=0.0).to(tl.float32)  # [BL, BV]
-                rec_value = r_delta[:, None] * r_x
-                rec_value = tl.where(m_l[:, None], rec_value, 0.0)  # [BL, DBV]
-                w_t = t_value  # [DBV]
+            # -- this value tile: value-axis inputs and records -----------------------
+            b_x = tl.load(x_ptr + i_b * stride_x + i_hv * V + o_v, mask=m_v, other=0.0).to(tl.float32)
+            if HAS_z:
+                b_z = tl.load(z_ptr + i_b * stride_z + i_hv * V + o_v, mask=m_v, other=0.0).to(tl.float32)
+            t_value = b_delta * b_x
+            r_x = tl.load(ring_x_ptr + ((i_slot * HV + i_hv) * RING + o_l[:, None]) * V + o_v[None, :], mask=m_l[:, None] & m_v[None, :], other=0.0).to(tl.float32)  # [BL, BV]
+            rec_value = r_delta[:, None] * r_x
+            rec_value = tl.where(m_l[:, None], rec_value, 0.0)  # [BL, DBV]
+            w_t = t_value  # [DBV]
             if STREAM_FIRST:  # (static) the decays, after the stream
                 if i_vs == 0:  # once, inside the tile loop: hoisted out of it, they would run ahead of the stream again
                     rec_gate = -r_delta * devmath.exp(b_A_log)
