@@ -28,7 +28,7 @@ if len(sys.argv) > 5:
     use_templates(sys.argv[5])
 kern = replaygen.load(variant, config=GEOMS[variant], L=16, state_dtype="fp32", read_dtype=read)
 work = Workload(kern, 256, "cuda")
-setup = {"staggered": work.staggered(), "flush": work.flushing(256),
+setup = {"staggered": work.staggered(), "flush": work.cursors(kern.plan.L - 1),
          "nonflush": work.cursors(kern.plan.L // 2)}[mode]
 for _ in range(steps):
     setup()

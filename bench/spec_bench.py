@@ -170,11 +170,7 @@ class StaggeredCycle:
                                dtype=torch.bfloat16)
         self.pool = torch.randn((batch,) + kern.state_shape, device=device, generator=gen) * 0.5
         self.one = random_inputs(kern, batch, device, torch.bfloat16, gen)
-        # steps of full acceptance in a row's cycle: up to CAP committed records, then the
-        # commit that would pass CAP folds (0, T, .., kT); with verify_folds the verify that
-        # would pass it folds first, and the commit leaves T (T, .., kT)
-        plan = kern.plan
-        self.period = plan.CAP // T + (0 if plan.VERIFY_FOLDS else 1)
+        self.period = -(-L // T)   # steps of full acceptance from an empty ring to a fold
         phase = torch.arange(batch, device=device) % self.period
         for k in range(self.period - 1):
             self.step(torch.where(phase > k, self.full, torch.zeros_like(self.full)))

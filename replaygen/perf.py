@@ -191,15 +191,11 @@ class Workload:
         self.pool = draw((num_slots,) + kern.state_shape, 0.5, kern.state_dtype)
         if init:
             kern.load_state(self.state, self.all_slots, draw((num_slots,) + kern.state_shape, 0.5))
-            # real records in ring rows 0..L-2 of every slot; where a flush keeps the token
-            # (cursors 1..L: Kernels.decode_cycle) in rows 0..L-1: one more decode, which
-            # that flush does not take and a separate fold leaves in the ring
-            for _ in range(p.L if p.flush_keeps_token else p.L - 1):
+            for _ in range(p.L - 1):      # real records in ring rows 0..L-2 of every slot
                 self.decode(num_slots)
         L = p.L
         self.stagger = (torch.arange(num_slots, dtype=torch.int32, device=self.device) % L
                         ).view(-1, 1).expand_as(self.state.cursor).contiguous()
-        self.stagger += kern.decode_cycle(num_slots, self.device)[0]
         if init and self.device.type == "cuda":
             self.settle()
 
@@ -273,10 +269,6 @@ class Workload:
     def staggered(self):
         return lambda: self.state.cursor.copy_(self.stagger)
 
-    def flushing(self, rows: int):
-        """Every row at the cursor whose decode step flushes (Kernels.decode_cycle)."""
-        return self.cursors(self.kern.decode_cycle(rows, self.device)[1])
-
     def pending(self, n: int):
         """n committed records and L - n pending drafts per row (verify's records are in
         the ring from the workload's filling decodes): a commit of all of them folds."""
@@ -290,13 +282,12 @@ class Workload:
     # -- the four measurements --------------------------------------------------------------
     def time_replay(self, timer: Timer, rows: int, graph: bool = True) -> dict:
         """nonflush (n = L/2 committed records), flush_step (every row's ring fills:
-        n = L - 1, or L where the flush keeps the token), amortised (per token over a
-        whole staggered flush cycle)."""
+        n = L - 1), amortised (per token over a whole staggered flush cycle)."""
         L = self.kern.plan.L
         out = {}
         if L >= 2:
             out["nonflush"] = timer(lambda: self.decode(rows), self.cursors(L // 2), graph)
-        out["flush_step"] = timer(lambda: self.decode(rows), self.flushing(rows), graph)
+        out["flush_step"] = timer(lambda: self.decode(rows), self.cursors(L - 1), graph)
         out["amortised"] = timer(lambda: self.cycle(rows), self.staggered(), graph, steps=L)
         return out
 

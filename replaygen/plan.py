@@ -317,7 +317,6 @@ class KernelPlan:
     BKT: int              # key-axis chunk
     NK: int
     decode_fold_dot: bool   # the decode kernel's flush folds a [DBV, BL] x [BL, BKT] dot
-    flush_keeps_token: bool   # ... of the committed records only; the token opens the next window (make_plan)
     NSPLIT: int           # programs per (row, value head) of the key-chunk decode (tuned: small batches)
     HPP: int              # value heads per key-chunked verify program, of one key group (tuned)
     STREAM_STAGES: int    # software-pipeline depth of the key-chunk decode's chunk streams (see below)
@@ -338,8 +337,6 @@ class KernelPlan:
     gate_cols: str        # broadcasts a checkpoint decay to [BV, BK] ("" if scalar)
     replay_weight: str
     checkpoint_weight: str
-    fold_replay_weight: str       # ... from record j, and from the checkpoint, to the last record
-    fold_checkpoint_weight: str
     skip_expr: str
     gate_expr: str
     gate_condition: str                   # optional inputs the output gate needs
@@ -696,32 +693,28 @@ def make_plan(deriv: Derivation, config: KernelConfig) -> KernelPlan:
     ckpt = state_format("ckpt", config.state_dtype, config.stochastic, config.fp8_scale)
     read = (state_format("read", config.read_dtype, False, config.fp8_scale)
             if config.read_dtype else None)
-    # Capacity rule: every operation leaves at most CAP = L committed records, and a
-    # verify appends its <= T_MAX drafts at rows n..n+T-1 <= CAP + T_MAX - 1: the ring has
-    # CAP + T_MAX rows, for any L and T_MAX (no power of two). Decode and flush take up to
-    # L committed records; the key-chunk decode of a delta rule flushes at n = L (the
-    # token opens the next window: flush_keeps_token below), the other decodes at
-    # n + 1 >= L, so the flush period is L tokens either way; a commit folds when its
-    # accepted drafts would take a row past L.
+    # Capacity rule: every operation leaves at most CAP committed records, and a verify
+    # appends its <= T_MAX drafts at rows n..n+T-1 <= CAP + T_MAX - 1: the ring has
+    # CAP + T_MAX rows, for any L and T_MAX (no power of two).
     # VERIFY_FOLDS (config.verify_folds: speculative configurations, 2 <= T_MAX <= L, a
     # plain checkpoint without a read copy, make_config checks): a verify whose drafts
-    # would take a row past CAP committed records folds that row's committed records
+    # would take a row past CAP = L committed records folds that row's committed records
     # into its checkpoint first, in a launch of the verify kernel for those rows: the
     # checkpoint is read there anyway, so the fold costs one checkpoint write where a
     # commit's fold cost a read and a write (T = 8, L = 16: one checkpoint read in three
     # saved). The drafts still go to ring rows n + i, past the folded ones, which other
     # programs of the launch may still be reading (a key group's shared key records); the
-    # commit moves the accepted ones to the ring's start. With T_MAX <= L a commit after
-    # such a verify stays within CAP, so a commit never folds (and never folds moved
-    # records). Without it the verify never writes the checkpoint.
+    # commit moves the accepted ones to the ring's start. Decode (it folds at n + 1 >= L)
+    # and flush take up to L committed records. With T_MAX <= L a commit after such a
+    # verify stays within CAP, so a commit never folds (and never folds moved records).
+    # Otherwise CAP = L - 1: decode and commit fold when the count would reach L, the
+    # verify never writes the checkpoint, and the flush period stays L tokens either way.
     # Not the default: the fused launch moves fewer bytes, but on the H200 (session 18,
     # T = 8, batch 256) the verify of the folding rows took 70-75% of a separate fold's
     # time on top of the verify's (KDA: 136%), and the whole step measured Mamba-2 1.17x
     # -> 1.15x a decode step, GDN 1.26x -> 1.33x, KDA 1.77x -> 2.28x.
-    # (CAP was L - 1 without VERIFY_FOLDS before session 24: the decode then always
-    # flushed at n + 1 >= L.)
     VERIFY_FOLDS = config.verify_folds
-    CAP = L
+    CAP = L if VERIFY_FOLDS else L - 1
     RING = CAP + T_MAX
     BK = _next_pow2(K)
     if "nvfp4" in (config.state_dtype, config.read_dtype):
@@ -749,15 +742,6 @@ def make_plan(deriv: Derivation, config: KernelConfig) -> KernelPlan:
     decode_fold_dot = DBV >= 16 and BKT >= 16
     # the key-chunk decode of an NVFP4 read copy leaves full rings to a fold launch
     fused_flush = not (decode_template == KEY_CHUNKS and read is not None and read.kind == "nvfp4")
-    # The key-chunk decode's fused flush folds each checkpoint chunk in the stream that
-    # computes the output (a copy of that stream for the flushing rows): one read of the
-    # checkpoint. A delta rule's written value w_t needs C·k over the whole key axis,
-    # known only after the stream, so there the flush folds the n = L committed records
-    # only and the token opens the next window as record 0 (cursor 1): the checkpoint
-    # becomes the state before the token. (Session 23 folded the token too, in a second
-    # pass over the chunks: a second read of the checkpoint, mostly L2 misses when many
-    # rows flush, ncu, H200.)
-    flush_keeps_token = t.update == "delta" and decode_template == KEY_CHUNKS
     if fold_dot or decode_fold_dot:
         BL = max(BL, 16)   # tl.dot needs every tile dim >= 16; the extra rows are masked
     if fold_dot:
@@ -1026,7 +1010,7 @@ def make_plan(deriv: Derivation, config: KernelConfig) -> KernelPlan:
         optional_flags=tuple(q.name for q in inputs if q.optional),
         head_code=tuple(head_code), tile_code=tuple(tile_code),
         record_head_code=record_head_code, record_tile_code=record_tile_code,
-        DBV=DBV, DNV=-(-V // DBV), BKT=BKT, NK=BK // BKT, decode_fold_dot=decode_fold_dot, flush_keeps_token=flush_keeps_token,
+        DBV=DBV, DNV=-(-V // DBV), BKT=BKT, NK=BK // BKT, decode_fold_dot=decode_fold_dot,
         # The key-chunk decode's chunk loops carry no tl.dot, and Triton pipelines such a
         # loop only when it asks (tl.range(..., num_stages=...)): without that each chunk
         # waited a whole memory latency (ncu, session 3: 69% of issue slots idle, 61% of
@@ -1072,9 +1056,6 @@ def make_plan(deriv: Derivation, config: KernelConfig) -> KernelPlan:
         gate_cols=gate_cols,
         replay_weight=print_triton(REPLAY_WEIGHT, weight_names),
         checkpoint_weight=print_triton(CHECKPOINT_WEIGHT, weight_names),
-        # the same decays to G_n, the last committed record (a flush that keeps the token)
-        fold_replay_weight=print_triton(REPLAY_WEIGHT, {G_t: "G_n", G_j: "G_rec"}),
-        fold_checkpoint_weight=print_triton(CHECKPOINT_WEIGHT, {G_t: "G_n"}),
         skip_expr=print_triton(subs(spec.output_skip), names) if spec.output_skip is not None else "",
         gate_expr=print_triton(subs(spec.output_gate), names) if spec.output_gate is not None else "",
         gate_condition=" and ".join(f"HAS_{n}" for n in gate_flags),

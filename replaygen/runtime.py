@@ -54,8 +54,8 @@ class ReplayState:
 
     checkpoint [slots, HV, V, K] in the state precision (NVFP4: [slots, HV, V, ceil(K/2)]
     packed bytes); ring[field] [slots, heads, RING(, width)] in each field's record
-    precision, RING = CAP + T_MAX rows (committed records, then a verify's drafts; CAP =
-    L, the most committed records any call leaves);
+    precision, RING = CAP + T_MAX rows (committed records, then a verify's drafts; CAP,
+    the most committed records any call leaves, is L with max_drafts in 2..L, else L - 1);
     cursor [slots, HV] int32, the number of committed records of each slot and value head
     (all heads of a slot move together); params: the layer's parameter tensors (A_log,
     dt_bias, ...), needed to rebuild records. `aux` holds the precision configuration's
@@ -69,9 +69,6 @@ class ReplayState:
     count). fold_queue [2 + slots * HV] int32: scratch between a decode launch whose flush is separate and the fold launch that follows it
     (word 0: the number of queued (slot, value head) blocks whose ring filled, word 1 the
     fold programs that have finished, then the blocks); empty (zero counts) between calls.
-    arrivals [slots, key heads] int32: scratch of a decode whose flush keeps the token
-    (plan.flush_keeps_token): the count of a key group's programs done with its ring, so
-    that the last stores the token's key at row 0; zero between calls.
     """
 
     checkpoint: torch.Tensor
@@ -82,7 +79,6 @@ class ReplayState:
     seed: int = 0
     drafted: torch.Tensor | None = None
     fold_queue: torch.Tensor | None = None
-    arrivals: torch.Tensor | None = None
 
     @property
     def num_slots(self) -> int:
@@ -282,9 +278,7 @@ class Kernels:
         # A fresh stochastic-rounding seed per pool (host randomness, drawn once here).
         seed = int.from_bytes(os.urandom(4), "little") & 0x7FFFFFFF
         fold_queue = torch.zeros(2 + num_slots * p.HV, dtype=torch.int32, device=device)
-        arrivals = torch.zeros((num_slots, p.H), dtype=torch.int32, device=device)
-        return ReplayState(made.pop("ckpt"), ring, cursor, checked, made, seed, drafted, fold_queue,
-                           arrivals)
+        return ReplayState(made.pop("ckpt"), ring, cursor, checked, made, seed, drafted, fold_queue)
 
     def _state_layout(self) -> dict[str, tuple[tuple[int, ...], torch.dtype]]:
         """Every state tensor past the slot dim, by kernel argument name (see ReplayState):
@@ -334,24 +328,13 @@ class Kernels:
         """The size-based dispatch: does a decode of `rows` rows fold every step by default?"""
         return rows < self.fold_below_rows
 
-    def decode_cycle(self, rows: int, device) -> tuple[int, int]:
-        """(first, last): the cursors a row passes through in steady decoding at `rows` rows,
-        the last being the one whose step flushes. A flush that keeps the token (a delta
-        rule's key-chunk decode with its flush in the launch) cycles through 1..L, every
-        other decode through 0..L-1: L tokens per flush either way."""
-        consts = self._launch("replay_decode", rows, device)[0]
-        L = self.plan.L
-        return (1, L) if self.plan.flush_keeps_token and consts["FUSED_FLUSH"] else (0, L - 1)
-
     def decode(self, state: ReplayState, slots: torch.Tensor, *, out: torch.Tensor | None = None,
                fold_every_step: bool | None = None, **inputs: torch.Tensor) -> torch.Tensor:
         """One ReplaySSM decode step for each row; returns the outputs [rows, HV, V].
 
         `fold_every_step` makes every row fold its records and the token into the
-        checkpoint (cursor back to 0; where the flush keeps the token, the records, and
-        the token becomes the one record): the conventional step's traffic, for batches
-        too small for the replay to pay. `decode_cycle` gives the cursors a row passes
-        through. None (the default) decides by size: rows below
+        checkpoint (cursor back to 0): the conventional step's traffic, for batches too
+        small for the replay to pay. None (the default) decides by size: rows below
         `self.fold_below_rows` (measured per configuration, 0 when unmeasured) fold.
         """
         self._check_state(state)
@@ -366,7 +349,7 @@ class Kernels:
             fused = consts["FUSED_FLUSH"]
             self.module.replay_decode_kernel[(rows, self.plan.HV, consts["NSPLIT"])](
                 slots_ptr=slots, num_slots=state.num_slots, cursor_ptr=state.cursor,
-                drafted_ptr=state.drafted, fold_queue_ptr=state.fold_queue, arrivals_ptr=state.arrivals,
+                drafted_ptr=state.drafted, fold_queue_ptr=state.fold_queue,
                 ckpt_ptr=state.checkpoint, **self._state_args(state), **self._ring_args(state), **args,
                 **self._param_args(state.params),
                 out_ptr=out, stride_out=out.stride(0), **has, **consts,
@@ -747,10 +730,6 @@ class Kernels:
             raise InputError(f"state belongs to another configuration (ring rows {rows}, expected "
                              f"{self.plan.RING} = {self.plan.CAP} committed + max_drafts with L = {self.plan.L}, "
                              f"max_drafts = {self.plan.T_MAX})")
-        if state.arrivals is None or tuple(state.arrivals.shape) != (state.num_slots, self.plan.H):
-            raise InputError(f"state belongs to another configuration (arrivals "
-                             f"{None if state.arrivals is None else _describe(state.arrivals)}, "
-                             f"expected [slots, {self.plan.H}] int32)")
 
     def _check_slots(self, slots, pool, allow_padding=True):
         device = pool.device

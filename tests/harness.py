@@ -541,18 +541,12 @@ class Harness:
         assert ret is out or ret.data_ptr() == out.data_ptr(), "decode did not write into out="
         # the fold launch after a separate flush empties the queue the decode filled
         assert st.fold_queue[:2].tolist() == [0, 0], f"fold queue left {st.fold_queue[:2].tolist()}"
-        # the key groups' arrival counts of a flush that keeps the token are cleared
-        assert not bool(st.arrivals.any()), f"arrival counts left {st.arrivals.tolist()}"
         conv = None
         if self.check_conventional:
             conv = self.poisoned_out(len(rows))
             kern.conventional_decode(self.pool, slots, out=conv, **inputs, **self.params)
         where = f"step {self.steps_done}"
         present = [s for s in rows if s >= 0]
-        # the cursors a row cycles through: a flush at `last` (0..L-1), or, where the flush
-        # keeps the token as the next window's record 0, at L (1..L)
-        first, last = kern.decode_cycle(len(rows), self.device)
-        flushed_slots = set()
         if len({self.cursor[s] for s in present}) > 1:
             self.mixed_launches += 1
         for r, s in enumerate(rows):
@@ -569,7 +563,7 @@ class Harness:
             self.ref[s] = S_new
             self.out_scale.add(o_ref)
             floor = self.out_scale.floor(o_ref)
-            flushed = fold or self.cursor[s] >= last
+            flushed = fold or self.cursor[s] + 1 >= self.cfg.L
             check(f"{where}: output of row {r} (slot {s}, ring position {self.cursor[s]})",
                   out[r], o_ref, self.tol_out(s), floor, self._log("out", o_ref))
             if conv is not None:
@@ -578,10 +572,9 @@ class Harness:
                 check(f"{where}: conventional output of row {r} (slot {s})",
                       conv[r], o_ref, self.tol_conv(s), floor, self._log("conv_out", o_ref))
             if flushed:
-                self.cursor[s] = first
+                self.cursor[s] = 0
                 self.roundings[s] += 1
                 self.device_flushes += 1
-                flushed_slots.add(s)
             else:
                 self.cursor[s] += 1
         # What must not change: slots outside the batch are untouched; inside it, the
@@ -601,7 +594,7 @@ class Harness:
                     f"{where}: {aux_changed(st, before, s)} of slot {s} (not in the batch) changed"
                 continue
             n_before = int(before["cursor"][s].flatten()[0])
-            if s not in flushed_slots:   # no flush: new record at n_before, nothing else
+            if self.cursor[s] != 0:   # no flush: new record at n_before, nothing else
                 assert same_bits(st.checkpoint[s], before["checkpoint"][s]), \
                     f"{where}: checkpoint of slot {s} changed without a flush"
                 assert not aux_changed(st, before, s), \
@@ -611,13 +604,11 @@ class Harness:
                     assert same_bits(ring_now[n][:, keep], ring_then[n][:, keep]), \
                         f"{where}: ring '{n}' of slot {s} changed outside row {n_before}"
             else:
-                # a flush stores no record, or (keeping the token) the token's at row 0; but
-                # a decode launch that leaves the fold to a second launch
-                # (Launch.separate_flush) appends the token's record at row n_before first,
-                # and the fold reads it there
+                # a flush stores no record; but a decode launch that leaves the fold to a
+                # second launch (Launch.separate_flush) appends the token's record at row
+                # n_before first, and the fold reads it there
                 fused = kern.launch_args("replay_decode", len(rows), self.device)[0]["FUSED_FLUSH"]
-                written = (0 if first == 1 else None) if fused else n_before
-                keep = [i for i in range(self.cfg.L) if i != written]
+                keep = [i for i in range(self.cfg.L) if fused or i != n_before]
                 for n in ring_now:
                     assert same_bits(ring_now[n][:, keep], ring_then[n][:, keep]), \
                         f"{where}: ring '{n}' of slot {s} changed during a flush"

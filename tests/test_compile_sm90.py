@@ -55,7 +55,7 @@ def signature(fn, kern, inputs="bf16"):
         if p.is_constexpr:
             sig[n] = "constexpr"
         elif n in ("slots_ptr", "cursor_ptr", "drafted_ptr", "accepted_ptr", "num_drafts_ptr",
-                   "fold_queue_ptr", "arrivals_ptr"):
+                   "fold_queue_ptr"):
             sig[n] = "*i32"
         elif n in layout:
             sig[n] = "*" + layout[n]

@@ -2,8 +2,8 @@
 # the templates and run `replaygen build`.
 # kernel: gdn__H16_HV64_K128_V128__L16__state_fp32__rec_bf16
 # spec sha256: 269ae606d36dd56b152535499facfacd42680cd4fda27f9a1b04094384a173fb
-# templates sha256: 277f0baf5df9bec4c9f8c0a6346979a403bef34d3f7c02d63c47600ef10e4746
-# generator sha256: 3783e6756e9a8bfbbd1327731f9c5e7f1c37f42faf1f8ce55f8a80757bda2827
+# templates sha256: fdbdc0fb7ee68964725f4ad3e1aa2fb2fa1ed55d7a492f8e648f6005f2215eed
+# generator sha256: 38c56f59aa2db15e28337c34c5d265a311d80ebada816a6b86b5407aafc24717
 """ReplaySSM kernels for gdn: gdn__H16_HV64_K128_V128__L16__state_fp32__rec_bf16.
 
 Replay form: S_t = C·exp(G_t) + Σ_j u_j (exp(G_t - G_j)·k_j)ᵀ,  G_j = Σ_(i<=j) g_i
@@ -20,7 +20,7 @@ CONSTEXPRS = dict(H=16, HV=64, K=128, V=128, L=16, GROUP=4,
                   FOLD_DOT=True, DBV=64, DNV=2,
                   BKT=32, NK=4, DECODE_FOLD_DOT=True, NSPLIT=1, HPP=1, STREAM_STAGES=3, FLUSH_STAGES=2, FUSED_FLUSH=True, STREAM_FIRST=False,
                   KH=64, KS=8, NB=8,
-                  RING=17, CAP=16, VERIFY_FOLDS=False, T_MAX=1, BT=16, BLF=32, BVW=128)
+                  RING=16, CAP=15, VERIFY_FOLDS=False, T_MAX=1, BT=16, BLF=16, BVW=128)
 NUM_WARPS = 2
 DECODE_WARPS = 1
 VERIFY_WARPS = 4
@@ -28,7 +28,7 @@ VERIFY_WARPS = 4
 
 @triton.jit
 def replay_decode_kernel(
-    slots_ptr, num_slots, cursor_ptr, drafted_ptr, fold_queue_ptr, arrivals_ptr, ckpt_ptr, ring_k_hat_ptr, ring_g_ptr, ring_u_ptr,
+    slots_ptr, num_slots, cursor_ptr, drafted_ptr, fold_queue_ptr, ckpt_ptr, ring_k_hat_ptr, ring_g_ptr, ring_u_ptr,
     q_ptr, stride_q, k_ptr, stride_k, v_ptr, stride_v, a_ptr, stride_a, b_ptr, stride_b, A_log_ptr, dt_bias_ptr,
     out_ptr, stride_out,
     H: tl.constexpr, HV: tl.constexpr, K: tl.constexpr, V: tl.constexpr, L: tl.constexpr,
@@ -42,20 +42,15 @@ def replay_decode_kernel(
 
     Output-only evaluation: o_t = C·(exp(G_t)·q) + Σ_j w_j ((exp(G_t - G_j)·k_j)·q), with
     C the checkpoint and j over the n committed records plus the current token. No state
-    is built unless the ring is full: then this program folds the records into its
-    checkpoint (flush on the device, per row) as it streams it for the output. Without a
-    delta rule that is at n + 1 == L, and the token is folded too (cursor 0). With one
-    (plan.flush_keeps_token) the token's written value needs the whole stream, so the
-    flush comes at n == L, folds the L committed records, and the token opens the next
-    window as record 0 (cursor 1): its key row, shared by the key group, is stored by
-    the last of the group's programs to finish (an arrival count, publish_cursor).
+    is built unless the ring becomes full (n + 1 == L): then this program folds the
+    records into its checkpoint and empties its ring (flush on the device, per row).
     The checkpoint is streamed in [DBV, BKT] chunks of the key axis: each chunk's
     products with the decayed q (and k) accumulate into [DBV] vectors, and the records'
     scores into [BL] vectors, all in one layout; the record terms are applied once per
     value tile. With STREAM_FIRST (scalar decays; a tuned launch choice) the stream does
     not wait for the records' gates: it takes q and k themselves and the raw record
     keys, and the decays, scalars per row, scale its sums and the scores after it. A
-    flushing row runs its own copy of the stream, which folds each chunk. The
+    flush walks the chunks again (the checkpoint re-read, from L2) and folds. The
     program owns its cursor (slot, value head): no other program of the launch reads or
     writes it. A negative slot is a padding row (zero output); a slot past the pool
     writes nothing and gets a NaN output, so the mistake cannot go unseen.
@@ -83,10 +78,9 @@ def replay_decode_kernel(
         m_l = o_l < n
         tl.debug_barrier()  # every warp has read the cursor and drafted words: stores may follow
         if FUSED_FLUSH:
-            # A ring of L committed records folds them, and the token opens the next window
-            # (cursor 1); with FOLD_EVERY_STEP (decode(fold_every_step=True)) every step folds,
-            # so the ring holds one record, the last token.
-            FLUSH = (n >= L) | FOLD_EVERY_STEP
+            # A full ring folds; with FOLD_EVERY_STEP (decode(fold_every_step=True)) every
+            # step folds, so the state stays a plain checkpoint (cursor 0).
+            FLUSH = (n + 1 >= L) | FOLD_EVERY_STEP
         else:
             # every row appends its record (a full ring holds L): a second launch, the
             # fold kernel, folds full rings (runtime.decode); no fold code is compiled here
@@ -129,85 +123,28 @@ def replay_decode_kernel(
             s_q = tl.zeros([BL], tl.float32)  # record scores for q
             kq = tl.zeros([BKT], tl.float32)  # the token's own score, per lane
             s_k = tl.zeros([BL], tl.float32)  # record scores for k
-            # A flushing row folds each chunk as its own copy of the stream reads it (one
-            # read of the checkpoint), with the decays (and without a delta rule, the
-            # token's value) first. (A fold under a branch inside the one stream slowed the non-flush step
-            # by 40%: H200, session 24, call 1, Mamba-2.)
-            if FLUSH:  # (the checkpoint, never the read copy)
-                if STREAM_FIRST:  # (static)
-                    rec_gate = r_g
-                    rec_gate = tl.where(m_l, rec_gate, 0.0)  # log decays of the committed records
-                    G_rec = tl.cumsum(rec_gate, axis=0)  # cumulative log decay after each record
-                    G_t = tl.sum(rec_gate, axis=0) + t_gate  # ... and after the last record and the current token
-                    rec_weight = tl.where(m_l, devmath.exp(-G_rec + G_t), 0.0)  # decay from record j to t, <= 1
-                    ck_weight = devmath.exp(G_t)  # decay from the checkpoint to t
-                G_n = G_t - t_gate  # the cumulative log decay after the last committed record
-                rec_fold = tl.where(m_l, devmath.exp(-G_rec + G_n), 0.0)  # decay from record j to n
-                ck_fold = devmath.exp(G_n)  # decay from the checkpoint to n
-                acc_q = tl.zeros([DBV, KGC], tl.float32)  # partial sums of C·(decayed q; STREAM_FIRST: q)
-                acc_k = tl.zeros([DBV, KGC], tl.float32)  # ... and of C·(decayed k)
-                for i_k in tl.range(NK, num_stages=FLUSH_STAGES):
-                    o_kc = i_k * BKT + o_kb
-                    m_kc = o_kc < K
-                    c_q = tl.load(q_ptr + i_b * stride_q + i_kh * K + o_kc, mask=m_kc, other=0.0).to(tl.float32)
-                    c_k = tl.load(k_ptr + i_b * stride_k + i_kh * K + o_kc, mask=m_kc, other=0.0).to(tl.float32)
-                    c_q_hat = 0.08838834764831845 * c_q * tl.math.rsqrt(red_0 + 1e-06)
-                    c_k_hat = c_k * tl.math.rsqrt(red_1 + 1e-06)
-                    ct_query = c_q_hat
-                    ct_key = c_k_hat
-                    r_k_hat = tl.load(ring_k_hat_ptr + ((i_slot * H + i_kh) * RING + o_l[:, None]) * K + o_kc[None, :], mask=m_l[:, None] & m_kc[None, :], other=0.0).to(tl.float32)  # [BL, BKT]
-                    rec_key = r_k_hat
-                    kw = rec_key if STREAM_FIRST else rec_weight[:, None] * rec_key  # [BL, BKT] (zero past n)
-                    c_chunk = tl.load(p_rows[:, None] + o_kc[None, :], mask=m_v[:, None] & m_kc[None, :], other=0.0).to(tl.float32)
-                    acc_q = formats.grouped_dot(acc_q, c_chunk, (ct_query if STREAM_FIRST else ck_weight * ct_query), DBV, BKT, KGC)
-                    s_q += tl.sum(kw * ct_query[None, :], axis=1)
-                    kq += ct_key * ct_query
-                    acc_k = formats.grouped_dot(acc_k, c_chunk, (ct_key if STREAM_FIRST else ck_weight * ct_key), DBV, BKT, KGC)
-                    s_k += tl.sum(kw * ct_key[None, :], axis=1)
-                    s_tile = c_chunk * ck_fold
-                    kw = rec_fold[:, None] * rec_key  # (zero past n)
-                    # the records' values, loaded per chunk (L1-hot after the first): held across the
-                    # stream they cost 32 registers per thread at one warp, and spilled (GDN 4B, sm_90)
-                    r_u = tl.load(ring_u_ptr + ((i_slot * HV + i_hv) * RING + o_l[:, None]) * V + o_v[None, :], mask=m_l[:, None] & m_v[None, :], other=0.0).to(tl.float32)  # [BL, BV]
-                    rec_value = r_u
-                    rec_value = tl.where(m_l[:, None], rec_value, 0.0)  # [BL, DBV]
-                    if DECODE_FOLD_DOT:  # one [BV, BL] x [BL, BK] product
-                        s_tile += tl.dot(tl.trans(rec_value), kw, input_precision="tf32")
-                    else:  # tiles too small for tl.dot (a dim < 16): broadcast and reduce
-                        s_tile += tl.sum(rec_value[:, :, None] * kw[:, None, :], axis=0)
-                    p_chunk = p_rows[:, None] + o_kc[None, :]
-                    tl.store(p_chunk, s_tile.to(ckpt_ptr.dtype.element_ty), mask=m_v[:, None] & m_kc[None, :], eviction_policy="evict_first")
-                acc_q = tl.sum(acc_q, axis=1)
-                acc_k = tl.sum(acc_k, axis=1)
-            else:
-                acc_q = tl.zeros([DBV, KGC], tl.float32)  # partial sums of C·(decayed q; STREAM_FIRST: q)
-                acc_k = tl.zeros([DBV, KGC], tl.float32)  # ... and of C·(decayed k)
-                for i_k in tl.range(NK, num_stages=STREAM_STAGES):
-                    o_kc = i_k * BKT + o_kb
-                    m_kc = o_kc < K
-                    c_q = tl.load(q_ptr + i_b * stride_q + i_kh * K + o_kc, mask=m_kc, other=0.0).to(tl.float32)
-                    c_k = tl.load(k_ptr + i_b * stride_k + i_kh * K + o_kc, mask=m_kc, other=0.0).to(tl.float32)
-                    c_q_hat = 0.08838834764831845 * c_q * tl.math.rsqrt(red_0 + 1e-06)
-                    c_k_hat = c_k * tl.math.rsqrt(red_1 + 1e-06)
-                    ct_query = c_q_hat
-                    ct_key = c_k_hat
-                    r_k_hat = tl.load(ring_k_hat_ptr + ((i_slot * H + i_kh) * RING + o_l[:, None]) * K + o_kc[None, :], mask=m_l[:, None] & m_kc[None, :], other=0.0).to(tl.float32)  # [BL, BKT]
-                    rec_key = r_k_hat
-                    kw = rec_key if STREAM_FIRST else rec_weight[:, None] * rec_key  # [BL, BKT] (zero past n)
-                    c_chunk = tl.load(p_rows[:, None] + o_kc[None, :], mask=m_v[:, None] & m_kc[None, :], other=0.0).to(tl.float32)
-                    acc_q = formats.grouped_dot(acc_q, c_chunk, (ct_query if STREAM_FIRST else ck_weight * ct_query), DBV, BKT, KGC)
-                    s_q += tl.sum(kw * ct_query[None, :], axis=1)
-                    kq += ct_key * ct_query
-                    acc_k = formats.grouped_dot(acc_k, c_chunk, (ct_key if STREAM_FIRST else ck_weight * ct_key), DBV, BKT, KGC)
-                    s_k += tl.sum(kw * ct_key[None, :], axis=1)
-                acc_q = tl.sum(acc_q, axis=1)
-                acc_k = tl.sum(acc_k, axis=1)
-            # -- this value tile: value-axis inputs and records -----------------------
-            b_v = tl.load(v_ptr + i_b * stride_v + i_hv * V + o_v, mask=m_v, other=0.0).to(tl.float32)
-            t_value = b_v
-            r_u = tl.load(ring_u_ptr + ((i_slot * HV + i_hv) * RING + o_l[:, None]) * V + o_v[None, :], mask=m_l[:, None] & m_v[None, :], other=0.0).to(tl.float32)  # [BL, BV]
-            rec_value = r_u
-            rec_value = tl.where(m_l[:, None], rec_value, 0.0)  # [BL, DBV]
+            acc_q = tl.zeros([DBV, KGC], tl.float32)  # partial sums of C·(decayed q; STREAM_FIRST: q)
+            acc_k = tl.zeros([DBV, KGC], tl.float32)  # ... and of C·(decayed k)
+            for i_k in tl.range(NK, num_stages=STREAM_STAGES):
+                o_kc = i_k * BKT + o_kb
+                m_kc = o_kc < K
+                c_q = tl.load(q_ptr + i_b * stride_q + i_kh * K + o_kc, mask=m_kc, other=0.0).to(tl.float32)
+                c_k = tl.load(k_ptr + i_b * stride_k + i_kh * K + o_kc, mask=m_kc, other=0.0).to(tl.float32)
+                c_q_hat = 0.08838834764831845 * c_q * tl.math.rsqrt(red_0 + 1e-06)
+                c_k_hat = c_k * tl.math.rsqrt(red_1 + 1e-06)
+                ct_query = c_q_hat
+                ct_key = c_k_hat
+                r_k_hat = tl.load(ring_k_hat_ptr + ((i_slot * H + i_kh) * RING + o_l[:, None]) * K + o_kc[None, :], mask=m_l[:, None] & m_kc[None, :], other=0.0).to(tl.float32)  # [BL, BKT]
+                rec_key = r_k_hat
+                kw = rec_key if STREAM_FIRST else rec_weight[:, None] * rec_key  # [BL, BKT] (zero past n)
+                c_chunk = tl.load(p_rows[:, None] + o_kc[None, :], mask=m_v[:, None] & m_kc[None, :], other=0.0).to(tl.float32)
+                acc_q = formats.grouped_dot(acc_q, c_chunk, (ct_query if STREAM_FIRST else ck_weight * ct_query), DBV, BKT, KGC)
+                s_q += tl.sum(kw * ct_query[None, :], axis=1)
+                kq += ct_key * ct_query
+                acc_k = formats.grouped_dot(acc_k, c_chunk, (ct_key if STREAM_FIRST else ck_weight * ct_key), DBV, BKT, KGC)
+                s_k += tl.sum(kw * ct_key[None, :], axis=1)
+            acc_q = tl.sum(acc_q, axis=1)
+            acc_k = tl.sum(acc_k, axis=1)
             if STREAM_FIRST:  # (static) the decays, after the stream
                 if i_vs == 0:  # once, inside the tile loop: hoisted out of it, they would run ahead of the stream again
                     rec_gate = r_g
@@ -220,13 +157,48 @@ def replay_decode_kernel(
                 s_k = rec_weight * s_k
                 acc_q = acc_q * ck_weight
                 acc_k = acc_k * ck_weight
+            # -- this value tile: value-axis inputs and records -----------------------
+            b_v = tl.load(v_ptr + i_b * stride_v + i_hv * V + o_v, mask=m_v, other=0.0).to(tl.float32)
+            t_value = b_v
+            r_u = tl.load(ring_u_ptr + ((i_slot * HV + i_hv) * RING + o_l[:, None]) * V + o_v[None, :], mask=m_l[:, None] & m_v[None, :], other=0.0).to(tl.float32)  # [BL, BV]
+            rec_value = r_u
+            rec_value = tl.where(m_l[:, None], rec_value, 0.0)  # [BL, DBV]
             s_kq = tl.sum(kq, axis=0)
             # delta rule: u = beta (v - S_{t-1}·Decay_t·k), S read through the replay form
             w_t = t_beta * (t_value - acc_k - tl.sum(rec_value * s_k[:, None], axis=0))  # [DBV]
             out = acc_q + tl.sum(rec_value * s_q[:, None], axis=0) + w_t * s_kq
             tl.store(out_ptr + i_b * stride_out + i_hv * V + o_v, out.to(out_ptr.dtype.element_ty), mask=m_v)
-            # the token's record: row n, or row 0 of the next window after a flush
-            tl.store(ring_u_ptr + ((i_slot * HV + i_hv) * RING + tl.where(FLUSH, 0, n)) * V + o_v, w_t.to(ring_u_ptr.dtype.element_ty), mask=m_v)
+            if FLUSH:
+                # S_t = C·exp(G_t) + Σ_j w_j (exp(G_t - G_j)·k_j)ᵀ + w_t k_tᵀ, chunk by chunk
+                # pipelined: the checkpoint streamed again, the chunks read last first (likelier
+                # still in L2: ncu, H200, GDN 4B, every row flushing: 942 MB read from DRAM
+                # against ~590 MB of checkpoint and records, 868 MB in this order), and the
+                # folded chunks stored evict-first, as nothing reads them again in this launch
+                # (H200, session 23, call 2: the flush step 1-5% faster, amortised 0-1%)
+                for i_kr in tl.range(NK, num_stages=FLUSH_STAGES):
+                    i_k = NK - 1 - i_kr
+                    o_kc = i_k * BKT + o_kb
+                    m_kc = o_kc < K
+                    c_q = tl.load(q_ptr + i_b * stride_q + i_kh * K + o_kc, mask=m_kc, other=0.0).to(tl.float32)
+                    c_k = tl.load(k_ptr + i_b * stride_k + i_kh * K + o_kc, mask=m_kc, other=0.0).to(tl.float32)
+                    c_q_hat = 0.08838834764831845 * c_q * tl.math.rsqrt(red_0 + 1e-06)
+                    c_k_hat = c_k * tl.math.rsqrt(red_1 + 1e-06)
+                    ct_query = c_q_hat
+                    ct_key = c_k_hat
+                    r_k_hat = tl.load(ring_k_hat_ptr + ((i_slot * H + i_kh) * RING + o_l[:, None]) * K + o_kc[None, :], mask=m_l[:, None] & m_kc[None, :], other=0.0).to(tl.float32)  # [BL, BKT]
+                    rec_key = r_k_hat
+                    kw = rec_weight[:, None] * rec_key  # [BL, BKT] decayed record keys (zero past n)
+                    p_chunk = p_rows[:, None] + o_kc[None, :]
+                    s_tile = tl.load(p_chunk, mask=m_v[:, None] & m_kc[None, :], other=0.0).to(tl.float32)
+                    s_tile = s_tile * ck_weight + w_t[:, None] * ct_key[None, :]
+                    if DECODE_FOLD_DOT:  # one [BV, BL] x [BL, BK] product
+                        s_tile += tl.dot(tl.trans(rec_value), kw, input_precision="tf32")
+                    else:  # tiles too small for tl.dot (a dim < 16): broadcast and reduce
+                        s_tile += tl.sum(rec_value[:, :, None] * kw[:, None, :], axis=0)
+                    tl.store(p_chunk, s_tile.to(ckpt_ptr.dtype.element_ty), mask=m_v[:, None] & m_kc[None, :], eviction_policy="evict_first")
+            else:
+                tl.store(ring_u_ptr + ((i_slot * HV + i_hv) * RING + n) * V + o_v, w_t.to(ring_u_ptr.dtype.element_ty), mask=m_v)
+                pass
         if i_split == 0:
             if FLUSH:
                 pass
@@ -235,23 +207,9 @@ def replay_decode_kernel(
                     tl.store(ring_k_hat_ptr + ((i_slot * H + i_kh) * RING + n) * K + o_k, b_k_hat.to(ring_k_hat_ptr.dtype.element_ty), mask=m_k)
                 tl.store(ring_g_ptr + ((i_slot * HV + i_hv) * RING + n), b_g.to(ring_g_ptr.dtype.element_ty))
                 pass
-        if FLUSH:
-            if GROUP * NSPLIT == 1:
-                tl.store(ring_k_hat_ptr + ((i_slot * H + i_kh) * RING + 0) * K + o_k, b_k_hat.to(ring_k_hat_ptr.dtype.element_ty), mask=m_k)
-                pass
-            else:
-                tl.debug_barrier()  # every warp of this program is done with the ring
-                p_arrive = arrivals_ptr + i_slot * H + i_kh
-                arrived = tl.atomic_add(p_arrive, 1, sem="acq_rel")
-                if arrived == GROUP * NSPLIT - 1:
-                    tl.store(ring_k_hat_ptr + ((i_slot * H + i_kh) * RING + 0) * K + o_k, b_k_hat.to(ring_k_hat_ptr.dtype.element_ty), mask=m_k)
-                    tl.store(p_arrive, 0)
-        new_n = tl.where(FLUSH, 1, n + 1)  # after a flush the token is record 0
+        new_n = tl.where(FLUSH, 0, n + 1)
         p_drafted = drafted_ptr + i_slot * HV + i_hv
         if NSPLIT == 1:
-            if FLUSH:  # the token's value-head records, row 0 (open_window_keys)
-                tl.store(ring_g_ptr + ((i_slot * HV + i_hv) * RING + 0), b_g.to(ring_g_ptr.dtype.element_ty))
-                pass
             tl.store(p_cursor, new_n)
             tl.store(p_drafted, 0)  # a decode discards pending drafts
             if not FUSED_FLUSH:
@@ -266,9 +224,6 @@ def replay_decode_kernel(
             # and clears drafted (pending drafts and the count)
             arrived = tl.atomic_add(p_drafted, 1 << 16, sem="acq_rel")
             if (arrived >> 16) == NSPLIT - 1:
-                if FLUSH:  # the token's value-head records, row 0 (open_window_keys)
-                    tl.store(ring_g_ptr + ((i_slot * HV + i_hv) * RING + 0), b_g.to(ring_g_ptr.dtype.element_ty))
-                    pass
                 tl.store(p_cursor, new_n)
                 tl.store(p_drafted, 0)
                 if not FUSED_FLUSH:

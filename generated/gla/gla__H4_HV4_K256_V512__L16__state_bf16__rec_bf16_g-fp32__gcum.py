@@ -2,8 +2,8 @@
 # the templates and run `replaygen build`.
 # kernel: gla__H4_HV4_K256_V512__L16__state_bf16__rec_bf16_g-fp32__gcum
 # spec sha256: 2a7fe42937c3f75572badc158aa6b5a3525d5a4bced8d5656b63326bdec79ab1
-# templates sha256: 277f0baf5df9bec4c9f8c0a6346979a403bef34d3f7c02d63c47600ef10e4746
-# generator sha256: 3783e6756e9a8bfbbd1327731f9c5e7f1c37f42faf1f8ce55f8a80757bda2827
+# templates sha256: fdbdc0fb7ee68964725f4ad3e1aa2fb2fa1ed55d7a492f8e648f6005f2215eed
+# generator sha256: 38c56f59aa2db15e28337c34c5d265a311d80ebada816a6b86b5407aafc24717
 """ReplaySSM kernels for gla: gla__H4_HV4_K256_V512__L16__state_bf16__rec_bf16_g-fp32__gcum.
 
 Replay form: S_t = C·Diag(exp(G_t)) + Σ_j w_j (Diag(exp(G_t - G_j))·k_j)ᵀ,  G_j = Σ_(i<=j) g_i
@@ -20,7 +20,7 @@ CONSTEXPRS = dict(H=4, HV=4, K=256, V=512, L=16, GROUP=1,
                   FOLD_DOT=True, DBV=64, DNV=8,
                   BKT=32, NK=8, DECODE_FOLD_DOT=True, NSPLIT=1, HPP=1, STREAM_STAGES=3, FLUSH_STAGES=2, FUSED_FLUSH=True, STREAM_FIRST=False,
                   KH=128, KS=16, NB=16,
-                  RING=17, CAP=16, VERIFY_FOLDS=False, T_MAX=1, BT=16, BLF=32, BVW=512)
+                  RING=16, CAP=15, VERIFY_FOLDS=False, T_MAX=1, BT=16, BLF=16, BVW=512)
 NUM_WARPS = 4
 DECODE_WARPS = 4
 VERIFY_WARPS = 4
@@ -28,7 +28,7 @@ VERIFY_WARPS = 4
 
 @triton.jit
 def replay_decode_kernel(
-    slots_ptr, num_slots, cursor_ptr, drafted_ptr, fold_queue_ptr, arrivals_ptr, ckpt_ptr, ring_k_ptr, ring_g_ptr, ring_v_ptr,
+    slots_ptr, num_slots, cursor_ptr, drafted_ptr, fold_queue_ptr, ckpt_ptr, ring_k_ptr, ring_g_ptr, ring_v_ptr,
     q_ptr, stride_q, k_ptr, stride_k, v_ptr, stride_v, gk_ptr, stride_gk,
     out_ptr, stride_out,
     H: tl.constexpr, HV: tl.constexpr, K: tl.constexpr, V: tl.constexpr, L: tl.constexpr,

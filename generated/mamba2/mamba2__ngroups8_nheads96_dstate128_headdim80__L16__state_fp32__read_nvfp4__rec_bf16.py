@@ -2,8 +2,8 @@
 # the templates and run `replaygen build`.
 # kernel: mamba2__ngroups8_nheads96_dstate128_headdim80__L16__state_fp32__read_nvfp4__rec_bf16
 # spec sha256: b9b9d1221036064279430b56c5d997514355cbb9c52adf3b69fc5581e1456b5e
-# templates sha256: 277f0baf5df9bec4c9f8c0a6346979a403bef34d3f7c02d63c47600ef10e4746
-# generator sha256: 3783e6756e9a8bfbbd1327731f9c5e7f1c37f42faf1f8ce55f8a80757bda2827
+# templates sha256: fdbdc0fb7ee68964725f4ad3e1aa2fb2fa1ed55d7a492f8e648f6005f2215eed
+# generator sha256: 38c56f59aa2db15e28337c34c5d265a311d80ebada816a6b86b5407aafc24717
 """ReplaySSM kernels for mamba2: mamba2__ngroups8_nheads96_dstate128_headdim80__L16__state_fp32__read_nvfp4__rec_bf16.
 
 Replay form: S_t = C·exp(G_t) + Σ_j w_j (exp(G_t - G_j)·k_j)ᵀ,  G_j = Σ_(i<=j) g_i
@@ -20,7 +20,7 @@ CONSTEXPRS = dict(H=8, HV=96, K=128, V=80, L=16, GROUP=12,
                   FOLD_DOT=True, DBV=128, DNV=1,
                   BKT=32, NK=4, DECODE_FOLD_DOT=True, NSPLIT=1, HPP=1, STREAM_STAGES=3, FLUSH_STAGES=2, FUSED_FLUSH=False, STREAM_FIRST=False,
                   KH=64, KS=8, NB=8,
-                  RING=17, CAP=16, VERIFY_FOLDS=False, T_MAX=1, BT=16, BLF=32, BVW=128)
+                  RING=16, CAP=15, VERIFY_FOLDS=False, T_MAX=1, BT=16, BLF=16, BVW=128)
 NUM_WARPS = 2
 DECODE_WARPS = 2
 VERIFY_WARPS = 4
@@ -28,7 +28,7 @@ VERIFY_WARPS = 4
 
 @triton.jit
 def replay_decode_kernel(
-    slots_ptr, num_slots, cursor_ptr, drafted_ptr, fold_queue_ptr, arrivals_ptr, ckpt_ptr, read_ptr, read_scale_ptr, read_bscale_ptr, ring_B_ptr, ring_x_ptr, ring_delta_ptr,
+    slots_ptr, num_slots, cursor_ptr, drafted_ptr, fold_queue_ptr, ckpt_ptr, read_ptr, read_scale_ptr, read_bscale_ptr, ring_B_ptr, ring_x_ptr, ring_delta_ptr,
     x_ptr, stride_x, dt_ptr, stride_dt, B_ptr, stride_B, C_ptr, stride_C, z_ptr, stride_z, A_log_ptr, dt_bias_ptr, D_ptr,
     out_ptr, stride_out, HAS_z: tl.constexpr,
     H: tl.constexpr, HV: tl.constexpr, K: tl.constexpr, V: tl.constexpr, L: tl.constexpr,
@@ -42,20 +42,15 @@ def replay_decode_kernel(
 
     Output-only evaluation: o_t = C·(exp(G_t)·q) + Σ_j w_j ((exp(G_t - G_j)·k_j)·q), with
     C the checkpoint and j over the n committed records plus the current token. No state
-    is built unless the ring is full: then this program folds the records into its
-    checkpoint (flush on the device, per row) as it streams it for the output. Without a
-    delta rule that is at n + 1 == L, and the token is folded too (cursor 0). With one
-    (plan.flush_keeps_token) the token's written value needs the whole stream, so the
-    flush comes at n == L, folds the L committed records, and the token opens the next
-    window as record 0 (cursor 1): its key row, shared by the key group, is stored by
-    the last of the group's programs to finish (an arrival count, publish_cursor).
+    is built unless the ring becomes full (n + 1 == L): then this program folds the
+    records into its checkpoint and empties its ring (flush on the device, per row).
     The checkpoint is streamed in [DBV, BKT] chunks of the key axis: each chunk's
     products with the decayed q (and k) accumulate into [DBV] vectors, and the records'
     scores into [BL] vectors, all in one layout; the record terms are applied once per
     value tile. With STREAM_FIRST (scalar decays; a tuned launch choice) the stream does
     not wait for the records' gates: it takes q and k themselves and the raw record
     keys, and the decays, scalars per row, scale its sums and the scores after it. A
-    flushing row runs its own copy of the stream, which folds each chunk. The
+    flush walks the chunks again (the checkpoint re-read, from L2) and folds. The
     program owns its cursor (slot, value head): no other program of the launch reads or
     writes it. A negative slot is a padding row (zero output); a slot past the pool
     writes nothing and gets a NaN output, so the mistake cannot go unseen.
@@ -129,28 +124,9 @@ def replay_decode_kernel(
             p_rows = ckpt_ptr + ((i_slot * HV + i_hv) * V + o_v) * K  # [DBV] checkpoint rows
             s_q = tl.zeros([BL], tl.float32)  # record scores for q
             kq = tl.zeros([BKT], tl.float32)  # the token's own score, per lane
-            amax = tl.zeros([DBV], tl.float32)  # per row, max |S_t| as stored: the read copy's scales
-            # A flushing row folds each chunk as its own copy of the stream reads it (one
-            # read of the checkpoint), with the decays (and without a delta rule, the
-            # token's value) first. (A fold under a branch inside the one stream slowed the non-flush step
-            # by 40%: H200, session 24, call 1, Mamba-2.)
-            if FLUSH:  # (the checkpoint, never the read copy)
-                if STREAM_FIRST:  # (static)
-                    rec_gate = -r_delta * devmath.exp(b_A_log)
-                    rec_gate = tl.where(m_l, rec_gate, 0.0)  # log decays of the committed records
-                    G_rec = tl.cumsum(rec_gate, axis=0)  # cumulative log decay after each record
-                    G_t = tl.sum(rec_gate, axis=0) + t_gate  # ... and after the last record and the current token
-                    rec_weight = tl.where(m_l, devmath.exp(-G_rec + G_t), 0.0)  # decay from record j to t, <= 1
-                    ck_weight = devmath.exp(G_t)  # decay from the checkpoint to t
-                rec_fold = rec_weight
-                ck_fold = ck_weight
-                b_x = tl.load(x_ptr + i_b * stride_x + i_hv * V + o_v, mask=m_v, other=0.0).to(tl.float32)
-                if HAS_z:
-                    b_z = tl.load(z_ptr + i_b * stride_z + i_hv * V + o_v, mask=m_v, other=0.0).to(tl.float32)
-                t_value = b_delta * b_x
-                w_t = t_value  # [DBV]
+            if FLUSH:  # a flushing row reads the checkpoint, never the read copy
                 acc_q = tl.zeros([DBV, KGC], tl.float32)  # partial sums of C·(decayed q; STREAM_FIRST: q)
-                for i_k in tl.range(NK, num_stages=FLUSH_STAGES):
+                for i_k in tl.range(NK, num_stages=STREAM_STAGES):
                     o_kc = i_k * BKT + o_kb
                     m_kc = o_kc < K
                     c_B = tl.load(B_ptr + i_b * stride_B + i_kh * K + o_kc, mask=m_kc, other=0.0).to(tl.float32)
@@ -164,22 +140,6 @@ def replay_decode_kernel(
                     acc_q = formats.grouped_dot(acc_q, c_chunk, (ct_query if STREAM_FIRST else ck_weight * ct_query), DBV, BKT, KGC)
                     s_q += tl.sum(kw * ct_query[None, :], axis=1)
                     kq += ct_key * ct_query
-                    s_tile = c_chunk * ck_fold + w_t[:, None] * ct_key[None, :]
-                    kw = rec_fold[:, None] * rec_key  # (zero past n)
-                    # the records' values, loaded per chunk (L1-hot after the first): held across the
-                    # stream they cost 32 registers per thread at one warp, and spilled (GDN 4B, sm_90)
-                    r_x = tl.load(ring_x_ptr + ((i_slot * HV + i_hv) * RING + o_l[:, None]) * V + o_v[None, :], mask=m_l[:, None] & m_v[None, :], other=0.0).to(tl.float32)  # [BL, BV]
-                    rec_value = r_delta[:, None] * r_x
-                    rec_value = tl.where(m_l[:, None], rec_value, 0.0)  # [BL, DBV]
-                    if DECODE_FOLD_DOT:  # one [BV, BL] x [BL, BK] product
-                        s_tile += tl.dot(tl.trans(rec_value), kw, input_precision="tf32")
-                    else:  # tiles too small for tl.dot (a dim < 16): broadcast and reduce
-                        s_tile += tl.sum(rec_value[:, :, None] * kw[:, None, :], axis=0)
-                    p_chunk = p_rows[:, None] + o_kc[None, :]
-                    m_c = m_v[:, None] & m_kc[None, :]
-                    s_tile = s_tile.to(ckpt_ptr.dtype.element_ty)
-                    tl.store(p_chunk, s_tile, mask=m_c)
-                    amax = tl.maximum(amax, tl.max(tl.where(m_c, tl.abs(s_tile.to(tl.float32)), 0.0), axis=1))
                 acc_q = tl.sum(acc_q, axis=1)
                 s_kq = tl.sum(kq, axis=0)
             else:
@@ -211,15 +171,6 @@ def replay_decode_kernel(
                 acc_q = tl.sum(acc_q, axis=1)
                 s_kq = tl.sum(kq, axis=0)
                 acc_q = acc_q * r_scale
-            # -- this value tile: value-axis inputs and records -----------------------
-            b_x = tl.load(x_ptr + i_b * stride_x + i_hv * V + o_v, mask=m_v, other=0.0).to(tl.float32)
-            if HAS_z:
-                b_z = tl.load(z_ptr + i_b * stride_z + i_hv * V + o_v, mask=m_v, other=0.0).to(tl.float32)
-            t_value = b_delta * b_x
-            r_x = tl.load(ring_x_ptr + ((i_slot * HV + i_hv) * RING + o_l[:, None]) * V + o_v[None, :], mask=m_l[:, None] & m_v[None, :], other=0.0).to(tl.float32)  # [BL, BV]
-            rec_value = r_delta[:, None] * r_x
-            rec_value = tl.where(m_l[:, None], rec_value, 0.0)  # [BL, DBV]
-            w_t = t_value  # [DBV]
             if STREAM_FIRST:  # (static) the decays, after the stream
                 if i_vs == 0:  # once, inside the tile loop: hoisted out of it, they would run ahead of the stream again
                     rec_gate = -r_delta * devmath.exp(b_A_log)
@@ -230,12 +181,50 @@ def replay_decode_kernel(
                     ck_weight = devmath.exp(G_t)  # decay from the checkpoint to t
                 s_q = rec_weight * s_q  # the scores' decays (zero past n)
                 acc_q = acc_q * ck_weight
+            # -- this value tile: value-axis inputs and records -----------------------
+            b_x = tl.load(x_ptr + i_b * stride_x + i_hv * V + o_v, mask=m_v, other=0.0).to(tl.float32)
+            if HAS_z:
+                b_z = tl.load(z_ptr + i_b * stride_z + i_hv * V + o_v, mask=m_v, other=0.0).to(tl.float32)
+            t_value = b_delta * b_x
+            r_x = tl.load(ring_x_ptr + ((i_slot * HV + i_hv) * RING + o_l[:, None]) * V + o_v[None, :], mask=m_l[:, None] & m_v[None, :], other=0.0).to(tl.float32)  # [BL, BV]
+            rec_value = r_delta[:, None] * r_x
+            rec_value = tl.where(m_l[:, None], rec_value, 0.0)  # [BL, DBV]
+            w_t = t_value  # [DBV]
             out = acc_q + tl.sum(rec_value * s_q[:, None], axis=0) + w_t * s_kq
             out = out + b_D * b_x
             if HAS_z:
                 out = out * (((b_z) / (1.0 + devmath.exp(-(b_z)))))
             tl.store(out_ptr + i_b * stride_out + i_hv * V + o_v, out.to(out_ptr.dtype.element_ty), mask=m_v)
             if FLUSH:
+                # S_t = C·exp(G_t) + Σ_j w_j (exp(G_t - G_j)·k_j)ᵀ + w_t k_tᵀ, chunk by chunk
+                amax = tl.zeros([DBV], tl.float32)  # per row, max |S_t| as stored: the read copy's scales
+                # pipelined: the checkpoint streamed again, the chunks read last first (likelier
+                # still in L2: ncu, H200, GDN 4B, every row flushing: 942 MB read from DRAM
+                # against ~590 MB of checkpoint and records, 868 MB in this order), and the
+                # folded chunks stored evict-first, as nothing reads them again in this launch
+                # (H200, session 23, call 2: the flush step 1-5% faster, amortised 0-1%)
+                for i_kr in tl.range(NK, num_stages=FLUSH_STAGES):
+                    i_k = NK - 1 - i_kr
+                    o_kc = i_k * BKT + o_kb
+                    m_kc = o_kc < K
+                    c_B = tl.load(B_ptr + i_b * stride_B + i_kh * K + o_kc, mask=m_kc, other=0.0).to(tl.float32)
+                    c_C = tl.load(C_ptr + i_b * stride_C + i_kh * K + o_kc, mask=m_kc, other=0.0).to(tl.float32)
+                    ct_query = c_C
+                    ct_key = c_B
+                    r_B = tl.load(ring_B_ptr + ((i_slot * H + i_kh) * RING + o_l[:, None]) * K + o_kc[None, :], mask=m_l[:, None] & m_kc[None, :], other=0.0).to(tl.float32)  # [BL, BKT]
+                    rec_key = r_B
+                    kw = rec_weight[:, None] * rec_key  # [BL, BKT] decayed record keys (zero past n)
+                    p_chunk = p_rows[:, None] + o_kc[None, :]
+                    s_tile = tl.load(p_chunk, mask=m_v[:, None] & m_kc[None, :], other=0.0).to(tl.float32)
+                    s_tile = s_tile * ck_weight + w_t[:, None] * ct_key[None, :]
+                    if DECODE_FOLD_DOT:  # one [BV, BL] x [BL, BK] product
+                        s_tile += tl.dot(tl.trans(rec_value), kw, input_precision="tf32")
+                    else:  # tiles too small for tl.dot (a dim < 16): broadcast and reduce
+                        s_tile += tl.sum(rec_value[:, :, None] * kw[:, None, :], axis=0)
+                    m_c = m_v[:, None] & m_kc[None, :]
+                    s_tile = s_tile.to(ckpt_ptr.dtype.element_ty)
+                    tl.store(p_chunk, s_tile, mask=m_c)
+                    amax = tl.maximum(amax, tl.max(tl.where(m_c, tl.abs(s_tile.to(tl.float32)), 0.0), axis=1))
                 # pass 2 reads chunks that other threads of this program stored
                 tl.debug_barrier()
                 amax = formats.group_max(amax, DBV, BV)  # each row's scale tile's maximum
@@ -251,7 +240,7 @@ def replay_decode_kernel(
                     o_ks = i_k * NBC + o_ksb
                     tl.store(p_bscale[:, None] + o_ks[None, :], q_b.to(read_bscale_ptr.dtype.element_ty), mask=m_v[:, None] & (o_ks < KS)[None, :])
                 tl.store(read_scale_ptr + (i_slot * HV + i_hv) * NV + o_v // BV, q_t, mask=m_v)
-            if not FLUSH:
+            else:
                 tl.store(ring_x_ptr + ((i_slot * HV + i_hv) * RING + n) * V + o_v, b_x.to(ring_x_ptr.dtype.element_ty), mask=m_v)
                 pass
         if i_split == 0:
