@@ -149,6 +149,14 @@ def check_paths(kern, params, device, rows=8, windows=6):
 
 
 # -- 2. timings -----------------------------------------------------------------------
+def cycle_period(plan, T: int) -> int:
+    """Verify + commit steps of full acceptance in a row's flush cycle: up to CAP committed
+    records, then the commit that would pass CAP folds (cursors 0, T, .., kT); with
+    verify_folds the verify that would pass it folds first and the commit leaves T (T, ..,
+    kT)."""
+    return plan.CAP // T + (0 if plan.VERIFY_FOLDS else 1)
+
+
 class StaggeredCycle:
     """`batch` rows of fresh random states stepped by verify + commit of T drafts with
     full acceptance, staggered over the flush cycle with real records: row r accepted its
@@ -170,7 +178,7 @@ class StaggeredCycle:
                                dtype=torch.bfloat16)
         self.pool = torch.randn((batch,) + kern.state_shape, device=device, generator=gen) * 0.5
         self.one = random_inputs(kern, batch, device, torch.bfloat16, gen)
-        self.period = -(-L // T)   # steps of full acceptance from an empty ring to a fold
+        self.period = cycle_period(kern.plan, T)
         phase = torch.arange(batch, device=device) % self.period
         for k in range(self.period - 1):
             self.step(torch.where(phase > k, self.full, torch.zeros_like(self.full)))

@@ -48,7 +48,7 @@ from replaygen.render import render_module  # noqa: E402
 from replaygen.runtime import Kernels, _import_module, module_path  # noqa: E402
 from replaygen.traffic import speculative, traffic  # noqa: E402
 from replaygen.tuning import Launch, TuningTable  # noqa: E402
-from spec_bench import L, check_paths, counts, draft_inputs, rel  # noqa: E402
+from spec_bench import L, check_paths, counts, cycle_period, draft_inputs, rel  # noqa: E402
 
 CHECK_TOL = 2e-2
 # (DBV, BKT, num_warps, num_stages, maxnreg or 0[, heads]) launches of the key-chunked verify timed
@@ -118,14 +118,15 @@ def value_tile_verify(kern: Kernels) -> Kernels:
 
 
 def staggered_state(kern, params, batch, T, device, gen):
-    """A pool whose rows sit at cursors (r % period) * T with real records (period =
-    ceil(L / T) verify+commit steps of full acceptance make one flush cycle)."""
+    """A pool whose rows sit at cursors (r % period) * T with real records (period:
+    spec_bench.cycle_period, the verify+commit steps of full acceptance in one flush
+    cycle)."""
     slots = torch.arange(batch, device=device, dtype=torch.int32)
     state = kern.new_state(batch, device, **params)
     kern.load_state(state, slots, torch.randn((batch,) + kern.state_shape, device=device,
                                               generator=gen) * 0.5)
     full = counts([T] * batch, device)
-    period = -(-L // T)
+    period = cycle_period(kern.plan, T)
     phase = torch.arange(batch, device=device) % period
     for k in range(period - 1):
         kern.verify(state, slots, num_drafts=full, check=False,

@@ -55,7 +55,7 @@ class ReplayState:
     checkpoint [slots, HV, V, K] in the state precision (NVFP4: [slots, HV, V, ceil(K/2)]
     packed bytes); ring[field] [slots, heads, RING(, width)] in each field's record
     precision, RING = CAP + T_MAX rows (committed records, then a verify's drafts; CAP,
-    the most committed records any call leaves, is L with max_drafts in 2..L, else L - 1);
+    the most committed records any call leaves, is L with max_drafts >= 2, else L - 1);
     cursor [slots, HV] int32, the number of committed records of each slot and value head
     (all heads of a slot move together); params: the layer's parameter tensors (A_log,
     dt_bias, ...), needed to rebuild records. `aux` holds the precision configuration's
@@ -494,8 +494,8 @@ class Kernels:
                check: bool = True) -> None:
         """Accept the first num_accepted[r] drafts of each row's last verify: advance the
         cursors (0 keeps only what was committed before), on the device. A row whose
-        committed records pass CAP (L - 1; with plan.VERIFY_FOLDS L, where the verify
-        folds first and a commit never needs to) folds them into its checkpoint in the
+        committed records pass CAP (L with max_drafts >= 2, else L - 1; with
+        plan.VERIFY_FOLDS the verify folds first and a commit never needs to) folds them into its checkpoint in the
         same launch, so the next verify's drafts fit the ring's CAP + max_drafts rows.
         After a verify that folded, the accepted drafts' records move to the ring's start.
         Clears the pending drafts.

@@ -37,11 +37,11 @@ def test_markdown_tables():
 @pytest.mark.parametrize("verify_folds", [False, True])
 def test_staggered_cycle_positions(verify_folds):
     """The timed cycle (spec_bench's time_step, spec_breakdown's profile) starts with row r
-    at cursor (r % period) * T, and in every step of full acceptance half the rows fold:
-    the commit's fold takes a row at 8 to 0 (8 + 8 > CAP = 15), so the cursors alternate
-    0 / 8; with verify_folds a row at 16 folds in the verify and commits to 8, so they
-    alternate 8 / 16. A wrong stagger (every row folding in the same step) fails. Small
-    dims, the interpreter."""
+    at cursor (r % period) * T, and in every step of full acceptance one row in each
+    period folds: without verify_folds the commit's fold takes a row at 16 to 0 (16 + 8 >
+    CAP = 16), so the cursors cycle 0 / 8 / 16; with verify_folds a row at 16 folds in the
+    verify and commits to 8, so they alternate 8 / 16. A wrong stagger (every row folding
+    in the same step) fails. Small dims, the interpreter."""
     import torch
     import replaygen
     L, T, batch = spec_bench.L, 8, 4
@@ -51,11 +51,14 @@ def test_staggered_cycle_positions(verify_folds):
     params = {q.name: torch.randn(kern.shape_of(q), generator=gen) * 0.5
               for q in kern.spec.params()}
     cyc = spec_bench.StaggeredCycle(kern, params, batch, T, "cpu")
-    assert cyc.period == 2 and cyc.state.cursor[:, 0].tolist() == [0, 8, 0, 8]
-    other = 16 if verify_folds else 0   # a row's cursor in the step its neighbours are at 8
-    for i in range(4):
+    if verify_folds:
+        assert cyc.period == 2 and cyc.state.cursor[:, 0].tolist() == [0, 8, 0, 8]
+        steps = [[8, 16, 8, 16], [16, 8, 16, 8]] * 2
+    else:
+        assert cyc.period == 3 and cyc.state.cursor[:, 0].tolist() == [0, 8, 16, 0]
+        steps = [[8, 16, 0, 8], [16, 0, 8, 16], [0, 8, 16, 0], [8, 16, 0, 8]]
+    for i, expect in enumerate(steps):
         cyc.step()
         cursors = cyc.state.cursor.tolist()   # [slots, HV]: every head alike
-        expect = [8, other, 8, other] if i % 2 == 0 else [other, 8, other, 8]
         assert cursors == [[c] * 2 for c in expect], (i, cursors)
     assert not torch.isnan(cyc.out.float()).any()
