@@ -157,18 +157,19 @@ def speculative_cycle() -> dict[str, sympy.Expr]:
 
     verify at n committed records reads the checkpoint once for all T drafts and the n
     records, writes the T drafts' records, reads T tokens' inputs and writes T outputs;
-    commit moves cursors (free) and, at the step whose acceptance makes L committed
-    records, folds them (read checkpoint and L records, write the checkpoint). The
+    commit moves cursors (free) and, at the step whose acceptance would take a row past
+    CAP = L committed records, folds them (read the checkpoint and L + T records, write
+    the checkpoint): the cycle's verifies run at n = 0, T, .., L (M + 1 steps). The
     conventional speculative step (vLLM-style snapshots) reads the state, writes one
     snapshot per draft and copies the accepted one into the slot (read + write).
     With verify_folds (load(..., verify_folds=True)) the verify at L committed records
     folds them while it reads the checkpoint: the cycle's verifies run at n = T .. L and
-    the fold adds one state write, one state read less than the commit's fold."""
+    the fold adds one state write."""
     verify = STATE + n * RECORD + T * RECORD + T * IO
-    fold = 2 * STATE + L * RECORD
+    fold = 2 * STATE + (L + T) * RECORD
     m = sympy.Symbol("m", nonnegative=True, integer=True)
-    cycle_total = sympy.summation(verify.subs(n, m * T), (m, 0, M - 1)) + fold.subs(L, M * T)
-    amortised = sympy.collect(sympy.expand(cycle_total / M), [STATE, RECORD, IO], sympy.factor)
+    cycle_total = sympy.summation(verify.subs(n, m * T), (m, 0, M)) + fold.subs(L, M * T)
+    amortised = sympy.collect(sympy.expand(cycle_total / (M + 1)), [STATE, RECORD, IO], sympy.factor)
     cycle_vf = sympy.summation(verify.subs(n, m * T), (m, 1, M)) + STATE
     amortised_vf = sympy.collect(sympy.expand(cycle_vf / M), [STATE, RECORD, IO], sympy.factor)
     snapshots = STATE + T * STATE + 2 * STATE + T * IO
@@ -200,26 +201,24 @@ def speculative(t: Traffic, drafts: int) -> dict[str, float]:
 
 def check_speculative() -> None:
     """The closed form of the speculative cycle against summing it step by step; and the
-    ratio with records and inputs neglected: (1 + 2/M) / 2 of a decode step, (T + 3) /
-    (1 + 2/M) times fewer bytes than snapshots; with verify_folds (1 + 1/M) / 2 of a
-    decode step, and exactly one state read per cycle less. Raises AssertionError on a
-    mismatch."""
+    ratio with records and inputs neglected: (1 + 2/(M + 1)) / 2 of a decode step,
+    (T + 3) / (1 + 2/(M + 1)) times fewer bytes than snapshots; with verify_folds
+    (1 + 1/M) / 2 of a decode step. Raises AssertionError on a mismatch."""
     c = SPECULATIVE
     for drafts in range(1, 5):
         for steps in range(1, 5):
-            explicit = sum(c["verify"].subs({n: k * drafts, T: drafts}) for k in range(steps))
-            explicit += (2 * STATE + steps * drafts * RECORD)
+            # verifies at n = 0, T, .., steps T; the last commit folds (steps + 1) T records
+            explicit = sum(c["verify"].subs({n: k * drafts, T: drafts}) for k in range(steps + 1))
+            explicit += (2 * STATE + (steps + 1) * drafts * RECORD)
             closed = c["verify_amortised"].subs({T: drafts, M: steps})
-            assert sympy.expand(explicit / steps - closed) == 0, (drafts, steps)
+            assert sympy.expand(explicit / (steps + 1) - closed) == 0, (drafts, steps)
             # verify_folds: verifies at n = T .. L, the last one folding (one state write)
             explicit = sum(c["verify"].subs({n: k * drafts, T: drafts}) for k in range(1, steps + 1))
             closed = c["verify_folds_amortised"].subs({T: drafts, M: steps})
             assert sympy.expand(explicit / steps + STATE / steps - closed) == 0, (drafts, steps)
-            saved = (c["verify_amortised"] - c["verify_folds_amortised"]).subs({T: drafts, M: steps})
-            assert sympy.expand(saved - STATE / steps) == 0, (drafts, steps)
     bare = {RECORD: 0, IO: 0}
-    assert sympy.simplify(c["vs_decode"].subs(bare) - (1 + 2 / M) / 2) == 0
-    assert sympy.simplify(c["vs_snapshots"].subs(bare) - (T + 3) / (1 + 2 / M)) == 0
+    assert sympy.simplify(c["vs_decode"].subs(bare) - (1 + 2 / (M + 1)) / 2) == 0
+    assert sympy.simplify(c["vs_snapshots"].subs(bare) - (T + 3) / (1 + 2 / (M + 1))) == 0
     assert sympy.simplify(c["verify_folds_vs_decode"].subs(bare) - (1 + 1 / M) / 2) == 0
 
 
