@@ -18,7 +18,9 @@ import jinja2
 from .derive import Derivation
 from .plan import KernelPlan
 
-TEMPLATE_DIR = Path(__file__).resolve().parent.parent / "templates"
+PACKAGE_TEMPLATE_DIR = Path(__file__).resolve().parent.parent / "templates"
+# where modules render from: bench/common.use_templates re-points it (template A/B runs)
+TEMPLATE_DIR = PACKAGE_TEMPLATE_DIR
 PACKAGE_DIR = Path(__file__).resolve().parent
 # The modules whose code decides generated text: a change in them changes the header.
 # (formats.py and devmath.py: device functions the modules call)

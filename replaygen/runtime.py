@@ -23,6 +23,7 @@ from .derive import derive
 from .emit import GENERATED_DIR
 from .errors import ConfigError, InputError
 from .plan import KernelPlan, decode_is_chunked, launch_constants, make_config, make_plan, plan_tiles
+from . import render
 from .render import render_module
 from .spec import Spec, load_spec, load_variant
 from .tuning import Launch, TuningTable, table_for
@@ -106,8 +107,9 @@ def module_path(plan: KernelPlan, text: str) -> Path:
     if committed.is_file():
         if committed.read_text() == text:
             return committed
-        warnings.warn(f"{committed} is stale; using a freshly rendered copy "
-                      "(run `replaygen build` to update it)", stacklevel=3)
+        if render.TEMPLATE_DIR == render.PACKAGE_TEMPLATE_DIR:   # (other templates differ by design)
+            warnings.warn(f"{committed} is stale; using a freshly rendered copy "
+                          "(run `replaygen build` to update it)", stacklevel=3)
     digest = hashlib.sha256(text.encode()).hexdigest()[:12]
     path = cache_dir() / plan.spec_name / f"{plan.name}__{digest}.py"
     if not path.is_file():

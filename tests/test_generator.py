@@ -189,6 +189,30 @@ def test_check_tree_reports_stale_missing_and_orphan_files(tmp_path):
     assert len(problems) == 4, problems
 
 
+def test_stale_module_warns_only_for_the_package_templates(tmp_path, monkeypatch):
+    """A committed module that differs from its rendering is stale, and loading says so;
+    rendering from another template folder (bench/common.use_templates, a template A/B)
+    differs from the committed text by design, and says nothing."""
+    import shutil
+    import warnings
+    from replaygen import render, runtime
+    plan = runtime.load("gdn", H=1, HV=2, K=16, V=16, L=4, tuning=False).plan
+    text = render_module(plan, derive(load_variant("gdn")))
+    committed = tmp_path / "generated" / plan.spec_name / f"{plan.name}.py"
+    committed.parent.mkdir(parents=True)
+    committed.write_text(text + "# edited\n")
+    monkeypatch.setattr(runtime, "GENERATED_DIR", tmp_path / "generated")
+    monkeypatch.setattr(runtime, "cache_dir", lambda: tmp_path / "cache")
+    with pytest.warns(UserWarning, match="is stale"):
+        assert runtime.module_path(plan, text) != committed
+    other = tmp_path / "templates"
+    shutil.copytree(render.PACKAGE_TEMPLATE_DIR, other)
+    monkeypatch.setattr(render, "TEMPLATE_DIR", other)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert runtime.module_path(plan, text) != committed
+
+
 def test_templates_use_strict_undefined():
     """A template that names a plan attribute that does not exist must raise, not render
     an empty string."""

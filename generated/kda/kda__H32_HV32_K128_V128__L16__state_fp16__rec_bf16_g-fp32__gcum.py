@@ -3,7 +3,7 @@
 # kernel: kda__H32_HV32_K128_V128__L16__state_fp16__rec_bf16_g-fp32__gcum
 # spec sha256: 900e043a38a9f7023de2cc4bf78d14388be9de5c6732cf3e1db42c3737507d77
 # templates sha256: fdbdc0fb7ee68964725f4ad3e1aa2fb2fa1ed55d7a492f8e648f6005f2215eed
-# generator sha256: 162c055c4b6c199e84177a7815ea2abc630bc76b0ab9271c32151a004d5c17a3
+# generator sha256: 9386d1366ee27e9d82a1294cbff4ef75cdb67a48a46982693502d22fbbce07e8
 """ReplaySSM kernels for kda: kda__H32_HV32_K128_V128__L16__state_fp16__rec_bf16_g-fp32__gcum.
 
 Replay form: S_t = C·Diag(exp(G_t)) + Σ_j u_j (Diag(exp(G_t - G_j))·k_j)ᵀ,  G_j = Σ_(i<=j) g_i
