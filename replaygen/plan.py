@@ -707,19 +707,19 @@ def make_plan(deriv: Derivation, config: KernelConfig) -> KernelPlan:
     # commit moves the accepted ones to the ring's start. Decode (it folds at n + 1 >= L)
     # and flush take up to L committed records. With T_MAX <= L a commit after such a
     # verify stays within CAP, so a commit never folds (and never folds moved records).
-    # Without it the verify never writes the checkpoint, and a commit folds when its
-    # accepted drafts would take a row past CAP. For T_MAX >= 2 that is CAP = L as well:
-    # at T = 8, L = 16 a row of full acceptance goes 0 -> 8 -> 16 and folds 24 records in
-    # the third commit, where CAP = L - 1 folded 16 in every second one (H200, session
-    # 24, batch 256, verify + commit over a conventional decode step: GDN 1.184x ->
-    # 1.038x, Mamba-2 1.159x -> 0.999x, KDA 1.511x -> 1.360x, GLA 1.257x -> 1.232x; the
-    # ring has 24 rows either way). With one draft at most (T_MAX = 1, decode-only
-    # configurations) CAP = L - 1, as the decode leaves it (it folds at n + 1 >= L): the
-    # ring is L rows.
     # Not the default: the fused launch moves fewer bytes, but on the H200 (session 18,
     # T = 8, batch 256) the verify of the folding rows took 70-75% of a separate fold's
     # time on top of the verify's (KDA: 136%), and the whole step measured Mamba-2 1.17x
     # -> 1.15x a decode step, GDN 1.26x -> 1.33x, KDA 1.77x -> 2.28x.
+    # Without VERIFY_FOLDS the verify never writes the checkpoint, and a commit folds
+    # when its accepted drafts would take a row past CAP. For T_MAX >= 2 that is CAP = L
+    # as well: at T = 8, L = 16 a row of full acceptance goes 0 -> 8 -> 16 and folds 24
+    # records in the third commit, where CAP = L - 1 folded 16 in every second one (H200,
+    # session 24, call 5, batch 256, verify + commit over a conventional decode step:
+    # GDN 1.184x -> 1.042x, Mamba-2 1.159x -> 1.007x, KDA 1.511x -> 1.373x, GLA 1.257x ->
+    # 1.229x; the ring has 24 rows either way). With one draft at most (T_MAX = 1,
+    # decode-only configurations) CAP = L - 1, as the decode leaves it (it folds at
+    # n + 1 >= L): the ring is L rows.
     VERIFY_FOLDS = config.verify_folds
     CAP = L if T_MAX > 1 else L - 1
     RING = CAP + T_MAX

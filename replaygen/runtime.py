@@ -497,8 +497,9 @@ class Kernels:
         """Accept the first num_accepted[r] drafts of each row's last verify: advance the
         cursors (0 keeps only what was committed before), on the device. A row whose
         committed records pass CAP (L with max_drafts >= 2, else L - 1; with
-        plan.VERIFY_FOLDS the verify folds first and a commit never needs to) folds them into its checkpoint in the
-        same launch, so the next verify's drafts fit the ring's CAP + max_drafts rows.
+        plan.VERIFY_FOLDS the verify folds first and a commit never needs to) folds them
+        into its checkpoint in the same launch, so the next verify's drafts fit the
+        ring's CAP + max_drafts rows.
         After a verify that folded, the accepted drafts' records move to the ring's start.
         Clears the pending drafts.
 
