@@ -186,10 +186,14 @@ SPECULATIVE = speculative_cycle()
 
 
 def speculative(t: Traffic, drafts: int) -> dict[str, float]:
-    """The speculative model of `t` at T = drafts (L must be a multiple of T): bytes per
-    step of T drafts and the two ratios the issue measures (verify+commit amortised /
-    one conventional decode step; snapshot step / verify+commit amortised)."""
+    """The speculative model of `t` at T = drafts (L must be a multiple of T, and T >= 2:
+    the cycle is that of CAP = L, and a configuration of one draft keeps CAP = L - 1):
+    bytes per step of T drafts and the two ratios the issue measures (verify+commit
+    amortised / one conventional decode step; snapshot step / verify+commit amortised)."""
     length = dict(t.numbers)[L]
+    if drafts < 2:
+        raise ConfigError(f"the speculative model needs T >= 2 drafts, got {drafts} (one "
+                          f"draft is a decode-only configuration, CAP = L - 1)")
     if length % drafts:
         raise ConfigError(f"the speculative model needs L ({length}) to be a multiple of "
                           f"T ({drafts})")
