@@ -221,10 +221,31 @@ def fold_programs(device: torch.device) -> int:
     key = (device.type, device.index)
     n = _FOLD_PROGRAMS.get(key)
     if n is None:
-        n = (torch.cuda.get_device_properties(device).multi_processor_count * FOLD_PROGRAMS_PER_SM
+        n = (multiprocessors(device) * FOLD_PROGRAMS_PER_SM
              if device.type == "cuda" else INTERPRETER_FOLD_PROGRAMS)
         _FOLD_PROGRAMS[key] = n
     return n
+
+
+def multiprocessors(device: torch.device) -> int:
+    """The device's multiprocessors (cached; the interpreter: 1)."""
+    key = ("sm", device.type, device.index)
+    n = _FOLD_PROGRAMS.get(key)
+    if n is None:
+        n = (torch.cuda.get_device_properties(device).multi_processor_count
+             if device.type == "cuda" else 1)
+        _FOLD_PROGRAMS[key] = n
+    return n
+
+
+# A commit's fold launch splits each (row, value head) over more programs while the grid
+# stays within this many programs per multiprocessor (Kernels.commit_split). H200, T = 8,
+# batch 256, rows staggered (bench/commit_split_bench.py, session 25): GLA's 1024 blocks of
+# 512 KiB folded 0.1636 ms per step unsplit, 0.1345 split in 2 (2048 programs), 0.1364 in
+# 4; at batch 512 (2048 blocks) a split of 2 gained nothing, and for 8192 or more blocks
+# (GDN, KDA, Mamba-2 at batch 256) every split lost (+17 to +65%: each program reloads
+# the block's records and decays, and the grid's programs all take a place on the GPU).
+COMMIT_PROGRAMS_PER_SM = 16
 
 
 class Kernels:
@@ -236,6 +257,7 @@ class Kernels:
         # Launches forced per kernel name, over the table: `replaygen tune` times its
         # candidates through the very entry points (and lookup) that serving uses.
         self.forced: dict[str, Launch] = {}
+        self.forced_commit_split: int | None = None   # over commit_split's rule
         self._launches: dict[tuple, tuple[dict, dict, Launch | None]] = {}
         self.dims = plan.config.dim_map   # model-native dim name -> size
         self.heads = {"key": plan.H, "value": plan.HV, "none": 1}
@@ -362,19 +384,22 @@ class Kernels:
                 self._fold_queued(state, rows, chosen)
         return out
 
-    def _fold(self, state: ReplayState, slots, dst, flush: bool, accepted=None, num_warps=None):
-        """The fold kernel over (rows, value heads): flush, commit or materialize
-        (num_warps: in place of the fold launch's)."""
+    def _fold(self, state: ReplayState, slots, dst, flush: bool, accepted=None, num_warps=None,
+              split: int = 1):
+        """The fold kernel over (rows, value heads, split): flush, commit or materialize
+        (num_warps: in place of the fold launch's; split: programs per (row, value head),
+        each folding every split-th value tile)."""
         consts, launch = self.launch_args("fold", slots.shape[0], state.device)
         if num_warps is not None:
             launch = {**launch, "num_warps": num_warps}
-        self.module.fold_kernel[(slots.shape[0], self.plan.HV)](
+        split = max(1, min(split, consts["NV"]))
+        self.module.fold_kernel[(slots.shape[0], self.plan.HV, split)](
             slots_ptr=slots, num_slots=state.num_slots, cursor_ptr=state.cursor,
             ckpt_ptr=state.checkpoint, **self._state_args(state), **self._ring_args(state),
             **self._param_args(state.params), dst_ptr=dst,
             drafted_ptr=state.drafted, accepted_ptr=slots if accepted is None else accepted,
             fold_queue_ptr=state.fold_queue, FLUSH=flush, COMMIT=accepted is not None,
-            QUEUED=False, QSPLIT=1, **self._has, **consts, **launch)
+            QUEUED=False, QSPLIT=split, **self._has, **consts, **launch)
 
     def _fold_queued(self, state: ReplayState, rows: int, chosen: Launch | None):
         """The fold launch after a decode whose flush is separate: the blocks the decode
@@ -526,9 +551,27 @@ class Kernels:
                     " drafts are pending from a verify until the slot's next commit, decode, "
                     "folding flush or load_state)")
         if rows:
-            # with verify_folds the commit only moves records (compiled without the fold)
-            self._fold(state, slots, state.checkpoint, flush=True, accepted=num_accepted,
-                       num_warps=commit_move_warps(self.plan) if self.plan.VERIFY_FOLDS else None)
+            if self.plan.VERIFY_FOLDS:   # the commit only moves records (compiled without the fold)
+                self._fold(state, slots, state.checkpoint, flush=True, accepted=num_accepted,
+                           num_warps=commit_move_warps(self.plan))
+            else:
+                self._fold(state, slots, state.checkpoint, flush=True, accepted=num_accepted,
+                           split=self.commit_split(rows, state.device))
+
+    def commit_split(self, rows: int, device) -> int:
+        """Programs per (row, value head) of a commit's fold launch: `forced_commit_split`
+        if set (the benchmarks' sweeps), else the largest power of two, up to the fold's
+        value tiles, that keeps the grid within COMMIT_PROGRAMS_PER_SM programs per
+        multiprocessor (1 when the rows' blocks alone reach that)."""
+        if self.forced_commit_split is not None:
+            return self.forced_commit_split
+        device = torch.device(device)
+        limit = multiprocessors(device) * COMMIT_PROGRAMS_PER_SM
+        tiles = self.launch_args("fold", rows, device)[0]["NV"]
+        split = 1
+        while 2 * split <= tiles and rows * self.plan.HV * 2 * split <= limit:
+            split *= 2
+        return split
 
     def pending_drafts(self, state: ReplayState) -> torch.Tensor:
         """[slots] the drafts of each slot's last verify that a commit may still accept."""

@@ -2,7 +2,7 @@
 # the templates and run `replaygen build`.
 # kernel: gdn__H16_HV64_K128_V128__L16__state_fp32__rec_bf16
 # spec sha256: 269ae606d36dd56b152535499facfacd42680cd4fda27f9a1b04094384a173fb
-# templates sha256: fdbdc0fb7ee68964725f4ad3e1aa2fb2fa1ed55d7a492f8e648f6005f2215eed
+# templates sha256: 3d9a2667ae3a10dd720fff3505582f96f2aba332a99e4a7ad3487c497a1f6d72
 # generator sha256: 543d77cbb00d66e98bc63c65e2a5e17975177a661284c782a11a7c37a1e1bd5d
 """ReplaySSM kernels for gdn: gdn__H16_HV64_K128_V128__L16__state_fp32__rec_bf16.
 
@@ -267,6 +267,11 @@ def fold_kernel(
     row; a verify that folded left its drafts past rows it emptied, and the accepted ones
     move to the cursor's rows; such a commit never folds (the verify folded every row
     whose drafts could pass CAP = L >= T_MAX) and is compiled without the fold's code.
+    Otherwise the grid is (rows, value heads, QSPLIT): QSPLIT programs share a block, each
+    folding every QSPLIT-th value tile (a commit of a few large heads, GLA's four of 512 KiB,
+    is one serial chain of tile round trips per folding block unsplit). Every program of a
+    block reads its cursor and drafted words, and with QSPLIT > 1 the last to arrive
+    publishes them (an arrival count in drafted's high bits, as the decode's NSPLIT).
     QUEUED (with FLUSH; a 1-D grid of any size): flush the (slot, value head) blocks of
     fold_queue, each by QSPLIT programs that take every QSPLIT-th value tile; program p
     takes work items p, p + grid, ... The last of a block's programs to finish empties
@@ -337,6 +342,10 @@ def fold_kernel(
     else:
         i_b = tl.program_id(0)
         i_hv = tl.program_id(1)
+        if QSPLIT == 1:
+            i_split = 0  # a compile-time 0: unsplit launches keep static value-tile offsets
+        else:
+            i_split = tl.program_id(2)
         i_kh = i_hv // GROUP
         i_slot = tl.load(slots_ptr + i_b).to(tl.int64)
         in_pool = (i_slot >= 0) & (i_slot < num_slots)
@@ -346,7 +355,7 @@ def fold_kernel(
         p_drafted = drafted_ptr + tl.where(in_pool, i_slot, 0) * HV + i_hv
         if COMMIT:
             accepted = tl.load(accepted_ptr + i_b).to(tl.int32)
-            drafted = tl.load(p_drafted)
+            drafted = tl.load(p_drafted) & 65535  # (bits 16 up: the split's arrivals)
             if VERIFY_FOLDS:
                 base = (drafted >> 8) & 255  # the drafts' first ring row
                 drafted = drafted & 255
@@ -384,7 +393,7 @@ def fold_kernel(
             rec_weight = devmath.exp(-G_rec + G_t)
             ck_weight = devmath.exp(G_t)
             kw = tl.where(m_l[:, None], rec_weight[:, None] * rec_key, 0.0)  # [BL, BK]
-            for i_v in range(NV):
+            for i_v in range(i_split, NV, QSPLIT):
                 o_v = i_v * BV + o_vb
                 m_v = o_v < V
                 m_s = m_v[:, None] & m_k[None, :]
@@ -403,11 +412,17 @@ def fold_kernel(
                 else:
                     tl.store(p_dst + o_v[:, None] * K + o_k[None, :], s_tile, mask=m_s)
             if FLUSH:
-                tl.store(p_cursor, 0)
-                tl.store(p_drafted, 0)
+                if QSPLIT == 1:
+                    tl.store(p_cursor, 0)
+                    tl.store(p_drafted, 0)
+                else:
+                    arrived = tl.atomic_add(p_drafted, 1 << 16, sem="acq_rel")
+                    if (arrived >> 16) == QSPLIT - 1:
+                        tl.store(p_cursor, 0)
+                        tl.store(p_drafted, 0)
         elif COMMIT:
             if in_pool:
-                if VERIFY_FOLDS:
+                if VERIFY_FOLDS:  # (unsplit: runtime.commit)
                     if (base != n0) & (accepted > 0):
                         o_m = tl.arange(0, BT)
                         m_m = o_m < accepted
@@ -425,11 +440,17 @@ def fold_kernel(
                         tl.store(ring_g_ptr + (i_slot * HV + i_hv) * RING + n0 + o_m, moved_g, mask=m_m)
                         tl.store(ring_u_ptr + ((i_slot * HV + i_hv) * RING + n0 + o_m[:, None]) * V + o_vw[None, :], moved_u, mask=m_mv)
                         pass
-                tl.store(p_cursor, n)
-                tl.store(p_drafted, 0)
+                if QSPLIT == 1:
+                    tl.store(p_cursor, n)
+                    tl.store(p_drafted, 0)
+                else:
+                    arrived = tl.atomic_add(p_drafted, 1 << 16, sem="acq_rel")
+                    if (arrived >> 16) == QSPLIT - 1:
+                        tl.store(p_cursor, n)
+                        tl.store(p_drafted, 0)
         elif not FLUSH:
             fill = tl.where(i_slot < 0, 0.0, float("nan"))
-            for i_v in range(NV):
+            for i_v in range(i_split, NV, QSPLIT):
                 o_v = i_v * BV + o_vb
                 m_s = (o_v < V)[:, None] & m_k[None, :]
                 tl.store(p_dst + o_v[:, None] * K + o_k[None, :], tl.zeros([BV, BK], tl.float32) + fill, mask=m_s)

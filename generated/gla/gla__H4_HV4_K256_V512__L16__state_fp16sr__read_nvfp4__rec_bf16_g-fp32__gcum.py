@@ -2,7 +2,7 @@
 # the templates and run `replaygen build`.
 # kernel: gla__H4_HV4_K256_V512__L16__state_fp16sr__read_nvfp4__rec_bf16_g-fp32__gcum
 # spec sha256: 2a7fe42937c3f75572badc158aa6b5a3525d5a4bced8d5656b63326bdec79ab1
-# templates sha256: fdbdc0fb7ee68964725f4ad3e1aa2fb2fa1ed55d7a492f8e648f6005f2215eed
+# templates sha256: 3d9a2667ae3a10dd720fff3505582f96f2aba332a99e4a7ad3487c497a1f6d72
 # generator sha256: 543d77cbb00d66e98bc63c65e2a5e17975177a661284c782a11a7c37a1e1bd5d
 """ReplaySSM kernels for gla: gla__H4_HV4_K256_V512__L16__state_fp16sr__read_nvfp4__rec_bf16_g-fp32__gcum.
 
@@ -220,6 +220,11 @@ def fold_kernel(
     row; a verify that folded left its drafts past rows it emptied, and the accepted ones
     move to the cursor's rows; such a commit never folds (the verify folded every row
     whose drafts could pass CAP = L >= T_MAX) and is compiled without the fold's code.
+    Otherwise the grid is (rows, value heads, QSPLIT): QSPLIT programs share a block, each
+    folding every QSPLIT-th value tile (a commit of a few large heads, GLA's four of 512 KiB,
+    is one serial chain of tile round trips per folding block unsplit). Every program of a
+    block reads its cursor and drafted words, and with QSPLIT > 1 the last to arrive
+    publishes them (an arrival count in drafted's high bits, as the decode's NSPLIT).
     QUEUED (with FLUSH; a 1-D grid of any size): flush the (slot, value head) blocks of
     fold_queue, each by QSPLIT programs that take every QSPLIT-th value tile; program p
     takes work items p, p + grid, ... The last of a block's programs to finish empties
@@ -298,6 +303,10 @@ def fold_kernel(
     else:
         i_b = tl.program_id(0)
         i_hv = tl.program_id(1)
+        if QSPLIT == 1:
+            i_split = 0  # a compile-time 0: unsplit launches keep static value-tile offsets
+        else:
+            i_split = tl.program_id(2)
         i_kh = i_hv // GROUP
         i_slot = tl.load(slots_ptr + i_b).to(tl.int64)
         in_pool = (i_slot >= 0) & (i_slot < num_slots)
@@ -307,7 +316,7 @@ def fold_kernel(
         p_drafted = drafted_ptr + tl.where(in_pool, i_slot, 0) * HV + i_hv
         if COMMIT:
             accepted = tl.load(accepted_ptr + i_b).to(tl.int32)
-            drafted = tl.load(p_drafted)
+            drafted = tl.load(p_drafted) & 65535  # (bits 16 up: the split's arrivals)
             if VERIFY_FOLDS:
                 base = (drafted >> 8) & 255  # the drafts' first ring row
                 drafted = drafted & 255
@@ -347,7 +356,7 @@ def fold_kernel(
             rec_weight = devmath.exp(-G_rec + G_t)
             ck_weight = devmath.exp(G_t)
             kw = tl.where(m_l[:, None], rec_weight * rec_key, 0.0)  # [BL, BK]
-            for i_v in range(NV):
+            for i_v in range(i_split, NV, QSPLIT):
                 o_v = i_v * BV + o_vb
                 m_v = o_v < V
                 m_s = m_v[:, None] & m_k[None, :]
@@ -370,12 +379,19 @@ def fold_kernel(
                 else:
                     tl.store(p_dst + o_v[:, None] * K + o_k[None, :], s_tile, mask=m_s)
             if FLUSH:
-                tl.store(p_cursor, 0)
-                tl.store(p_flushes, sr_count + 1)
-                tl.store(p_drafted, 0)
+                if QSPLIT == 1:
+                    tl.store(p_cursor, 0)
+                    tl.store(p_flushes, sr_count + 1)
+                    tl.store(p_drafted, 0)
+                else:
+                    arrived = tl.atomic_add(p_drafted, 1 << 16, sem="acq_rel")
+                    if (arrived >> 16) == QSPLIT - 1:
+                        tl.store(p_cursor, 0)
+                        tl.store(p_flushes, sr_count + 1)
+                        tl.store(p_drafted, 0)
         elif COMMIT:
             if in_pool:
-                if VERIFY_FOLDS:
+                if VERIFY_FOLDS:  # (unsplit: runtime.commit)
                     if (base != n0) & (accepted > 0):
                         o_m = tl.arange(0, BT)
                         m_m = o_m < accepted
@@ -393,11 +409,17 @@ def fold_kernel(
                         tl.store(ring_g_ptr + ((i_slot * HV + i_hv) * RING + n0 + o_m[:, None]) * K + o_k[None, :], moved_g, mask=m_m[:, None] & m_k[None, :])
                         tl.store(ring_v_ptr + ((i_slot * HV + i_hv) * RING + n0 + o_m[:, None]) * V + o_vw[None, :], moved_v, mask=m_mv)
                         pass
-                tl.store(p_cursor, n)
-                tl.store(p_drafted, 0)
+                if QSPLIT == 1:
+                    tl.store(p_cursor, n)
+                    tl.store(p_drafted, 0)
+                else:
+                    arrived = tl.atomic_add(p_drafted, 1 << 16, sem="acq_rel")
+                    if (arrived >> 16) == QSPLIT - 1:
+                        tl.store(p_cursor, n)
+                        tl.store(p_drafted, 0)
         elif not FLUSH:
             fill = tl.where(i_slot < 0, 0.0, float("nan"))
-            for i_v in range(NV):
+            for i_v in range(i_split, NV, QSPLIT):
                 o_v = i_v * BV + o_vb
                 m_s = (o_v < V)[:, None] & m_k[None, :]
                 tl.store(p_dst + o_v[:, None] * K + o_k[None, :], tl.zeros([BV, BK], tl.float32) + fill, mask=m_s)
