@@ -7,14 +7,15 @@ For one real geometry per variant (bench/common.py GEOMS), fp32 checkpoint, bf16
 and inputs, L = 16, the default protocol (no verify_folds): rows staggered over the flush
 cycle with full acceptance (spec_bench.StaggeredCycle), so every commit launch mixes rows
 that fold (CAP + T records) with rows that only move their cursor. For each split
-(Kernels.forced_commit_split; clamped to the fold's value tiles):
+(Kernels.forced_fold_grid_split; clamped to the fold's value tiles):
 
 - check: one verify + commit from the same state with split 1 and with the split; the
   checkpoint, cursors and pending drafts must be bit-identical (each value tile is
-  folded by one program either way);
+  folded by one program either way), and so must a materialisation of every row;
 - time: verify + commit per step, amortised over the cycle (CUDA-graph medians), and
-  the commit's share (that minus verify alone);
-- the split Kernels.commit_split's rule picks at that batch (the "rule" column).
+  the commit's share (that minus verify alone); a materialisation of every row (the
+  fold of every block, as a flush's, into an fp32 buffer);
+- the split Kernels.fold_grid_split's rule picks at that batch (the "rule" column).
 
 Writes DIR/commit_split.json (GPU, versions, date, commit, command, every number) and
 DIR/commit_split.md. Throwaway buffers only.
@@ -62,7 +63,7 @@ def same_step(cyc, split) -> bool:
     start = cloned(cyc.state)
     for s in (1, split):
         cyc.state = cloned(start)
-        kern.forced_commit_split = s
+        kern.forced_fold_grid_split = s
         cyc.step()
         results.append(cyc.state)
     cyc.state = start
@@ -77,17 +78,26 @@ def sweep(kern, params, batch, T, splits, device):
     res = dict(batch=batch, T=T, cycle_steps=cyc.period, fold_value_tiles=nv,
                verify_only=bench(cyc.verify), conventional_decode=cyc.conventional_decode_ms(),
                splits=[])
+    full = torch.empty((batch,) + kern.state_shape, device=device)
     for s in splits:
         if s > nv:
             continue
         ok = same_step(cyc, s)
-        kern.forced_commit_split = s
+        kern.forced_fold_grid_split = s
         vc = bench(cyc.cycle, steps=cyc.period)
-        res["splits"].append(dict(split=s, identical=ok, verify_commit=vc,
+        materialize = lambda: kern.materialize(cyc.state, cyc.slots, out=full)  # noqa: E731
+        kern.forced_fold_grid_split = 1
+        materialize()
+        unsplit = full.clone()
+        kern.forced_fold_grid_split = s
+        materialize()
+        same_full = bool(torch.equal(full.view(torch.int32), unsplit.view(torch.int32)))
+        res["splits"].append(dict(split=s, identical=ok and same_full, verify_commit=vc,
                                   commit=vc - res["verify_only"],
-                                  ratio_to_decode=vc / res["conventional_decode"]))
-    kern.forced_commit_split = None
-    res["rule_split"] = kern.commit_split(batch, device)   # what a commit takes by default
+                                  ratio_to_decode=vc / res["conventional_decode"],
+                                  materialize=bench(materialize)))
+    kern.forced_fold_grid_split = None
+    res["rule_split"] = kern.fold_grid_split(batch, device)   # what a commit takes by default
     return res
 
 
@@ -97,9 +107,10 @@ def markdown(report) -> str:
              f"`{m['command']}`", "",
              "ms per step of T drafts, full acceptance, rows staggered (CUDA-graph medians); "
              "commit = verify + commit - verify alone; x decode: verify + commit over one "
-             "conventional decode step; identical: one step at this split bit-identical to split 1.",
-             "", "| variant | batch | T | split | verify+commit | commit | x decode | identical | rule |",
-             "|---|---|---|---|---|---|---|---|---|"]
+             "conventional decode step; materialize: every row's full state; identical: one "
+             "step and the materialisation at this split bit-identical to split 1.",
+             "", "| variant | batch | T | split | verify+commit | commit | x decode | materialize | identical | rule |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
     for r in report["bench"]:
         if "error" in r:
             lines.append(f"| {r['variant']} | error: {r['error'][:120]} |")
@@ -107,7 +118,7 @@ def markdown(report) -> str:
         for s in r["splits"]:
             lines.append(f"| {r['variant']} | {r['batch']} | {r['T']} | {s['split']} | "
                          f"{s['verify_commit']:.4f} | {s['commit']:.4f} | "
-                         f"{s['ratio_to_decode']:.3f} | {s['identical']} | "
+                         f"{s['ratio_to_decode']:.3f} | {s['materialize']:.4f} | {s['identical']} | "
                          f"{'<-' if s['split'] == r['rule_split'] else ''} |")
     return "\n".join(lines) + "\n"
 

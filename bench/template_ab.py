@@ -39,8 +39,11 @@ interleaved round by round. Example (H200):
 With `--kernel fold` (the same speculative configurations) the fold kernel is compared:
 check, from the same pool, a verify, a commit of seeded accepted counts and a flush of
 every row (the materialised states after each); time, a flush of L - 1 records per row
-(`time_kernel(.., "fold", ..)`, what the tuner times) and a commit that makes every row
-fold L records (`"commit"`). `@` overrides replace the `fold` entry's fields.
+(`time_kernel(.., "fold", ..)`, what the tuner times) and a commit of T_MAX drafts per
+row at staggered cursors, one row in CAP // T_MAX + 1 folding (`"commit"`, what the tuner
+times for the commit's launch; until session 25 it set every row to L committed records,
+which have not folded since CAP = L). `@` overrides replace the `fold` entry's fields, and
+the commit takes the same launch.
 With `--kernel verify_fold` the cases load with verify_folds=True and the verify's launch
 of the folding rows is compared: check, one verify of T_MAX drafts with every row at
 L - 1 committed records (all fold first; outputs, materialised states, cursors 0); time,
@@ -96,6 +99,8 @@ def load(folder: str, variant: str, geometry: str, read: str, device=None):
         fields = {k: (None if v == "None" else v == "True" if v in ("True", "False") else int(v))
                   for k, v in (kv.split("=") for kv in over.split("+"))}
         kern.forced[KERNEL] = dataclasses.replace(base, **fields)
+        if KERNEL == "fold":   # the commit's launch of the fold kernel too
+            kern.forced["commit"] = kern.forced[KERNEL]
     return kern
 
 

@@ -488,10 +488,10 @@ def make_parser() -> argparse.ArgumentParser:
                         "the plan's choice), so that both can be compared")
     t.add_argument("--kernels", type=kernel_list, metavar="K,...",
                    help="tune only these kernels (replay_decode, fold, conventional_decode, "
-                        "verify, verify_fold; default: all of the configuration's)")
+                        "verify, verify_fold, commit; default: all of the configuration's)")
     t.add_argument("--max-drafts", type=positive_int, metavar="T",
-                   help="tune the verify and fold kernels of configurations built for T drafts "
-                        "(default: the decode kernels of non-speculative configurations)")
+                   help="tune the verify, fold and commit launches of configurations built for "
+                        "T drafts (default: the decode kernels of non-speculative configurations)")
     t.add_argument("--verify-folds", action="store_true",
                    help="configurations built with verify_folds=True (their verify_fold "
                         "launch is tuned too)")

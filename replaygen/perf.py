@@ -251,10 +251,10 @@ class Workload:
         self.kern.commit(self.state, slots, accepted)
         return out, counts, accepted, folded
 
-    def commit_all(self, rows: int):
-        """Accept every pending draft of the first `rows` slots (with the cursors and drafted
-        counts of `pending`, every row reaches L committed records and folds)."""
-        self.kern.commit(self.state, self.all_slots[:rows], self.accept_all[:rows], check=False)
+    def commit_all(self, rows: int, padding: bool = False):
+        """Accept T_MAX drafts of each of the first `rows` slots (`committing` sets the
+        cursors and pending drafts)."""
+        self.kern.commit(self.state, self._rows(rows, padding), self.accept_all[:rows], check=False)
 
     def cycle(self, rows: int):
         """A whole flush cycle: L decode launches (with staggered cursors every launch
@@ -269,14 +269,19 @@ class Workload:
     def staggered(self):
         return lambda: self.state.cursor.copy_(self.stagger)
 
-    def pending(self, n: int):
-        """n committed records and L - n pending drafts per row (verify's records are in
-        the ring from the workload's filling decodes): a commit of all of them folds."""
-        L = self.kern.plan.L
+    def committing(self):
+        """T_MAX pending drafts per row, the rows' cursors staggered over a cycle of full
+        acceptance (0, T_MAX, .., k T_MAX, k = CAP // T_MAX): a commit of all of them folds
+        the rows at k T_MAX (one row in k + 1) and moves the others' cursors, as in
+        serving (bench/spec_bench.py's StaggeredCycle)."""
+        plan = self.kern.plan
+        period = plan.CAP // plan.T_MAX + 1
+        cursors = ((torch.arange(self.num_slots, dtype=torch.int32, device=self.device) % period)
+                   * plan.T_MAX).view(-1, 1).expand_as(self.state.cursor).contiguous()
 
         def setup():
-            self.state.cursor.fill_(n)
-            self.state.drafted.fill_(L - n)
+            self.state.cursor.copy_(cursors)
+            self.state.drafted.fill_(plan.T_MAX)
         return setup
 
     # -- the four measurements --------------------------------------------------------------
@@ -296,9 +301,7 @@ class Workload:
         over a staggered cycle, fold as a flush of L - 1 records, the conventional step,
         verify of T_MAX drafts past L/2 committed records, verify_fold of T_MAX drafts past
         L - 1 (the pool's real records: every row folds them first; plan.VERIFY_FOLDS,
-        T_MAX >= 2); also `commit` (not tuned: it
-        launches the fold kernel) of T_MAX accepted drafts that make every row fold L
-        records."""
+        T_MAX >= 2), commit of T_MAX drafts per row at staggered cursors (`committing`)."""
         L = self.kern.plan.L
         if kernel == "replay_decode":
             return timer(lambda: self.cycle(rows), self.staggered(), graph, steps=L)
@@ -310,9 +313,8 @@ class Workload:
             return timer(lambda: self.verify(rows), self.cursors(L // 2), graph)
         if kernel == "verify_fold":   # T_MAX drafts past L - 1: every row folds first
             return timer(lambda: self.verify(rows), self.cursors(L - 1), graph)
-        if kernel == "commit":   # every row accepts its drafts and folds L records
-            n = max(L - self.kern.plan.T_MAX, 0)
-            return timer(lambda: self.commit_all(rows), self.pending(n), graph)
+        if kernel == "commit":   # staggered cursors: one row in CAP // T_MAX + 1 folds
+            return timer(lambda: self.commit_all(rows), self.committing(), graph)
         raise ValueError(f"unknown kernel {kernel!r}")
 
     def compile_only(self, kernel: str, rows: int = 1):
@@ -320,7 +322,7 @@ class Workload:
         with the same argument specialisation, and the same size-dependent choices, as the
         timed launches of `rows` rows."""
         {"replay_decode": self.decode, "fold": self.flush, "verify": self.verify,
-         "verify_fold": self.verify,
+         "verify_fold": self.verify, "commit": self.commit_all,
          "conventional_decode": self.conventional}[kernel](rows, padding=True)
 
 

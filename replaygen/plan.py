@@ -551,7 +551,7 @@ def decode_is_chunked(plan: "KernelPlan") -> bool:
 
 def plan_tiles(plan: "KernelPlan", kernel: str) -> tuple[int, int | None, int]:
     """The plan's own launch of `kernel` (replay_decode, fold, conventional_decode,
-    verify, verify_fold) as (value tile, key chunk or None, num_warps): the fallback of
+    verify, verify_fold, commit) as (value tile, key chunk or None, num_warps): the fallback of
     every tuned launch."""
     kernel = launch_kind(kernel)
     if kernel == "replay_decode":
@@ -568,8 +568,10 @@ def plan_tiles(plan: "KernelPlan", kernel: str) -> tuple[int, int | None, int]:
 def launch_kind(kernel: str) -> str:
     """The kernel whose launch rules `kernel` follows: verify_fold (plan.VERIFY_FOLDS: the
     launch of the verify kernel that serves the rows which fold first, FOLDING) is the
-    verify kernel, compiled without the plain rows' code and tuned on its own."""
-    return "verify" if kernel == "verify_fold" else kernel
+    verify kernel, compiled without the plain rows' code and tuned on its own; commit (a
+    commit's launch of the fold kernel, where a few rows fold CAP + 1 or more records and
+    the rest only move their cursors) is the fold kernel, tuned on its own."""
+    return {"verify_fold": "verify", "commit": "fold"}.get(kernel, kernel)
 
 
 def launch_constants(plan: "KernelPlan", kernel: str, BV: int, BKT: int | None = None,

@@ -22,7 +22,8 @@ import torch
 from .derive import derive
 from .emit import GENERATED_DIR
 from .errors import ConfigError, InputError
-from .plan import KernelPlan, decode_is_chunked, launch_constants, make_config, make_plan, plan_tiles
+from .plan import (KernelPlan, decode_is_chunked, launch_constants, launch_kind, make_config,
+                   make_plan, plan_tiles)
 from . import render
 from .render import render_module
 from .spec import Spec, load_spec, load_variant
@@ -238,14 +239,16 @@ def multiprocessors(device: torch.device) -> int:
     return n
 
 
-# A commit's fold launch splits each (row, value head) over more programs while the grid
-# stays within this many programs per multiprocessor (Kernels.commit_split). H200, T = 8,
-# batch 256, rows staggered (bench/commit_split_bench.py, session 25): GLA's 1024 blocks of
-# 512 KiB folded 0.1636 ms per step unsplit, 0.1345 split in 2 (2048 programs), 0.1364 in
-# 4; at batch 512 (2048 blocks) a split of 2 gained nothing, and for 8192 or more blocks
-# (GDN, KDA, Mamba-2 at batch 256) every split lost (+17 to +65%: each program reloads
-# the block's records and decays, and the grid's programs all take a place on the GPU).
-COMMIT_PROGRAMS_PER_SM = 16
+# The fold launch over (rows, value heads) of a commit, flush or materialize splits each
+# block over more programs while the grid stays within this many programs per
+# multiprocessor (Kernels.fold_grid_split). H200, T = 8 commits with rows staggered
+# (bench/commit_split_bench.py, session 25): GLA's blocks of 512 KiB folded 0.1628 ms per
+# step unsplit at batch 256 (1024 blocks), 0.1348 split in 2 (2048 programs), 0.1364 in 4;
+# at batch 64, 0.0770 -> 0.0394 split in 8 (the best of 1-8), at 128 split 4 and at 512
+# unsplit were the best too. With 2048 or more blocks (GDN, KDA at batch 64; Mamba-2
+# too at 256) every split lost (+3 to +65%: each program reloads the block's records
+# and decays, and every program of the grid takes a place on the GPU).
+FOLD_GRID_PROGRAMS_PER_SM = 16
 
 
 class Kernels:
@@ -257,7 +260,7 @@ class Kernels:
         # Launches forced per kernel name, over the table: `replaygen tune` times its
         # candidates through the very entry points (and lookup) that serving uses.
         self.forced: dict[str, Launch] = {}
-        self.forced_commit_split: int | None = None   # over commit_split's rule
+        self.forced_fold_grid_split: int | None = None   # over fold_grid_split's rule
         self._launches: dict[tuple, tuple[dict, dict, Launch | None]] = {}
         self.dims = plan.config.dim_map   # model-native dim name -> size
         self.heads = {"key": plan.H, "value": plan.HV, "none": 1}
@@ -385,11 +388,11 @@ class Kernels:
         return out
 
     def _fold(self, state: ReplayState, slots, dst, flush: bool, accepted=None, num_warps=None,
-              split: int = 1):
+              split: int = 1, kernel: str = "fold"):
         """The fold kernel over (rows, value heads, split): flush, commit or materialize
-        (num_warps: in place of the fold launch's; split: programs per (row, value head),
-        each folding every split-th value tile)."""
-        consts, launch = self.launch_args("fold", slots.shape[0], state.device)
+        (num_warps: in place of the launch's; split: programs per (row, value head), each
+        folding every split-th value tile; kernel: whose launch, fold or commit)."""
+        consts, launch = self.launch_args(kernel, slots.shape[0], state.device)
         if num_warps is not None:
             launch = {**launch, "num_warps": num_warps}
         split = max(1, min(split, consts["NV"]))
@@ -439,7 +442,8 @@ class Kernels:
         else:
             self._check_tensor("out", out, shape, state.device, (torch.float32,))
         if slots.shape[0]:
-            self._fold(state, slots, out, flush=False)
+            self._fold(state, slots, out, flush=False,
+                       split=self.fold_grid_split(slots.shape[0], state.device))
         return out
 
     def flush(self, state: ReplayState, slots: torch.Tensor) -> None:
@@ -447,7 +451,8 @@ class Kernels:
         self._check_state(state)
         slots = self._check_slots(slots, state)
         if slots.shape[0]:
-            self._fold(state, slots, state.checkpoint, flush=True)
+            self._fold(state, slots, state.checkpoint, flush=True,
+                       split=self.fold_grid_split(slots.shape[0], state.device))
 
     def conventional_decode(self, S: torch.Tensor, slots: torch.Tensor, *,
                             out: torch.Tensor | None = None, **inputs: torch.Tensor) -> torch.Tensor:
@@ -556,18 +561,20 @@ class Kernels:
                            num_warps=commit_move_warps(self.plan))
             else:
                 self._fold(state, slots, state.checkpoint, flush=True, accepted=num_accepted,
-                           split=self.commit_split(rows, state.device))
+                           split=self.fold_grid_split(rows, state.device, "commit"),
+                           kernel="commit")
 
-    def commit_split(self, rows: int, device) -> int:
-        """Programs per (row, value head) of a commit's fold launch: `forced_commit_split`
-        if set (the benchmarks' sweeps), else the largest power of two, up to the fold's
-        value tiles, that keeps the grid within COMMIT_PROGRAMS_PER_SM programs per
+    def fold_grid_split(self, rows: int, device, kernel: str = "fold") -> int:
+        """Programs per (row, value head) of the fold launch of a commit (kernel "commit")
+        or a flush or materialize ("fold"): `forced_fold_grid_split` if set (the
+        benchmarks' sweeps), else the largest power of two, up to the launch's value
+        tiles, that keeps the grid within FOLD_GRID_PROGRAMS_PER_SM programs per
         multiprocessor (1 when the rows' blocks alone reach that)."""
-        if self.forced_commit_split is not None:
-            return self.forced_commit_split
+        if self.forced_fold_grid_split is not None:
+            return self.forced_fold_grid_split
         device = torch.device(device)
-        limit = multiprocessors(device) * COMMIT_PROGRAMS_PER_SM
-        tiles = self.launch_args("fold", rows, device)[0]["NV"]
+        limit = multiprocessors(device) * FOLD_GRID_PROGRAMS_PER_SM
+        tiles = self.launch_args(kernel, rows, device)[0]["NV"]
         split = 1
         while 2 * split <= tiles and rows * self.plan.HV * 2 * split <= limit:
             split *= 2
@@ -655,8 +662,8 @@ class Kernels:
                 # for CAP and RING): untuned, it takes that configuration's launch
                 plain = dataclasses.replace(self.plan.config, verify_folds=False).name
                 launch = self.tuning.lookup(plain, kernel, device_name(device), rows)
-        if launch is None and kernel == "verify_fold":   # untuned: the verify's launch
-            return self._launch("verify", rows, device)
+        if launch is None and kernel in ("verify_fold", "commit"):   # untuned: the verify's / fold's
+            return self._launch(launch_kind(kernel), rows, device)
         if launch is None:
             # the plan's own launch, through the same rules as a tuned one (for the kernels
             # whose tiles the module's CONSTEXPRS hold, this reproduces them: a test checks)
@@ -672,14 +679,17 @@ class Kernels:
     def warmup(self, state: ReplayState, batch_sizes, *, pool: torch.Tensor | None = None,
                dtype: torch.dtype = torch.bfloat16, slots_dtype: torch.dtype = torch.int32) -> int:
         """Compile, ahead of time, every launch configuration that decode, flush (and
-        conventional_decode, when a state `pool` is given) will use for these batch sizes,
+        conventional_decode, when a state `pool` is given; verify of max_drafts drafts and
+        commit, for a configuration built for drafts) will use for these batch sizes,
         so that capturing them in a CUDA graph never compiles. The launches use padding
         rows only (slot -1): no state is read or written. Triton specialises on argument
         properties too (integers equal to 1 or divisible by 16, pointer alignment), so pass
-        the `state`/`pool` the model will use, and the inputs' and slots' dtypes. Returns
-        the number of distinct launch configurations seen."""
+        the `state`/`pool` the model will use, and the inputs' and slots' dtypes (a verify
+        of fewer drafts than max_drafts may specialise again). Returns the number of
+        distinct launch configurations seen."""
         self._check_state(state)
         seen = set()
+        T = self.plan.T_MAX
         for rows in sorted(set(batch_sizes)):
             slots = torch.full((rows,), -1, dtype=slots_dtype, device=state.device)
             inputs = {q.name: torch.zeros((rows,) + self.shape_of(q), dtype=dtype, device=state.device)
@@ -687,13 +697,21 @@ class Kernels:
             out = torch.empty((rows, self.plan.HV, self.plan.V), dtype=dtype, device=state.device)
             self.decode(state, slots, out=out, **inputs)
             self.flush(state, slots)
-            kernels = ["replay_decode", "fold"]
+            kernels = [("replay_decode", 1), ("fold", self.fold_grid_split(rows, state.device))]
             if pool is not None:
                 self.conventional_decode(pool, slots, out=out, **inputs, **state.params)
-                kernels.append("conventional_decode")
-            for k in kernels:
+                kernels.append(("conventional_decode", 1))
+            if T > 1:
+                drafts = {q.name: torch.zeros((rows, T) + self.shape_of(q), dtype=dtype,
+                                              device=state.device) for q in self.spec.inputs()}
+                none = torch.zeros((rows,), dtype=torch.int32, device=state.device)
+                self.verify(state, slots, num_drafts=none, check=False, **drafts)
+                self.commit(state, slots, none, check=False)
+                kernels += [("verify", 1)] + ([("verify_fold", 1)] if self.plan.VERIFY_FOLDS else [
+                    ("commit", self.fold_grid_split(rows, state.device, "commit"))])
+            for k, split in kernels:
                 consts, launch = self.launch_args(k, rows, state.device)
-                seen.add((k, consts["BV"], tuple(sorted(launch.items()))))
+                seen.add((k, consts["BV"], split, tuple(sorted(launch.items()))))
         return len(seen)
 
     # -- checks ---------------------------------------------------------------------

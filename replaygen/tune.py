@@ -32,7 +32,10 @@ Launch.separate_flush); then the two best of those at each batch with that fold 
 at each warp count (phase 5, Launch.fold_warps), and the two best after that with the
 fold launch's blocks split over 1 to 8 programs (phase 6, Launch.fold_split). What is
 measured: replay_decode amortised per step over a whole flush cycle with staggered rows (both launches when the
-flush is separate); fold as a flush of L - 1 records; the conventional step; verify of
+flush is separate); fold as a flush of L - 1 records; commit (the fold kernel's launch
+for commits; untuned, the fold's) as a commit of T_MAX drafts per row with the rows'
+cursors staggered over a cycle of full acceptance, so that the rows at CAP + 1 - T_MAX
+or more fold (perf.Workload.committing); the conventional step; verify of
 T_MAX drafts past L/2 committed records; verify_fold (plan.VERIFY_FOLDS: the launch of
 the verify kernel that serves the rows folding first, candidates as the verify's) of
 T_MAX drafts past L, where every row folds.
@@ -56,7 +59,7 @@ BKT_CHOICES = (16, 32, 64, 128)   # 128: whole 512-byte checkpoint rows per chun
 WARPS = (1, 2, 4, 8)
 DEFAULT_STAGES = 3          # Triton's default for CUDA: what the plan's launches get
 EXTRA_STAGES = (1, 2, 4)   # 4: the key-chunk streams with three chunks in flight
-STREAMING = ("replay_decode", "fold", "verify", "verify_fold")   # kernels whose tiles go through a loop
+STREAMING = ("replay_decode", "fold", "commit", "verify", "verify_fold")   # kernels whose tiles go through a loop
 ELEMENTS_PER_THREAD = (8, 64)
 CHUNK_ELEMENTS_PER_THREAD = (16, 64)     # narrower: the chunk grid is two-dimensional
 # A launch replaces the plan's choice only when it is this much faster: medians of 5-20
@@ -289,6 +292,8 @@ class Job:
         self.kernels = SPECULATIVE_KERNELS if kern.plan.T_MAX > 1 else DECODE_KERNELS
         if not kern.plan.VERIFY_FOLDS:   # no verify launch of folding rows
             self.kernels = tuple(k for k in self.kernels if k != "verify_fold")
+        else:   # its commits only move records, at runtime.commit_move_warps
+            self.kernels = tuple(k for k in self.kernels if k != "commit")
         if only:   # --kernels: a subset (the others keep their table entries)
             self.kernels = tuple(k for k in self.kernels if k in only)
         self.times: dict[str, dict[Launch, dict[int, float]]] = {k: {} for k in self.kernels}

@@ -39,12 +39,12 @@ from .plan import launch_constants
 
 FORMAT = 1
 TUNING_FILE = "tuning.json"
-KERNELS = ("replay_decode", "fold", "conventional_decode", "verify", "verify_fold")
-# the kernels `replaygen tune` sweeps for a configuration: verify and the fold (which a
-# commit runs) where the configuration is built for speculation (max_drafts > 1), the
-# decode kernels elsewhere
+KERNELS = ("replay_decode", "fold", "conventional_decode", "verify", "verify_fold", "commit")
+# the kernels `replaygen tune` sweeps for a configuration: verify, the fold (flush and
+# materialize) and the commit's fold launch where the configuration is built for
+# speculation (max_drafts > 1), the decode kernels elsewhere
 DECODE_KERNELS = KERNELS[:3]
-SPECULATIVE_KERNELS = ("verify", "verify_fold", "fold")
+SPECULATIVE_KERNELS = ("verify", "verify_fold", "fold", "commit")
 BATCH_BUCKETS = (1, 8, 64, 256, 512)
 ENTRY_KEYS = {"config", "kernel", "batch", "BV", "num_warps", "num_stages"}
 OPTIONAL_KEYS = {"BKT", "split", "separate_flush", "maxnreg", "heads", "fold_warps", "fold_split",

@@ -179,6 +179,28 @@ def test_tune_dry_run(tiny, tmp_path, device):
     assert tuned.launch_args("fold", 3, device)[0]["BV"] == table.lookup(kern.name, "fold", gpu, 3).BV
 
 
+def test_tune_dry_run_of_the_commit(tiny, tmp_path, device):
+    """`tune --max-drafts 2 --kernels commit`: the commit's launch of the fold kernel, timed
+    as a commit of T_MAX drafts per row at staggered cursors (perf.Workload.committing),
+    where the rows at the cycle's last phase fold and the others move their cursors; its
+    entry then drives Kernels.commit's launch."""
+    out = tmp_path / "gen"
+    args = make_parser().parse_args(["tune", "--variant", "gdn", "--batches", "4", "--L", "3",
+                                     "--max-drafts", "2", "--kernels", "commit",
+                                     "--out", str(out), "--jobs", "1"])
+    assert T.run(args, log=lambda *_: None) == 0
+    table = TuningTable.read(out / "gdn" / TUNING_FILE, "gdn")
+    gpu = runtime.device_name(torch.device(device))
+    kern = runtime.load("gdn", config="tiny", L=3, max_drafts=2, tuning=out / "gdn" / TUNING_FILE)
+    assert {(c, k) for _, c, k, *_ in table.entries()} == {(kern.name, "commit")}
+    assert kern.launch_args("commit", 4, device)[0]["BV"] == table.lookup(kern.name, "commit", gpu, 4).BV
+    work = perf.Workload(kern, 4, device)
+    work.committing()()
+    assert work.state.cursor[:, 0].tolist() == [0, 2, 0, 2]   # CAP = L = 3: period 2
+    work.commit_all(4)
+    assert work.state.cursor[:, 0].tolist() == [2, 0, 2, 0]   # 2 + 2 > CAP folded
+
+
 def test_bench_dry_run(tiny, tmp_path):
     args = make_parser().parse_args(["bench", "--variants", "gdn", "--batches", "1,2", "--L", "2,3",
                                      "--out", str(tmp_path), "--jobs", "1", "--eager"])

@@ -159,6 +159,7 @@ def ptxas_usage(compiled) -> str:
 
 TABLE_KERNELS = {"replay_decode": ("replay_decode_kernel", {}), "verify": ("verify_kernel", {"FOLDING": False}),
                  "fold": ("fold_kernel", {"FLUSH": True, "COMMIT": False, "QUEUED": True, "QSPLIT": 4}),
+                 "commit": ("fold_kernel", {"FLUSH": True, "COMMIT": True, **GRID}),
                  "conventional_decode": ("conventional_decode_kernel", {})}
 
 

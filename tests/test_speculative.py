@@ -311,27 +311,27 @@ def test_speculative_schedule(variant, low, device):
     assert d.kern.plan.fold_dot
 
 
-@pytest.mark.parametrize("split", [2])
 @pytest.mark.parametrize("variant", sorted(ALL_CASES))
-def test_speculative_schedule_with_split_commits(variant, split, device):
-    """The same schedule with each commit's fold split over `split` programs per (row,
-    value head) (Kernels.commit_split), on three value tiles (V = 40): split 2 folds tiles
-    {0, 2} and {1} in two programs, 3 one tile each. Every program reads the cursor and
-    the pending drafts before the last to arrive publishes them; a program that read them
-    after another published would fold nothing or the wrong records, and the reference
-    check (fp32 records: ~3e-5) would fail."""
+def test_speculative_schedule_with_split_folds(variant, device):
+    """The same schedule with every fold launch (commits, the flush, the harness's
+    materialisations) split over two programs per (row, value head)
+    (Kernels.fold_grid_split) on three value tiles (V = 40): tiles {0, 2} and {1}. Every
+    program reads the cursor and the pending drafts before the last to arrive publishes
+    them; one that read them after another published would fold nothing or the wrong
+    records (a version where each program published failed here: pending drafts 65536),
+    and the reference check (fp32 records: ~3e-5) would fail."""
     cfg = Config(variant, H=1, ratio=2, K=20, V=40, L=4, state_dtype="fp32",
                  record_dtype="fp32", input_dtype="fp32",
                  optional=ALL_CASES[variant].optional_inputs, max_drafts=3)
     d = SpecDriver(cfg, device, seed=5)
     assert d.kern.launch_args("fold", SLOTS, device)[0]["NV"] == 3
-    d.kern.forced_commit_split = split
+    d.kern.forced_fold_grid_split = 2
     run_schedule(d)
 
 
-def test_commit_split_rule(monkeypatch, device):
-    """Kernels.commit_split: the largest power of two, up to the fold's value tiles, that
-    keeps rows x value heads x split within COMMIT_PROGRAMS_PER_SM programs per
+def test_fold_grid_split_rule(monkeypatch, device):
+    """Kernels.fold_grid_split: the largest power of two, up to the fold's value tiles, that
+    keeps rows x value heads x split within FOLD_GRID_PROGRAMS_PER_SM programs per
     multiprocessor (here 8 multiprocessors: 128 programs); a forced split wins."""
     from replaygen import runtime
     cfg = Config("gla", H=1, ratio=2, K=20, V=40, L=4, state_dtype="fp32", record_dtype="fp32",
@@ -339,9 +339,9 @@ def test_commit_split_rule(monkeypatch, device):
     kern = Harness(cfg, SLOTS, device, seed=1, speculative=True).kern
     monkeypatch.setattr(runtime, "multiprocessors", lambda device: 8)
     assert kern.launch_args("fold", 4, device)[0]["NV"] == 3 and kern.plan.HV == 2
-    assert [kern.commit_split(rows, device) for rows in (1, 16, 32, 33, 64, 65)] == [2, 2, 2, 1, 1, 1]
-    kern.forced_commit_split = 3
-    assert kern.commit_split(64, device) == 3
+    assert [kern.fold_grid_split(rows, device) for rows in (1, 16, 32, 33, 64, 65)] == [2, 2, 2, 1, 1, 1]
+    kern.forced_fold_grid_split = 3
+    assert kern.fold_grid_split(64, device) == 3
 
 
 def run_schedule(d: SpecDriver):

@@ -171,11 +171,16 @@ def test_verify_is_tuned_for_speculative_configurations():
     tiles included, as for a plain configuration); the others for the three decode
     kernels; a verify entry is a valid table entry and drives verify's launch. With
     plan.VERIFY_FOLDS the launch of the verify's folding rows (verify_fold) is tuned too,
-    with the verify's candidates; untuned, it takes the verify's launch."""
+    with the verify's candidates; untuned, it takes the verify's launch. Without it the
+    commit's launch of the fold kernel is tuned on its own (with verify_folds a commit
+    only moves records), with the fold's candidates; untuned, it takes the fold's."""
     from replaygen.tune import Job, candidates
     spec_kern = load("gdn", H=1, HV=2, K=32, V=32, L=4, max_drafts=4, tuning=False)
     job = Job("gdn", "x", spec_kern)
-    assert job.kernels == ("verify", "fold") and set(job.plan_launch) == {"verify", "fold"}
+    assert job.kernels == ("verify", "fold", "commit")
+    assert set(job.plan_launch) == {"verify", "fold", "commit"}
+    assert job.plan_launch["commit"] == job.plan_launch["fold"]
+    assert candidates(spec_kern.plan, "commit") == candidates(spec_kern.plan, "fold")
     folding = load("gdn", H=1, HV=2, K=32, V=32, L=4, max_drafts=4, verify_folds=True,
                    tuning=False)
     assert folding.plan.VERIFY_FOLDS and folding.name == spec_kern.name.replace("__T4", "__T4vf")
@@ -212,6 +217,14 @@ def test_verify_is_tuned_for_speculative_configurations():
     folding.forced["verify_fold"] = Launch(32, 4, 2, BKT=32)
     got = folding.launch_args("verify_fold", 1, "cpu")
     assert (got[0]["DBV"], got[0]["BKT"], got[1]["num_warps"]) == (32, 32, 4)
+    # the commit's launch: the fold's while untuned (a forced one too), its own entry once tuned
+    spec_kern.tuning = cpu
+    spec_kern.forced["fold"] = Launch(16, 2, 3)
+    assert spec_kern.launch_args("commit", 1, "cpu") == spec_kern.launch_args("fold", 1, "cpu")
+    cpu.add("cpu", spec_kern.name, "commit", 1, Launch(32, 8, 2))
+    spec_kern._launches.clear()
+    got = spec_kern.launch_args("commit", 1, "cpu")
+    assert (got[0]["BV"], got[0]["NV"], got[1]["num_warps"], got[1]["num_stages"]) == (32, 1, 8, 2)
 
 
 def test_merge_replaces_same_keys():
@@ -388,6 +401,24 @@ def test_warmup_touches_no_state(device):
     assert all(same_bits(before["ring"][n], after["ring"][n]) for n in before["ring"])
     assert same_bits(pool, h.pool)
     h.run([Step((0, 1))])
+
+
+def test_warmup_of_a_speculative_configuration_touches_no_state(device):
+    """A configuration built for drafts also warms its verify and its commit (whose fold
+    launch may split each (row, value head) at small batches: Kernels.fold_grid_split),
+    on padding rows only: nothing changes, pending drafts included."""
+    cfg = Config("gla", H=1, ratio=2, K=20, V=40, L=4, state_dtype="fp32", record_dtype="fp32",
+                 input_dtype="fp32", max_drafts=3)
+    h = Harness(cfg, num_slots=2, device=device, seed=2, speculative=True)
+    h.run([Step((0, 1)), Step((1,))])
+    before = snapshot(h.state)
+    # the plan's launches, the same at 1 and 3 rows: decode, verify, and the fold and the
+    # commit split in 2 (3 value tiles, a grid far below the limit)
+    assert h.kern.fold_grid_split(3, device, "commit") == 2
+    assert h.kern.warmup(h.state, [1, 3], dtype=torch.float32) == 4
+    after = snapshot(h.state)
+    assert all(same_bits(before[k], after[k]) for k in ("checkpoint", "cursor", "drafted"))
+    assert all(same_bits(before["ring"][n], after["ring"][n]) for n in before["ring"])
 
 
 def test_wide_folds_of_speculative_configurations_are_allowed():
