@@ -3,7 +3,7 @@
 # kernel: gdn__H16_HV64_K128_V128__L16__state_bf16__rec_bf16
 # spec sha256: 269ae606d36dd56b152535499facfacd42680cd4fda27f9a1b04094384a173fb
 # templates sha256: 3d9a2667ae3a10dd720fff3505582f96f2aba332a99e4a7ad3487c497a1f6d72
-# generator sha256: 543d77cbb00d66e98bc63c65e2a5e17975177a661284c782a11a7c37a1e1bd5d
+# generator sha256: 2a09e09322ac7f80ebc992ffba50b13a67a5653d6153acc95f19c6eb86b0f044
 """ReplaySSM kernels for gdn: gdn__H16_HV64_K128_V128__L16__state_bf16__rec_bf16.
 
 Replay form: S_t = C·exp(G_t) + Σ_j u_j (exp(G_t - G_j)·k_j)ᵀ,  G_j = Σ_(i<=j) g_i

@@ -3,7 +3,7 @@
 # kernel: gla__H4_HV4_K256_V512__L16__state_bf16__rec_bf16_g-fp32__gcum
 # spec sha256: 2a7fe42937c3f75572badc158aa6b5a3525d5a4bced8d5656b63326bdec79ab1
 # templates sha256: 3d9a2667ae3a10dd720fff3505582f96f2aba332a99e4a7ad3487c497a1f6d72
-# generator sha256: 543d77cbb00d66e98bc63c65e2a5e17975177a661284c782a11a7c37a1e1bd5d
+# generator sha256: 2a09e09322ac7f80ebc992ffba50b13a67a5653d6153acc95f19c6eb86b0f044
 """ReplaySSM kernels for gla: gla__H4_HV4_K256_V512__L16__state_bf16__rec_bf16_g-fp32__gcum.
 
 Replay form: S_t = C·Diag(exp(G_t)) + Σ_j w_j (Diag(exp(G_t - G_j))·k_j)ᵀ,  G_j = Σ_(i<=j) g_i

@@ -3,7 +3,7 @@
 # kernel: kda__H32_HV32_K128_V128__L16__state_fp16sr__read_nvfp4__rec_bf16_g-fp32__gcum
 # spec sha256: 900e043a38a9f7023de2cc4bf78d14388be9de5c6732cf3e1db42c3737507d77
 # templates sha256: 3d9a2667ae3a10dd720fff3505582f96f2aba332a99e4a7ad3487c497a1f6d72
-# generator sha256: 543d77cbb00d66e98bc63c65e2a5e17975177a661284c782a11a7c37a1e1bd5d
+# generator sha256: 2a09e09322ac7f80ebc992ffba50b13a67a5653d6153acc95f19c6eb86b0f044
 """ReplaySSM kernels for kda: kda__H32_HV32_K128_V128__L16__state_fp16sr__read_nvfp4__rec_bf16_g-fp32__gcum.
 
 Replay form: S_t = C·Diag(exp(G_t)) + Σ_j u_j (Diag(exp(G_t - G_j))·k_j)ᵀ,  G_j = Σ_(i<=j) g_i

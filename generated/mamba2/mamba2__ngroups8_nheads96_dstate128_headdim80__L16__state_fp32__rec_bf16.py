@@ -3,7 +3,7 @@
 # kernel: mamba2__ngroups8_nheads96_dstate128_headdim80__L16__state_fp32__rec_bf16
 # spec sha256: b9b9d1221036064279430b56c5d997514355cbb9c52adf3b69fc5581e1456b5e
 # templates sha256: 3d9a2667ae3a10dd720fff3505582f96f2aba332a99e4a7ad3487c497a1f6d72
-# generator sha256: 543d77cbb00d66e98bc63c65e2a5e17975177a661284c782a11a7c37a1e1bd5d
+# generator sha256: 2a09e09322ac7f80ebc992ffba50b13a67a5653d6153acc95f19c6eb86b0f044
 """ReplaySSM kernels for mamba2: mamba2__ngroups8_nheads96_dstate128_headdim80__L16__state_fp32__rec_bf16.
 
 Replay form: S_t = C·exp(G_t) + Σ_j w_j (exp(G_t - G_j)·k_j)ᵀ,  G_j = Σ_(i<=j) g_i
