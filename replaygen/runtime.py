@@ -228,14 +228,17 @@ def fold_programs(device: torch.device) -> int:
     return n
 
 
+_MULTIPROCESSORS: dict[tuple[str, int | None], int] = {}
+
+
 def multiprocessors(device: torch.device) -> int:
-    """The device's multiprocessors (cached; the interpreter: 1)."""
-    key = ("sm", device.type, device.index)
-    n = _FOLD_PROGRAMS.get(key)
+    """The device's multiprocessors (cached per device; the interpreter: 1)."""
+    key = (device.type, device.index)
+    n = _MULTIPROCESSORS.get(key)
     if n is None:
         n = (torch.cuda.get_device_properties(device).multi_processor_count
              if device.type == "cuda" else 1)
-        _FOLD_PROGRAMS[key] = n
+        _MULTIPROCESSORS[key] = n
     return n
 
 
