@@ -249,8 +249,8 @@ def multiprocessors(device: torch.device) -> int:
 # step unsplit at batch 256 (1024 blocks), 0.1348 split in 2 (2048 programs), 0.1364 in 4;
 # at batch 64, 0.0770 -> 0.0394 split in 8 (the best of 1-8), at 128 split 4 and at 512
 # unsplit were the best too. With 2048 or more blocks (GDN, KDA at batch 64; Mamba-2
-# too at 256) every split lost (+3 to +65%: each program reloads the block's records
-# and decays, and every program of the grid takes a place on the GPU).
+# too at 256) every split lost (the commit 11% to 65% slower: each program reloads the
+# block's records and decays, and every program of the grid takes a place on the GPU).
 FOLD_GRID_PROGRAMS_PER_SM = 16
 
 
