@@ -22,7 +22,7 @@ import torch
 from .derive import derive
 from .emit import GENERATED_DIR
 from .errors import ConfigError, InputError
-from .plan import (KernelPlan, decode_is_chunked, launch_constants, launch_kind, make_config,
+from .plan import (KernelPlan, launch_constants, launch_kind, make_config,
                    make_plan, plan_tiles)
 from . import render
 from .render import render_module
@@ -654,11 +654,13 @@ class Kernels:
         hit = self._launches.get(key)
         if hit is not None:
             return hit
-        if launch is None and self.tuning is not None and (
-                self.plan.quantized is None or (kernel == "replay_decode" and self.plan.ckpt.kind == "plain"
-                                                and decode_is_chunked(self.plan))):
-            # (a quantised copy's tile scales follow the plan's value tiles: no retiling,
-            # but for the key-chunk decode of a read copy, which reads scales per row)
+        if launch is None and self.tuning is not None:
+            # (a quantised copy's scales are stored per plan.BV-row tile: launch_constants
+            # refuses a tuned launch that would read or write them in another layout, so a
+            # value-tile launch of a read copy with tile scales keeps the plan's BV, and one
+            # with row scales may retile. Until session 26 this lookup skipped every
+            # quantised configuration but the key-chunk decode of a read copy: KDA's and
+            # GLA's read-copy decodes ran the plan's launch whatever the tables said)
             launch = self.tuning.lookup(self.plan.name, kernel, device_name(device), rows)
             if launch is None and kernel == "verify" and self.plan.VERIFY_FOLDS:
                 # the plain rows' verify is the same kernel as without verify_folds (but

@@ -299,3 +299,42 @@ def test_queued_fold_takes_every_full_ring(device):
     h.run([Step((0, 1, 2, 3)), Step((3, 2, 1, 0)), Step((0, 1, 2, 3)),   # L = 3: all fill
            Step((1, -1, 3), fold=True), Step((0, 2)), Step((2, 0, 1)), Step((0, 3, 2))])
     assert h.device_flushes >= 4 + 2 + 1
+
+
+@pytest.mark.parametrize("precision,tiles", [("fp32+fp8row", 8), ("fp32+nvfp4", None)])
+def test_tuned_value_tile_launches_of_read_copies_are_used(precision, tiles, device):
+    """A read copy decoded in value tiles (KDA's per-channel decays) takes its launch from
+    the tuning table like any other configuration: row scales let the decode retile (BV
+    8 where the plan has 16), tile scales keep the plan's BV; both with the flush in the
+    fold launch, one warp, one stage and a register cap. Until session 26 the runtime
+    never looked such configurations up, so their tuned launches were dead data (H200:
+    KDA fp32 + FP8 row 0.510 ms amortised at the plan's launch, 0.132 at the table's).
+    Outputs, states and read copies match the references through staggered flushes; a
+    tabled value tile that would split NVFP4's scale tiles is refused by name."""
+    from replaygen.errors import ConfigError
+    from replaygen.runtime import device_name
+    from replaygen.tuning import Launch, TuningTable
+    h = Harness(_config("kda", precision), num_slots=3, device=device, seed=5,
+                check_conventional=False)
+    p = h.kern.plan
+    bv = tiles or p.BV
+    table = TuningTable()
+    gpu = device_name(torch.device(device))
+    table.add(gpu, h.kern.name, "replay_decode", 1,
+              Launch(bv, 1, 1, separate_flush=True, maxnreg=128))
+    h.kern.tuning = table
+    h.kern._launches.clear()
+    consts, launch = h.kern.launch_args("replay_decode", 3, device)
+    assert (consts["BV"], consts["NV"], consts["FUSED_FLUSH"]) == (bv, -(-18 // bv), False)
+    assert launch["num_warps"] == 1 and launch.get("maxnreg") == 128
+    if tiles:
+        assert tiles != p.BV, "the fp8 row case means to retile"
+    h.run([Step(r) for r in ROWS])
+    assert h.device_flushes >= 3
+    if tiles is None:   # NVFP4: a value tile of half the scale tile
+        bad = TuningTable()
+        bad.add(gpu, h.kern.name, "replay_decode", 1, Launch(p.BV // 2, 1, 1))
+        h.kern.tuning = bad
+        h.kern._launches.clear()
+        with pytest.raises(ConfigError, match="scale tile"):
+            h.kern.launch_args("replay_decode", 3, device)
