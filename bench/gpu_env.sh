@@ -26,5 +26,5 @@ tune_decode() {
         "${extra[@]}" "${read[@]}" --kernels replay_decode --batches 256 --budget-s "$4" \
         >> "$OUT/tune.log" 2>&1
     mkdir -p "$OUT/tables"
-    for v in gdn mamba2 kda; do cp generated/$v/tuning.json "$OUT/tables/$v.json"; done
+    for v in gdn mamba2 kda gla; do cp generated/$v/tuning.json "$OUT/tables/$v.json"; done
 }
