@@ -611,3 +611,44 @@ def test_register_caps_round_trip_and_extend_the_best_verify_and_decode_launches
                                               for r in register_caps(x.num_warps)]
     times[capped(a, 224)] = {256: 0.2}   # timed already; capped ones are not re-capped
     assert register_cap_candidates(times, keep=1) == [capped(a, r) for r in (200, 168, 128)]
+
+
+def _committed_configurations(spec) -> dict:
+    """The configurations the committed tables are written for, by name: every default
+    configuration at the ring lengths the suite measures (L = 8, 16, 32), decode-only and
+    speculative (T = 2, 4, 8; verify_folds at 8)."""
+    out = {}
+    for c in default_configs(spec):
+        for L in (8, 16, 32):
+            for T, folds in ((1, False), (2, False), (4, False), (8, False), (8, True)):
+                cfg = dataclasses.replace(c, buffer_length=L, max_drafts=T, verify_folds=folds)
+                out[cfg.name] = cfg
+    return out
+
+
+@pytest.mark.parametrize("variant", available_variants())
+def test_every_tabled_launch_is_the_one_the_runtime_takes(variant, monkeypatch):
+    """For each committed entry of a default configuration (at L = 8 / 16 / 32, decode-only
+    or speculative), the runtime launches exactly the tabled launch at the tabled batch on
+    that GPU. A table entry that the runtime never consults is dead data: until session
+    26, runtime._launch consulted no quantised configuration's entries but the key-chunk
+    decode's of a read copy, so KDA's and GLA's read-copy decodes and the fold and
+    conventional entries of GDN's and Mamba-2's read copies were measured and never used
+    (this test fails for all four variants against that guard). The GPU's name is what
+    runtime.device_name would say on it (patched: there is none here)."""
+    import replaygen.runtime as runtime
+    path = GENERATED_DIR / variant / TUNING_FILE
+    table = TuningTable.read(path, variant)
+    known = _committed_configurations(load_variant(variant))
+    loaded, checked = {}, set()
+    for gpu, name, kernel, batch, launch, _ in table.entries():
+        if name not in known:   # (a configuration outside the defaults: e.g. per-step gates)
+            continue
+        if name not in loaded:
+            loaded[name] = load(variant, tuning=path, **known[name].load_options())
+        kern = loaded[name]
+        monkeypatch.setattr(runtime, "device_name", lambda device, gpu=gpu: gpu)
+        kern._launches.clear()
+        assert kern._launch(kernel, batch, "cpu")[2] == launch, (name, kernel, batch)
+        checked.add(name)
+    assert any("__read_" in n for n in checked), "no read-copy entry was checked"
