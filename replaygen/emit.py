@@ -8,7 +8,7 @@ that the current specs and templates would not produce.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from .derive import Derivation, derive
@@ -44,6 +44,21 @@ def default_configs(spec: Spec) -> list[KernelConfig]:
     first = spec.configs[0].dims
     return plain + [make_config(spec, first, state_dtype=dt, **options)
                     for dt, options in PRECISION_DEFAULTS]
+
+
+def table_configs(spec: Spec) -> dict[str, KernelConfig]:
+    """The configurations whose launches the committed tuning tables hold, by name: the
+    default ones at the ring lengths the suite measures (L = 8, 16, 32), decode-only and
+    speculative (T = 2, 4, 8 drafts; verify_folds at 8). Tests walk them (every entry is
+    the launch the runtime takes; the speculative ones' compile for sm_90). Tables may
+    also hold configurations outside these (e.g. per-step gate records)."""
+    out = {}
+    for c in default_configs(spec):
+        for L in (8, 16, 32):
+            for drafts, folds in ((1, False), (2, False), (4, False), (8, False), (8, True)):
+                cfg = replace(c, buffer_length=L, max_drafts=drafts, verify_folds=folds)
+                out[cfg.name] = cfg
+    return out
 
 
 def plan_all(spec: Spec, configs: list[KernelConfig]) -> tuple[Derivation, list[KernelPlan]]:

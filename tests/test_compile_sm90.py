@@ -33,7 +33,7 @@ import torch  # noqa: E402
 from triton.backends.compiler import GPUTarget  # noqa: E402
 from triton.compiler import ASTSource  # noqa: E402
 
-from replaygen.emit import GENERATED_DIR, default_configs  # noqa: E402
+from replaygen.emit import GENERATED_DIR, default_configs, table_configs  # noqa: E402
 from replaygen.plan import decode_is_chunked, launch_constants, plan_tiles  # noqa: E402
 from replaygen.runtime import commit_move_warps, load  # noqa: E402
 from replaygen.spec import available_variants, load_variant  # noqa: E402
@@ -72,9 +72,10 @@ def signature(fn, kern, inputs="bf16"):
     return sig
 
 
-def compile_kernel(kern, name, launch=None, warps=None, **flags):
-    """Compile one kernel with the plan's launch choice, or a tuned `launch` (`warps`: in
-    place of either's num_warps, as runtime.commit_move_warps)."""
+def compile_kernel(kern, name, launch=None, warps=None, table_kernel=None, **flags):
+    """Compile one kernel with the plan's launch choice, or a tuned `launch` of the
+    tables' `table_kernel` (default: the TABLE_KERNELS entry compiling `name`; `warps`:
+    in place of either's num_warps, as runtime.commit_move_warps)."""
     mod = kern.module
     fn = getattr(mod, name)
     consts = {**mod.CONSTEXPRS, **flags}
@@ -84,7 +85,7 @@ def compile_kernel(kern, name, launch=None, warps=None, **flags):
     if name == "verify_kernel":   # its tiles, where they differ from the decode's
         consts.update(launch_constants(kern.plan, "verify", *plan_tiles(kern.plan, "verify")[:2]))
     if launch is not None:
-        kernel = {v[0]: k for k, v in TABLE_KERNELS.items()}[name]
+        kernel = table_kernel or {v[0]: k for k, v in TABLE_KERNELS.items()}[name]
         consts.update(launch.constants(kern.plan, kernel))
         options = launch.options()
     if warps is not None:
@@ -158,6 +159,7 @@ def ptxas_usage(compiled) -> str:
 
 
 TABLE_KERNELS = {"replay_decode": ("replay_decode_kernel", {}), "verify": ("verify_kernel", {"FOLDING": False}),
+                 "verify_fold": ("verify_kernel", {"FOLDING": True}),
                  "fold": ("fold_kernel", {"FLUSH": True, "COMMIT": False, "QUEUED": True, "QSPLIT": 4}),
                  "commit": ("fold_kernel", {"FLUSH": True, "COMMIT": True, **GRID}),
                  "conventional_decode": ("conventional_decode_kernel", {})}
@@ -165,8 +167,11 @@ TABLE_KERNELS = {"replay_decode": ("replay_decode_kernel", {}), "verify": ("veri
 
 def tuned_launches() -> list[tuple]:
     """(variant, config, kernel, launch) of every committed tuning entry of a default
-    configuration (each distinct launch once)."""
+    configuration or of a speculative one (T = 2, 4, 8 drafts: their verify, commit and
+    fold launches; each distinct launch once)."""
     by_name = {c.name: (v, c) for v, c in CONFIGS}
+    by_name.update({n: (v, c) for v in available_variants()
+                    for n, c in table_configs(load_variant(v)).items() if c.max_drafts > 1})
     out = set()
     for variant in available_variants():
         path = GENERATED_DIR / variant / TUNING_FILE
@@ -211,7 +216,7 @@ def _compile_tuned(i: int) -> str | None:
     assert kern.name == config.name, (kern.name, config.name)
     name, flags = TABLE_KERNELS[kernel]
     try:
-        compiled = compile_kernel(kern, name, launch, **flags)
+        compiled = compile_kernel(kern, name, launch, table_kernel=kernel, **flags)
         assert ".entry " + name in compiled.asm["ptx"]
         # at the launch's own warps (a shadowed argument once compiled every tuned launch
         # at the plan's, so the one-warp launches the tables hold were never checked)

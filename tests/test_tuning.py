@@ -21,7 +21,7 @@ import torch
 
 from harness import ALL_CASES, Config, Harness, Step, same_bits, snapshot
 from replaygen import load
-from replaygen.emit import GENERATED_DIR, default_configs, orphans
+from replaygen.emit import GENERATED_DIR, default_configs, orphans, table_configs
 from replaygen.errors import ConfigError, TuningError
 from replaygen.plan import decode_is_chunked, launch_constants, plan_tiles
 from replaygen.runtime import device_name
@@ -613,19 +613,6 @@ def test_register_caps_round_trip_and_extend_the_best_verify_and_decode_launches
     assert register_cap_candidates(times, keep=1) == [capped(a, r) for r in (200, 168, 128)]
 
 
-def _committed_configurations(spec) -> dict:
-    """The configurations the committed tables are written for, by name: every default
-    configuration at the ring lengths the suite measures (L = 8, 16, 32), decode-only and
-    speculative (T = 2, 4, 8; verify_folds at 8)."""
-    out = {}
-    for c in default_configs(spec):
-        for L in (8, 16, 32):
-            for T, folds in ((1, False), (2, False), (4, False), (8, False), (8, True)):
-                cfg = dataclasses.replace(c, buffer_length=L, max_drafts=T, verify_folds=folds)
-                out[cfg.name] = cfg
-    return out
-
-
 @pytest.mark.parametrize("variant", available_variants())
 def test_every_tabled_launch_is_the_one_the_runtime_takes(variant, monkeypatch):
     """For each committed entry of a default configuration (at L = 8 / 16 / 32, decode-only
@@ -639,7 +626,7 @@ def test_every_tabled_launch_is_the_one_the_runtime_takes(variant, monkeypatch):
     import replaygen.runtime as runtime
     path = GENERATED_DIR / variant / TUNING_FILE
     table = TuningTable.read(path, variant)
-    known = _committed_configurations(load_variant(variant))
+    known = table_configs(load_variant(variant))
     loaded, checked = {}, set()
     for gpu, name, kernel, batch, launch, _ in table.entries():
         if name not in known:   # (a configuration outside the defaults: e.g. per-step gates)
