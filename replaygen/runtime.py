@@ -660,7 +660,8 @@ class Kernels:
             # value-tile launch of a read copy with tile scales keeps the plan's BV, and one
             # with row scales may retile. Until session 26 this lookup skipped every
             # quantised configuration but the key-chunk decode of a read copy: KDA's and
-            # GLA's read-copy decodes ran the plan's launch whatever the tables said)
+            # GLA's read-copy decodes, and every read copy's fold and conventional
+            # launches, ran the plan's whatever the tables said)
             launch = self.tuning.lookup(self.plan.name, kernel, device_name(device), rows)
             if launch is None and kernel == "verify" and self.plan.VERIFY_FOLDS:
                 # the plain rows' verify is the same kernel as without verify_folds (but
