@@ -323,6 +323,7 @@ class KernelPlan:
     FLUSH_STAGES: int     # ... and of its fused flush's pass over the checkpoint (launch_constants)
     FUSED_FLUSH: bool     # a decode row whose ring fills folds in the decode launch (see below)
     STREAM_FIRST: bool    # the key-chunk decode's stream waits for the cursor only (launch_constants)
+    READ_WORDS: bool      # the value-tile decode reads its read copy in 8-byte words (launch_constants)
     fold_split: int       # otherwise: programs per queued block of the fold launch (see below)
     decode_warps: int
     decode_template: str  # the decode kernel's structure: key chunks or value tiles
@@ -390,6 +391,14 @@ class KernelPlan:
     @property
     def formats(self) -> tuple[StateFormat, ...]:
         return (self.ckpt,) + ((self.read,) if self.read else ())
+
+    @property
+    def vtile_read_words(self) -> bool:
+        """Whether the value-tile decode may read the read copy in 8-byte words
+        (Launch.read_words): rows of whole words whose scales factor out of a row's key
+        sum (FP8 row or tile scales; NVFP4's block scale is one per word), over the whole
+        key block (K a power of two, so BK = K)."""
+        return bool(self.read_word_keys and self.read.scale != "col" and self.BK == self.K)
 
     @property
     def quantized(self) -> StateFormat | None:
@@ -577,7 +586,7 @@ def launch_kind(kernel: str) -> str:
 def launch_constants(plan: "KernelPlan", kernel: str, BV: int, BKT: int | None = None,
                      split: int = 1, stages: int | None = None,
                      separate_flush: bool = False, heads: int = 1,
-                     stream_first: bool = False) -> dict[str, int | bool]:
+                     stream_first: bool = False, read_words: bool = False) -> dict[str, int | bool]:
     """The tl.constexpr arguments that follow from a launch's tiles (the kernels take them
     as arguments, so one module launches with any tiles): for the key-chunked decode
     kernel and the key-chunked verify BV is the value tile DBV (DNV passes cover V) and
@@ -601,7 +610,14 @@ def launch_constants(plan: "KernelPlan", kernel: str, BV: int, BKT: int | None =
     compiler hoists loop-invariant code out of the loop, ahead of the first stream: offline
     sm_90 PTX, session 12). Which is faster depends on the configuration, so
     the tuner tries both (H200, session 12, tables' launches: Mamba-2 Nano fp32 5% faster
-    amortised, GDN fp32 + NVFP4 5% slower: more registers)."""
+    amortised, GDN fp32 + NVFP4 5% slower: more registers). `read_words` (the value-tile
+    decode of a read copy whose rows are whole 8-byte words, plan.vtile_read_words, with
+    its flush in the fold launch: READ_WORDS) takes the non-flush products as the
+    key-chunk decode does, word by word in fp16x2 (formats.read_words_dot2), instead of
+    decoding each element to fp32 and multiplying it per probe (offline sm_90, KDA FP8
+    row [8, 128] at one warp: 358 instructions per tile, ~2.5 of them per element for the
+    e4m3 conversion alone). It needs the flush out of the launch: a flushing row reads
+    the fp32 checkpoint tile, which the word path never forms."""
     kernel = launch_kind(kernel)
     for what, v in (("value tile", BV), ("key chunk", BKT), ("split", split)):
         if v is not None and (isinstance(v, bool) or not isinstance(v, int) or v < 1 or v & (v - 1)):
@@ -666,6 +682,13 @@ def launch_constants(plan: "KernelPlan", kernel: str, BV: int, BKT: int | None =
         raise ConfigError("only the key-chunk decode of scalar decays streams first, not the "
                           f"{kernel} kernel of {plan.name}")
     out["STREAM_FIRST"] = bool(stream_first)
+    if read_words and not (kernel == "replay_decode" and not chunked and plan.vtile_read_words
+                           and not out["FUSED_FLUSH"]):
+        raise ConfigError("only the value-tile decode of a read copy in whole 8-byte words "
+                          "(FP8 row or tile scales, NVFP4; K a power of two) with its flush in "
+                          f"the fold launch reads words, not the {kernel} kernel of {plan.name}"
+                          + (" with its flush fused" if out["FUSED_FLUSH"] else ""))
+    out["READ_WORDS"] = bool(read_words)
     out["BL"] = max(_next_pow2(plan.L), 16) if dot else _next_pow2(plan.L)
     return out
 
@@ -1039,6 +1062,7 @@ def make_plan(deriv: Derivation, config: KernelConfig) -> KernelPlan:
         # decode of an NVFP4 read copy always folds so (_pick_decode_template).
         FUSED_FLUSH=fused_flush,
         STREAM_FIRST=False,   # (tuned per launch: Launch.stream_first)
+        READ_WORDS=False,     # (tuned per launch: Launch.read_words)
         # That fold launch takes the (slot, value head) blocks the decode queued, each
         # split into this many programs (each folds every fold_split-th value tile, and
         # each loads the block's records and decays again). One program per block: at

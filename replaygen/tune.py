@@ -28,7 +28,9 @@ the three best with programs over several value heads of a key
 group (phase 2c, Launch.heads); then, for small batches, splits of each (row, value head) over
 several programs (phase 3); then each batch's decode launches within 1.5x of its best
 (3 to 10 of them) with the flush in a separate fold launch (phase 4,
-Launch.separate_flush); then the two best of those at each batch with that fold launch
+Launch.separate_flush); for the value-tile decode of a read copy in whole 8-byte words,
+the three best of those at each batch with the non-flush products word by word in
+fp16x2 (phase 4b, Launch.read_words); then the two best of those at each batch with that fold launch
 at each warp count (phase 5, Launch.fold_warps), and the two best after that with the
 fold launch's blocks split over 1 to 8 programs (phase 6, Launch.fold_split). What is
 measured: replay_decode amortised per step over a whole flush cycle with staggered rows (both launches when the
@@ -220,15 +222,26 @@ def separate_flush_candidates(times: dict[Launch, dict[int, float]], keep: int =
     return out
 
 
+def read_words_candidates(plan, times: dict[Launch, dict[int, float]], keep: int = 3) -> list[Launch]:
+    """Phase 4b (the value-tile decode of a read copy in whole 8-byte words,
+    plan.vtile_read_words): at each batch the `keep` fastest launches whose flush is in the
+    fold launch, with the non-flush products taken word by word in fp16x2 as the
+    key-chunk decode takes them (Launch.read_words): offline sm_90, the elementwise read
+    of KDA's FP8 row copy was 358 instructions per [8, 128] tile at one warp."""
+    if decode_is_chunked(plan) or not plan.vtile_read_words:
+        return []
+    return _fold_launch_variants(plan, times, keep, "read_words", (True,), unset=False)
+
+
 def _fold_launch_variants(plan, times: dict[Launch, dict[int, float]], keep: int, field: str,
-                          values) -> list[Launch]:
+                          values, unset=None) -> list[Launch]:
     """At each batch the `keep` fastest launches whose flush is separate (Launch.
     separate_flush, or a plan whose decode always leaves it to the fold launch) and whose
-    `field` is unset, with `field` set to each of `values`; those not timed yet."""
+    `field` is `unset`, with `field` set to each of `values`; those not timed yet."""
     batches = sorted({b for t in times.values() for b in t})
     out = []
     for b in batches:
-        measured = {c: t[b] for c, t in times.items() if b in t and getattr(c, field) is None
+        measured = {c: t[b] for c, t in times.items() if b in t and getattr(c, field) == unset
                     and (c.separate_flush or not plan.FUSED_FLUSH)}
         for c in sorted(measured, key=measured.get)[:keep]:
             for v in values:
@@ -380,6 +393,8 @@ def _phases():
             ("phase 3 (value-axis split of the decode)", ("replay_decode",),
              lambda j, t: split_candidates(j.kern.plan, t)),
             ("phase 4 (the decode's flush in a separate launch)", ("replay_decode",), decode_sf),
+            ("phase 4b (a value-tile read copy's words in fp16x2)", ("replay_decode",),
+             lambda j, t: read_words_candidates(j.kern.plan, t)),
             ("phase 5 (the warps of the separate fold launch)", ("replay_decode",),
              lambda j, t: fold_warps_candidates(j.kern.plan, t)),
             ("phase 6 (the split of the separate fold launch's blocks)", ("replay_decode",),
@@ -433,12 +448,12 @@ def table_of(jobs: list[Job], gpu: str, meta: dict, batches) -> dict[str, Tuning
 
 def report(tables: dict[str, TuningTable], log=print) -> None:
     log(f"\n{'configuration':<62} {'kernel':<20} {'batch':>5} {'BV':>3} {'BKT':>3} {'w':>2} {'s':>2} "
-        f"{'sp':>2} {'sf':>2} {'fw':>2} {'fs':>2} {'reg':>3} {'hd':>2} {'1st':>3} {'ms':>9} {'plan ms':>9} {'gain':>6}")
+        f"{'sp':>2} {'sf':>2} {'fw':>2} {'fs':>2} {'reg':>3} {'hd':>2} {'1st':>3} {'wd':>2} {'ms':>9} {'plan ms':>9} {'gain':>6}")
     for t in tables.values():
         for gpu, config, kernel, b, launch, info in t.entries():
             gain = info.get("plan_ms", info["ms"]) / info["ms"]
             log(f"{config:<62} {kernel:<20} {b:>5} {launch.BV:>3} {launch.BKT or '-':>3} {launch.num_warps:>2} "
-                f"{launch.num_stages:>2} {launch.split:>2} {'y' if launch.separate_flush else '-':>2} {launch.fold_warps or '-':>2} {launch.fold_split or '-':>2} {launch.maxnreg or '-':>3} {launch.heads:>2} {'y' if launch.stream_first else '-':>3} {info['ms']:>9.4f} {info.get('plan_ms', float('nan')):>9.4f} "
+                f"{launch.num_stages:>2} {launch.split:>2} {'y' if launch.separate_flush else '-':>2} {launch.fold_warps or '-':>2} {launch.fold_split or '-':>2} {launch.maxnreg or '-':>3} {launch.heads:>2} {'y' if launch.stream_first else '-':>3} {'y' if launch.read_words else '-':>2} {info['ms']:>9.4f} {info.get('plan_ms', float('nan')):>9.4f} "
                 f"{gain:>5.2f}x")
 
 

@@ -48,7 +48,7 @@ SPECULATIVE_KERNELS = ("verify", "verify_fold", "fold", "commit")
 BATCH_BUCKETS = (1, 8, 64, 256, 512)
 ENTRY_KEYS = {"config", "kernel", "batch", "BV", "num_warps", "num_stages"}
 OPTIONAL_KEYS = {"BKT", "split", "separate_flush", "maxnreg", "heads", "fold_warps", "fold_split",
-                 "stream_first"}
+                 "stream_first", "read_words"}
 MAX_SPLIT = 64
 INFO_ORDER = ("ms", "plan_ms")   # as written: a set's order changes from run to run
 INFO_KEYS = frozenset(INFO_ORDER)
@@ -80,7 +80,9 @@ class Launch:
     tile (None: the plan's fold_split). stream_first (the key-chunk decode of scalar
     decays only): nothing before or inside the state stream waits for the records' gates
     (STREAM_FIRST; plan.launch_constants says what changes), which helps some
-    configurations by ~5% and costs others as much (H200, session 12)."""
+    configurations by ~5% and costs others as much (H200, session 12). read_words (the
+    value-tile decode of a read copy, with a separate flush): the non-flush products
+    word by word in fp16x2, as the key-chunk decode takes them (READ_WORDS)."""
 
     BV: int
     num_warps: int
@@ -93,11 +95,12 @@ class Launch:
     fold_warps: int | None = None
     fold_split: int | None = None
     stream_first: bool = False
+    read_words: bool = False
 
     def constants(self, plan, kernel: str) -> dict[str, int | bool]:
         """The tl.constexpr arguments of `kernel` launched so (plan.launch_constants)."""
         return launch_constants(plan, kernel, self.BV, self.BKT, self.split, self.num_stages,
-                                self.separate_flush, self.heads, self.stream_first)
+                                self.separate_flush, self.heads, self.stream_first, self.read_words)
 
     def options(self) -> dict[str, int]:
         """The launch's compile options (Triton's num_warps, num_stages, maxnreg)."""
@@ -124,6 +127,8 @@ class Launch:
             out["fold_split"] = self.fold_split
         if self.stream_first:
             out["stream_first"] = True
+        if self.read_words:
+            out["read_words"] = True
         return out
 
 
@@ -251,7 +256,8 @@ class TuningTable:
                           Launch(e["BV"], e["num_warps"], e["num_stages"], e.get("BKT"),
                                  e.get("split", 1), e.get("separate_flush", False),
                                  e.get("maxnreg"), e.get("heads", 1), e.get("fold_warps"),
-                                 e.get("fold_split"), e.get("stream_first", False)), **info)
+                                 e.get("fold_split"), e.get("stream_first", False),
+                                 e.get("read_words", False)), **info)
         return table
 
     @classmethod
@@ -289,9 +295,10 @@ class TuningTable:
         if "separate_flush" in e and (e["separate_flush"] is not True or e["kernel"] != "replay_decode"):
             self._fail(key, "'separate_flush' is true or absent, and only for replay_decode, got "
                             f"{e['separate_flush']!r} for {e['kernel']!r}")
-        if "stream_first" in e and (e["stream_first"] is not True or e["kernel"] != "replay_decode"):
-            self._fail(key, "'stream_first' is true or absent, and only for replay_decode, got "
-                            f"{e['stream_first']!r} for {e['kernel']!r}")
+        for flag in ("stream_first", "read_words"):
+            if flag in e and (e[flag] is not True or e["kernel"] != "replay_decode"):
+                self._fail(key, f"'{flag}' is true or absent, and only for replay_decode, got "
+                                f"{e[flag]!r} for {e['kernel']!r}")
         r = e.get("maxnreg")
         if "maxnreg" in e and (isinstance(r, bool) or not isinstance(r, int) or not 16 <= r <= 255):
             self._fail(key, f"'maxnreg' must be an integer register count in 16..255, got {r!r}")

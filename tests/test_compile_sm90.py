@@ -185,6 +185,19 @@ def tuned_launches() -> list[tuple]:
 TUNED = tuned_launches()
 
 
+def read_word_configs() -> list[tuple]:
+    """(variant, config) of the default configurations whose value-tile decode can read
+    its read copy in words (Launch.read_words: KDA's and GLA's FP8 and NVFP4 copies): that
+    path's inline PTX compiles only for the GPU, never in the interpreter."""
+    out = []
+    for variant, config in CONFIGS:
+        if config.read_dtype is not None:
+            plan = load_default(variant, config, tuning=False).plan
+            if plan.vtile_read_words and not decode_is_chunked(plan):
+                out.append((variant, config))
+    return out
+
+
 def load_default(variant, config, **options):
     """The kernels of one default configuration, its whole precision configuration
     included (the tuned launches of a read-copy configuration were compiled on the fp32
@@ -267,6 +280,17 @@ def compile_all(workers: int) -> tuple[int, list[str]]:
             spills = [int(n) for n in re.findall(r"(\d+) bytes spill", usage)]
             if not spills or (max(spills) > SPILL_REPORTED and kern.plan.K <= 128):
                 failures.append(f"{kern.name}: {name} spills (or no ptxas report): {usage}")
+    # The value-tile decode reading its read copy in words (fp16x2 products in inline PTX)
+    for variant, config in read_word_configs():
+        kern = load_default(variant, config, tuning=False)
+        bv, _, warps = plan_tiles(kern.plan, "replay_decode")
+        count += 1
+        try:
+            launch = Launch(bv, warps, 1, separate_flush=True, read_words=True)
+            compiled = compile_kernel(kern, "replay_decode_kernel", launch)
+            assert "fma.rn.f16x2" in compiled.asm["ptx"], "no fp16x2 word products"
+        except Exception as exc:  # report every failure, not only the first
+            failures.append(f"{config.name}: replay_decode_kernel reading words: {exc}")
     # The key-chunk decode's checkpoint stream is software-pipelined (cp.async of its
     # [DBV, BKT] fp32 chunks into shared memory) at the launch's num_stages, and not at 1:
     # Triton pipelines a loop without tl.dot only when the loop asks (tl.range with
@@ -327,7 +351,8 @@ def test_default_kernels_compile_for_sm90():
     quantized = sum(c.read_dtype is not None or c.state_dtype in ("fp8", "nvfp4")
                     for _, c in CONFIGS)
     expected = (len(CONFIGS) * (len(KERNELS) - 1) + quantized + len(TUNED)
-                + 4 * len(available_variants()) + 2 * len(CHUNKED_DECODE))
+                + 4 * len(available_variants()) + len(read_word_configs())
+                + 2 * len(CHUNKED_DECODE))
     assert f"compiled {expected} kernels, 0 failed" in stdout, stdout[-2000:]
 
 

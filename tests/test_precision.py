@@ -338,3 +338,59 @@ def test_tuned_value_tile_launches_of_read_copies_are_used(precision, tiles, dev
         h.kern._launches.clear()
         with pytest.raises(ConfigError, match="scale tile"):
             h.kern.launch_args("replay_decode", 3, device)
+
+
+def _restore(state, saved) -> None:
+    """Put a snapshot's tensors back into the pool."""
+    for name in ("checkpoint", "cursor", "drafted"):
+        getattr(state, name).copy_(saved[name])
+    for group in ("ring", "aux"):
+        for n, t in getattr(state, group).items():
+            t.copy_(saved[group][n])
+
+
+@pytest.mark.parametrize("variant,precision", [
+    ("kda", "fp32+fp8row"), ("kda", "fp32+nvfp4"), ("gla", "fp32+fp8tile"), ("gla", "fp32+nvfp4")])
+def test_value_tile_word_products_match_the_elementwise_read(variant, precision, device):
+    """Launch.read_words: the value-tile decode takes its non-flush products from the read
+    copy's 8-byte words in fp16x2 (formats.read_words_dot2 / read_words_dot, as the
+    key-chunk decode does) instead of decoding every element to fp32. From one state and
+    one token (fp32 inputs and outputs, rows at staggered cursors), its outputs against
+    the same launch's elementwise read: within 2e-3 normwise (the interpreter: ~1.2e-4).
+    Both read the same read copy, so what differs is the probes' rounding to fp16 (2^-11
+    relative) and, on the GPU, each word's 8-16 products summed in fp16 (the key-chunk
+    decode's words measured 5e-4 from exact, H200, session 11): far below the read copy's own error
+    against the recurrence (FP8 ~2^-4), which is all the reference comparison can bound
+    (a 1% error in the word sums passes the harness's tolerance and fails here). Then
+    the word launch runs the staggered schedule against the references, flushes in the
+    fold launch included."""
+    import dataclasses
+    from replaygen.tuning import Launch
+    state_dtype, fields = PRECISIONS[precision]
+    cfg = Config(variant, H=1, ratio=2, K=32, V=18, L=3, state_dtype=state_dtype,
+                 record_dtype="bf16", input_dtype="fp32",
+                 optional=ALL_CASES[variant].optional_inputs, **fields)
+    h = Harness(cfg, num_slots=3, device=device, seed=9, check_conventional=False)
+    p = h.kern.plan
+    assert p.vtile_read_words and p.decode_template.startswith("replay_decode_vtiles")
+    plain = Launch(p.BV, 1, 1, separate_flush=True)
+    words = dataclasses.replace(plain, read_words=True)
+    h.kern.forced["replay_decode"] = plain
+    h.run([Step(r) for r in ROWS[:4]])
+    assert len(set(h.cursor)) > 1 and max(h.cursor) > 0, "rows at staggered cursors, with records"
+    saved = snapshot(h.state)
+    inputs, _ = h.make_inputs(3)
+    slots = torch.arange(3, dtype=torch.int32, device=device)
+    outs = []
+    for launch in (plain, words):
+        _restore(h.state, saved)
+        h.kern.forced["replay_decode"] = launch
+        out = torch.full((3, p.HV, p.V), float("nan"), dtype=torch.float32, device=device)
+        h.kern.decode(h.state, slots, out=out, **inputs)
+        outs.append(out.double())
+    assert not torch.isnan(outs[1]).any()
+    diff = float((outs[1] - outs[0]).norm() / outs[0].norm())
+    assert diff <= 2e-3, f"word products off the elementwise read by {diff:.2e} normwise"
+    _restore(h.state, saved)   # (the harness's reference never saw those two steps)
+    h.run([Step(r) for r in ROWS[4:] + ROWS[:3]])
+    assert h.device_flushes >= 3

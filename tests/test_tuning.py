@@ -639,3 +639,56 @@ def test_every_tabled_launch_is_the_one_the_runtime_takes(variant, monkeypatch):
         assert kern._launch(kernel, batch, "cpu")[2] == launch, (name, kernel, batch)
         checked.add(name)
     assert any("__read_" in n for n in checked), "no read-copy entry was checked"
+
+
+def test_read_words_round_trip_and_are_checked(tmp_path):
+    """Launch.read_words: kept by a table; refused for another kernel, for a key-chunk
+    decode, for a read copy that is not in whole words (K = 20, or FP8 column scales), for
+    a decode without a read copy, and with the flush fused (the word path never forms
+    the fp32 checkpoint tile a flushing row folds)."""
+    kda = lambda **o: load("kda", H=1, HV=1, K=32, V=32, L=4, tuning=False, **o).plan   # noqa: E731
+    fp8 = kda(read_dtype="fp8", fp8_scale="row")
+    assert fp8.vtile_read_words and kda(read_dtype="nvfp4").vtile_read_words
+    c = launch_constants(fp8, "replay_decode", 16, separate_flush=True, read_words=True)
+    assert c["READ_WORDS"] is True and c["FUSED_FLUSH"] is False
+    assert launch_constants(fp8, "replay_decode", 16)["READ_WORDS"] is False
+    refused = [(fp8, "replay_decode", {}), (fp8, "fold", {}),
+               (kda(read_dtype="fp8", fp8_scale="col"), "replay_decode", {"separate_flush": True}),
+               (load("kda", H=1, HV=1, K=20, V=32, L=4, tuning=False, read_dtype="nvfp4").plan,
+                "replay_decode", {"separate_flush": True}),
+               (kda(), "replay_decode", {"separate_flush": True}),
+               (load("gdn", H=1, HV=2, K=32, V=32, L=4, tuning=False, read_dtype="nvfp4").plan,
+                "replay_decode", {})]
+    for plan, kernel, extra in refused:
+        bkt = 16 if kernel == "replay_decode" and decode_is_chunked(plan) else None
+        with pytest.raises(ConfigError, match="reads words"):
+            launch_constants(plan, kernel, 16, bkt, read_words=True, **extra)
+    table = TuningTable()
+    table.add("G", "cfg", "replay_decode", 8, Launch(16, 1, 1, separate_flush=True, read_words=True), ms=1.0)
+    path = tmp_path / TUNING_FILE
+    table.write(path, "kda")
+    assert TuningTable.read(path, "kda").lookup("cfg", "replay_decode", "G", 8).read_words is True
+    data = json.loads(path.read_text())
+    data["gpus"]["G"]["entries"][0]["kernel"] = "fold"
+    del data["gpus"]["G"]["entries"][0]["separate_flush"]   # (refused for a fold too)
+    path.write_text(json.dumps(data))
+    with pytest.raises(TuningError, match="'read_words' is true or absent, and only for replay_decode"):
+        TuningTable.read(path, "kda")
+
+
+def test_phase_4b_reads_words_in_the_best_separate_flush_launches():
+    """Phase 4b: at each batch the `keep` fastest decode launches whose flush is separate,
+    each reading the read copy's words (never one already timed, never a fused one);
+    nothing where the value-tile decode cannot read words (no read copy; key chunks)."""
+    from replaygen.tune import read_words_candidates
+    plan = load("kda", H=1, HV=1, K=32, V=32, L=4, tuning=False, read_dtype="nvfp4").plan
+    a, b = Launch(16, 1, 1, separate_flush=True), Launch(16, 2, 3, separate_flush=True)
+    fused = Launch(16, 1, 1)
+    times = {a: {256: 0.20}, b: {256: 0.19}, fused: {256: 0.10}}
+    words = lambda x: dataclasses.replace(x, read_words=True)   # noqa: E731
+    assert read_words_candidates(plan, times, keep=2) == [words(b), words(a)]
+    times[words(b)] = {256: 0.15}
+    assert read_words_candidates(plan, times, keep=2) == [words(a)]
+    for other in (load("kda", H=1, HV=1, K=32, V=32, L=4, tuning=False).plan,
+                  load("gdn", H=1, HV=2, K=32, V=32, L=4, tuning=False, read_dtype="nvfp4").plan):
+        assert read_words_candidates(other, times) == []
