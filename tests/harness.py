@@ -373,6 +373,15 @@ def snapshot(state) -> dict:
                 aux={n: t.clone() for n, t in state.aux.items()})
 
 
+def restore(state, saved) -> None:
+    """Put a snapshot's tensors back into the pool (its inverse: the same state again)."""
+    for name in ("checkpoint", "cursor", "drafted"):
+        getattr(state, name).copy_(saved[name])
+    for group in ("ring", "aux"):
+        for n, t in getattr(state, group).items():
+            t.copy_(saved[group][n])
+
+
 def aux_changed(state, before, slot) -> list[str]:
     """Names of the aux tensors of `slot` that differ (bitwise) from a snapshot's."""
     return [n for n, t in state.aux.items() if not same_bits(t[slot], before["aux"][n][slot])]

@@ -15,7 +15,7 @@ from __future__ import annotations
 import pytest
 import torch
 
-from harness import ALL_CASES, Config, Harness, Step, snapshot, tolerance
+from harness import ALL_CASES, Config, Harness, Step, restore, snapshot, tolerance
 
 PRECISIONS = {   # name -> (state_dtype, Config precision fields)
     "fp32+fp8row": ("fp32", dict(read_dtype="fp8", fp8_scale="row")),
@@ -340,15 +340,6 @@ def test_tuned_value_tile_launches_of_read_copies_are_used(precision, tiles, dev
             h.kern.launch_args("replay_decode", 3, device)
 
 
-def _restore(state, saved) -> None:
-    """Put a snapshot's tensors back into the pool."""
-    for name in ("checkpoint", "cursor", "drafted"):
-        getattr(state, name).copy_(saved[name])
-    for group in ("ring", "aux"):
-        for n, t in getattr(state, group).items():
-            t.copy_(saved[group][n])
-
-
 @pytest.mark.parametrize("variant,precision", [
     ("kda", "fp32+fp8row"), ("kda", "fp32+nvfp4"), ("gla", "fp32+fp8tile"), ("gla", "fp32+nvfp4")])
 def test_value_tile_word_products_match_the_elementwise_read(variant, precision, device):
@@ -383,7 +374,7 @@ def test_value_tile_word_products_match_the_elementwise_read(variant, precision,
     slots = torch.arange(3, dtype=torch.int32, device=device)
     outs = []
     for launch in (plain, words):
-        _restore(h.state, saved)
+        restore(h.state, saved)
         h.kern.forced["replay_decode"] = launch
         out = torch.full((3, p.HV, p.V), float("nan"), dtype=torch.float32, device=device)
         h.kern.decode(h.state, slots, out=out, **inputs)
@@ -391,6 +382,6 @@ def test_value_tile_word_products_match_the_elementwise_read(variant, precision,
     assert not torch.isnan(outs[1]).any()
     diff = float((outs[1] - outs[0]).norm() / outs[0].norm())
     assert diff <= 2e-3, f"word products off the elementwise read by {diff:.2e} normwise"
-    _restore(h.state, saved)   # (the harness's reference never saw those two steps)
+    restore(h.state, saved)   # (the harness's reference never saw those two steps)
     h.run([Step(r) for r in ROWS[4:] + ROWS[:3]])
     assert h.device_flushes >= 3
