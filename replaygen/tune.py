@@ -32,7 +32,7 @@ Launch.separate_flush); for the value-tile decode of a read copy in whole 8-byte
 the three best of those at each batch with the non-flush products word by word in
 fp16x2 (phase 4b, Launch.read_words); then the two best of those at each batch with that fold launch
 at each warp count (phase 5, Launch.fold_warps), and the two best after that with the
-fold launch's blocks split over 1 to 8 programs (phase 6, Launch.fold_split). What is
+fold launch's blocks split over 1 to 32 programs (phase 6, Launch.fold_split). What is
 measured: replay_decode amortised per step over a whole flush cycle with staggered rows (both launches when the
 flush is separate); fold as a flush of L - 1 records; commit (the fold kernel's launch
 for commits; untuned, the fold's) as a commit of T_MAX drafts per row with the rows'
@@ -259,7 +259,9 @@ def fold_warps_candidates(plan, times: dict[Launch, dict[int, float]], keep: int
     return _fold_launch_variants(plan, times, keep, "fold_warps", WARPS)
 
 
-FOLD_SPLITS = (1, 2, 4, 8)
+# 16 and 32: a few large blocks queued (GLA's 512 KiB heads: 64 blocks after a staggered
+# batch-256 step, 2 x 64 programs of the 528 the queued launch holds at split 2)
+FOLD_SPLITS = (1, 2, 4, 8, 16, 32)
 
 
 def fold_split_candidates(plan, times: dict[Launch, dict[int, float]], keep: int = 2) -> list[Launch]:

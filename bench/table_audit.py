@@ -1,0 +1,138 @@
+"""Re-time the tuning tables' entries through the runtime's own lookup, on this GPU.
+
+Usage (on the H200): python bench/table_audit.py --out DIR [--variants gdn,kda,...]
+    [--kernels replay_decode] [--batch 256] [--match SUBSTRING] [--slack 0.10]
+
+A table entry is a claim: "at this batch, on this GPU, the runtime takes this launch and
+it costs `ms`". Serving never re-checks it, and a template change after the sweep can
+make the claim stale without any test noticing (the launch still compiles and computes
+the right answer). For every entry of the default configurations (emit.table_configs) at
+the batch and kernels asked for, this script:
+
+1. loads the configuration with its table and asserts the runtime's launch is the entry's;
+2. times it as `replaygen tune` does (perf.Workload.time_kernel: the same quantity,
+   e.g. replay_decode amortised over a staggered flush cycle), with nothing forced;
+3. times the plan's own launch the same way, in the same run;
+4. for replay_decode, also times the amortised cycle as bench/precision_bench.py and
+   bench/bench_suite.py do (bench/common.bench: triton's do_bench of a captured cycle,
+   fresh N(0, 1) inputs), so a disagreement between the tuner's workload and the
+   benchmarks' shows up as such.
+
+An entry is flagged when the runtime's time is more than --slack above the table's `ms`,
+or when the plan's launch beats it by more than the tuner's margin. Writes DIR/audit.json
+(GPU, versions, date, commit, command, every number) and DIR/audit.md.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from common import bench  # noqa: E402
+import torch  # noqa: E402
+
+from replaygen import load  # noqa: E402
+from replaygen.emit import GENERATED_DIR, table_configs  # noqa: E402
+from replaygen.perf import Timer, Workload, environment, require_cuda  # noqa: E402
+from replaygen.plan import plan_tiles  # noqa: E402
+from replaygen.runtime import device_name  # noqa: E402
+from replaygen.spec import load_variant  # noqa: E402
+from replaygen.tune import DEFAULT_STAGES, MARGIN  # noqa: E402
+from replaygen.tuning import TUNING_FILE, Launch, TuningTable  # noqa: E402
+
+VARIANTS = ("mamba2", "gdn", "kda", "gla")
+
+
+def audit_entry(kern, kernel: str, batch: int, launch: Launch, table_ms: float,
+                timer: Timer, device) -> dict:
+    taken = kern._launch(kernel, batch, device)[2]
+    assert taken == launch, f"{kern.name} {kernel} @ {batch}: runtime takes {taken}, table holds {launch}"
+    work = Workload(kern, batch, device)
+    row = {"config": kern.name, "kernel": kernel, "batch": batch, "launch": str(launch),
+           "table_ms": table_ms}
+    row["runtime_ms"] = work.time_kernel(timer, kernel, batch)
+    bv, bkt, warps = plan_tiles(kern.plan, kernel)
+    kern.forced[kernel] = Launch(bv, warps, DEFAULT_STAGES, bkt)
+    row["plan_ms"] = work.time_kernel(timer, kernel, batch)
+    del kern.forced[kernel]
+    if kernel == "replay_decode":
+        # the benchmarks' way: a captured whole cycle under do_bench, fresh inputs
+        work.staggered()()
+        gen = torch.Generator(device=device).manual_seed(11)
+        for t in work.inputs.values():
+            t.copy_(torch.randn(t.shape, generator=gen, device=device).to(t.dtype))
+        row["bench_ms"] = bench(lambda: work.cycle(batch), steps=kern.plan.L)
+    del work
+    torch.cuda.empty_cache()
+    return row
+
+
+def markdown(report: dict, slack: float) -> str:
+    lines = [f"# Tuning-table audit ({report['gpu']}, {report['date']}, commit {report['commit']})",
+             "", f"`{report['command']}`", "",
+             "ms per step (replay_decode: amortised over a staggered flush cycle). runtime: the "
+             "table's launch taken by the runtime, timed as the tuner times; plan: the plan's "
+             "launch, same run; bench: the runtime's launch timed as the benchmarks time it.", "",
+             "| config | kernel | batch | launch | table ms | runtime ms | plan ms | bench ms | flag |",
+             "|---|---|---|---|---|---|---|---|---|"]
+    for r in report["rows"]:
+        bench_ms = f"{r['bench_ms']:.4f}" if "bench_ms" in r else ""
+        lines.append(f"| {r['config']} | {r['kernel']} | {r['batch']} | {r['launch']} | "
+                     f"{r['table_ms']:.4f} | {r['runtime_ms']:.4f} | {r['plan_ms']:.4f} | "
+                     f"{bench_ms} | {r['flag']} |")
+    lines += ["", f"flag: `stale` when runtime ms > (1 + {slack}) x table ms; `plan` when the "
+              f"plan's launch is more than {MARGIN:.0%} faster than the table's."]
+    return "\n".join(lines) + "\n"
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--out", type=Path, required=True)
+    ap.add_argument("--variants", default=",".join(VARIANTS))
+    ap.add_argument("--kernels", default="replay_decode")
+    ap.add_argument("--batch", type=int, default=256)
+    ap.add_argument("--match", default="", help="only configurations whose name contains this")
+    ap.add_argument("--slack", type=float, default=0.10)
+    ap.add_argument("--gpu", default=None, help="the table's GPU name (default: this GPU's)")
+    ap.add_argument("--list", action="store_true", help="list the entries, time nothing (no GPU)")
+    args = ap.parse_args(argv)
+    device = None if args.list else require_cuda("table_audit")
+    gpu = args.gpu or device_name(device)
+    timer = None if args.list else Timer(device)
+    kernels = args.kernels.split(",")
+    report = dict(environment(["bench/table_audit.py"] + sys.argv[1:]), rows=[])
+    t0 = time.perf_counter()
+    for variant in args.variants.split(","):
+        path = GENERATED_DIR / variant / TUNING_FILE
+        known = table_configs(load_variant(variant))
+        for g, name, kernel, batch, launch, info in TuningTable.read(path, variant).entries():
+            if (g != gpu or batch != args.batch or kernel not in kernels or name not in known
+                    or args.match not in name):
+                continue
+            ms = info["ms"]
+            if args.list:
+                print(f"{name} {kernel} {batch}: {launch} {ms:.4f} ms")
+                continue
+            kern = load(variant, tuning=path, **known[name].load_options())
+            row = audit_entry(kern, kernel, batch, launch, ms, timer, device)
+            row["flag"] = ("stale" if row["runtime_ms"] > (1 + args.slack) * ms else
+                           "plan" if row["plan_ms"] * (1 + MARGIN) < row["runtime_ms"] else "")
+            report["rows"].append(row)
+            print(f"{name} {kernel} {batch}: table {ms:.4f} runtime {row['runtime_ms']:.4f} "
+                  f"plan {row['plan_ms']:.4f} bench {row.get('bench_ms', float('nan')):.4f} "
+                  f"{row['flag']}", flush=True)
+    if args.list:
+        return 0
+    report["seconds"] = round(time.perf_counter() - t0, 1)
+    args.out.mkdir(parents=True, exist_ok=True)
+    (args.out / "audit.json").write_text(json.dumps(report, indent=1) + "\n")
+    (args.out / "audit.md").write_text(markdown(report, args.slack))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
