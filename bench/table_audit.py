@@ -1,7 +1,8 @@
 """Re-time the tuning tables' entries through the runtime's own lookup, on this GPU.
 
 Usage (on the H200): python bench/table_audit.py --out DIR [--variants gdn,kda,...]
-    [--kernels replay_decode] [--batch 256] [--match SUBSTRING] [--slack 0.10]
+    [--kernels replay_decode] [--batches 256] [--match SUBSTRING] [--slack 0.10]
+The entries it would time, without a GPU: add `--list --gpu "NVIDIA H200"`.
 
 A table entry is a claim: "at this batch, on this GPU, the runtime takes this launch and
 it costs `ms`". Serving never re-checks it, and a template change after the sweep can
@@ -52,7 +53,7 @@ def audit_entry(kern, kernel: str, batch: int, launch: Launch, table_ms: float,
     taken = kern._launch(kernel, batch, device)[2]
     assert taken == launch, f"{kern.name} {kernel} @ {batch}: runtime takes {taken}, table holds {launch}"
     work = Workload(kern, batch, device)
-    row = {"config": kern.name, "kernel": kernel, "batch": batch, "launch": str(launch),
+    row = {"config": kern.name, "kernel": kernel, "batch": batch, "launch": launch.as_dict(),
            "table_ms": table_ms}
     row["runtime_ms"] = work.time_kernel(timer, kernel, batch)
     bv, bkt, warps = plan_tiles(kern.plan, kernel)
@@ -80,8 +81,9 @@ def markdown(report: dict, slack: float) -> str:
              "| config | kernel | batch | launch | table ms | runtime ms | plan ms | bench ms | flag |",
              "|---|---|---|---|---|---|---|---|---|"]
     for r in report["rows"]:
+        launch = " ".join(f"{k}={v}" for k, v in r["launch"].items())
         bench_ms = f"{r['bench_ms']:.4f}" if "bench_ms" in r else ""
-        lines.append(f"| {r['config']} | {r['kernel']} | {r['batch']} | {r['launch']} | "
+        lines.append(f"| {r['config']} | {r['kernel']} | {r['batch']} | {launch} | "
                      f"{r['table_ms']:.4f} | {r['runtime_ms']:.4f} | {r['plan_ms']:.4f} | "
                      f"{bench_ms} | {r['flag']} |")
     lines += ["", f"flag: `stale` when runtime ms > (1 + {slack}) x table ms; `plan` when the "
@@ -94,7 +96,7 @@ def main(argv=None) -> int:
     ap.add_argument("--out", type=Path, required=True)
     ap.add_argument("--variants", default=",".join(VARIANTS))
     ap.add_argument("--kernels", default="replay_decode")
-    ap.add_argument("--batch", type=int, default=256)
+    ap.add_argument("--batches", default="256", help="batch buckets, comma-separated")
     ap.add_argument("--match", default="", help="only configurations whose name contains this")
     ap.add_argument("--slack", type=float, default=0.10)
     ap.add_argument("--gpu", default=None, help="the table's GPU name (default: this GPU's)")
@@ -104,18 +106,20 @@ def main(argv=None) -> int:
     gpu = args.gpu or device_name(device)
     timer = None if args.list else Timer(device)
     kernels = args.kernels.split(",")
-    report = dict(environment(["bench/table_audit.py"] + sys.argv[1:]), rows=[])
+    batches = {int(b) for b in args.batches.split(",")}
+    report = dict(environment(argv), rows=[])
+    report["command"] = "python bench/table_audit.py " + " ".join(sys.argv[1:] if argv is None else argv)
     t0 = time.perf_counter()
     for variant in args.variants.split(","):
         path = GENERATED_DIR / variant / TUNING_FILE
         known = table_configs(load_variant(variant))
         for g, name, kernel, batch, launch, info in TuningTable.read(path, variant).entries():
-            if (g != gpu or batch != args.batch or kernel not in kernels or name not in known
+            if (g != gpu or batch not in batches or kernel not in kernels or name not in known
                     or args.match not in name):
                 continue
             ms = info["ms"]
             if args.list:
-                print(f"{name} {kernel} {batch}: {launch} {ms:.4f} ms")
+                print(f"{name} {kernel} {batch}: {launch.as_dict()} {ms:.4f} ms")
                 continue
             kern = load(variant, tuning=path, **known[name].load_options())
             row = audit_entry(kern, kernel, batch, launch, ms, timer, device)

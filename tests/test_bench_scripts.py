@@ -120,3 +120,25 @@ def test_fold_probe_imports_and_its_cases_are_launches():
     for L, t_max, bv, warps, stages in probe.CASES:
         kern = load("gdn", H=1, HV=2, K=32, V=128, L=L, max_drafts=t_max, tuning=False)
         assert launch_constants(kern.plan, "fold", bv)["BV"] == bv
+
+
+def test_table_audit_lists_the_entries_the_runtime_takes_and_tabulates(tmp_path, capsys):
+    """bench/table_audit.py --list (no GPU): one line per tabled decode entry of a default
+    configuration at the batches asked for (that each is the runtime's launch there is
+    test_tuning's; the audit asserts it again before timing), and the report's table
+    from a synthetic row."""
+    from replaygen.emit import table_configs
+    from replaygen.spec import load_variant
+    ta = _load("table_audit")
+    assert ta.main(["--out", str(tmp_path), "--list", "--gpu", "NVIDIA H200", "--variants",
+                    "gla,kda", "--batches", "1,256", "--match", "__L16__"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    known = {**table_configs(load_variant("gla")), **table_configs(load_variant("kda"))}
+    assert lines and all(line.split()[0] in known and "__L16__" in line for line in lines)
+    assert {line.split()[2] for line in lines} == {"1:", "256:"}
+    assert any(line.startswith("kda__") and "read_nvfp4" in line for line in lines)
+    row = {"config": "c", "kernel": "replay_decode", "batch": 256, "launch": {"BV": 16, "split": 2},
+           "table_ms": 0.185, "runtime_ms": 0.291, "plan_ms": 0.272, "bench_ms": 0.292,
+           "flag": "stale"}
+    md = ta.markdown({"gpu": "G", "date": "d", "commit": "x", "command": "cmd", "rows": [row]}, 0.1)
+    assert "| c | replay_decode | 256 | BV=16 split=2 | 0.1850 | 0.2910 | 0.2720 | 0.2920 | stale |" in md
