@@ -43,7 +43,7 @@ from replaygen.plan import plan_tiles  # noqa: E402
 from replaygen.runtime import device_name  # noqa: E402
 from replaygen.spec import load_variant  # noqa: E402
 from replaygen.tune import DEFAULT_STAGES, MARGIN  # noqa: E402
-from replaygen.tuning import TUNING_FILE, Launch, TuningTable  # noqa: E402
+from replaygen.tuning import STALE, TUNING_FILE, Launch, TuningTable  # noqa: E402
 
 VARIANTS = ("mamba2", "gdn", "kda", "gla")
 
@@ -98,7 +98,7 @@ def main(argv=None) -> int:
     ap.add_argument("--kernels", default="replay_decode")
     ap.add_argument("--batches", default="256", help="batch buckets, comma-separated")
     ap.add_argument("--match", default="", help="only configurations whose name contains this")
-    ap.add_argument("--slack", type=float, default=0.10)
+    ap.add_argument("--slack", type=float, default=round(STALE - 1, 6))
     ap.add_argument("--gpu", default=None, help="the table's GPU name (default: this GPU's)")
     ap.add_argument("--list", action="store_true", help="list the entries, time nothing (no GPU)")
     args = ap.parse_args(argv)

@@ -17,7 +17,10 @@ row's ring fills, so every row folds), amortised (a whole flush cycle of L launc
 row i at ring position i mod L, so every launch mixes flushing and non-flushing rows,
 divided by L), baselines (external conventional kernels), speedup (conventional /
 amortised), speedup_vs_best (the fastest conventional kernel, ours or external, over
-amortised), bandwidth in bytes/s and as a fraction of the copy bandwidth.
+amortised), bandwidth in bytes/s and as a fraction of the copy bandwidth;
+tabled_amortised, where the tuning table has an entry for the decode at exactly this batch
+(the amortised time its sweep recorded), and a note when the row measured more than
+tuning.STALE times it (the entry has gone stale since its sweep).
 """
 from __future__ import annotations
 
@@ -144,6 +147,7 @@ def run_suite(args, log=print, progress=None) -> dict:
                                                                   args.eager, notes)
                     r.update(conventional[rows_])
                     r.update(work.time_replay(timer, rows_))
+                    _check_against_table(kern, gpu, r, notes)
                     if args.eager:
                         for k, v in work.time_replay(timer, rows_, graph=False).items():
                             r[k + "_eager"] = v
@@ -190,6 +194,21 @@ def _conventional_times(kern, work, rows, found, timer, eager, notes) -> dict:
             notes.append(f"{where} failed: {entry['error']}")
         c["baselines"][b.name] = entry
     return c
+
+
+def _check_against_table(kern, gpu: str, r: dict, notes: list[str]) -> None:
+    """The row's amortised time against what the tuning table recorded for its decode
+    launch at this batch (the same quantity, timed the same way): `tabled_amortised`, and
+    a note when the entry has gone stale (tuning.STALE)."""
+    from .tuning import STALE
+    info = kern.tuning.recorded(kern.name, "replay_decode", gpu, r["batch"]) if kern.tuning else None
+    if info is None or not r.get("amortised"):
+        return
+    r["tabled_amortised"] = info["ms"]
+    if r["amortised"] > STALE * info["ms"]:
+        notes.append(f"{kern.name} batch {r['batch']}: amortised {r['amortised']:.4f} ms, its "
+                     f"tuning entry recorded {info['ms']:.4f}: stale, re-tune it "
+                     f"(bench/table_audit.py)")
 
 
 def derive_ratios(r: dict, copy_bps: float) -> None:

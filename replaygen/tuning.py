@@ -54,6 +54,11 @@ INFO_ORDER = ("ms", "plan_ms")   # as written: a set's order changes from run to
 INFO_KEYS = frozenset(INFO_ORDER)
 MAX_WARPS = 32        # Triton's limit (1024 threads)
 MAX_STAGES = 8
+# An entry whose launch now measures more than this much slower than its recorded `ms`
+# has gone stale (a template change since its sweep; GLA's fp32 decode entries of
+# 2026-12-01 were 1.2-1.6x slower by 2026-12-04): `replaygen bench` notes it and
+# bench/table_audit.py flags it. Run-to-run medians differ by ~1-3% (bench/NOTES.md).
+STALE = 1.10
 MAX_FOLD_SPLIT = 64   # value tiles of a fold (V / BV, at most 64 for V <= 1024 and BV >= 16)
 
 
@@ -190,6 +195,14 @@ class TuningTable:
             return None
         i = bisect_right([b for b, _, _ in entries], rows) - 1
         return entries[max(i, 0)][1]
+
+    def recorded(self, config: str, kernel: str, gpu: str | None, batch: int) -> dict | None:
+        """What the sweep measured for the entry at exactly `batch` (its info: ms, plan_ms),
+        or None: the claim a later timing of the same launch can be held to (STALE)."""
+        for b, _, info in self._rows.get((config, kernel, gpu), ()):
+            if b == batch:
+                return info
+        return None
 
     def gpus(self) -> list[str]:
         return sorted({g for _, _, g in self._rows} | set(self.meta))

@@ -229,3 +229,29 @@ def test_precompile_workers(device):
     assert perf.precompile(tasks, 2, lines.append) == 0, lines
     broken = [("gdn", {**dims, "K": 0}, [("fold", None)], (1,), device)]
     assert perf.precompile(broken, 2, lines.append) == 1 and "ConfigError" in lines[-1]
+
+
+def test_the_suite_holds_each_row_to_its_table_entry():
+    """A suite row's amortised time against the decode entry the table recorded at that
+    exact batch (TuningTable.recorded; lookup's bucket rule does not apply: a batch-8
+    entry says nothing about batch 9): noted as stale past tuning.STALE, as GLA's fp32
+    decode entries were (0.185 ms recorded, 0.291 measured on 2026-12-04)."""
+    from types import SimpleNamespace
+    from replaygen.tuning import STALE, Launch
+    table = TuningTable()
+    table.add("G", "cfg", "replay_decode", 8, Launch(16, 4, 3), ms=0.185, plan_ms=0.19)
+    assert table.recorded("cfg", "replay_decode", "G", 8)["ms"] == 0.185
+    assert table.recorded("cfg", "replay_decode", "G", 9) is None
+    assert table.lookup("cfg", "replay_decode", "G", 9) == Launch(16, 4, 3)
+    assert table.recorded("cfg", "fold", "G", 8) is None and table.recorded("cfg", "replay_decode", "H", 8) is None
+    kern = SimpleNamespace(name="cfg", tuning=table)
+    for measured, stale in ((0.291, True), (0.185 * STALE * 0.99, False), (0.15, False)):
+        notes, row = [], {"batch": 8, "amortised": measured}
+        B._check_against_table(kern, "G", row, notes)
+        assert row["tabled_amortised"] == 0.185
+        assert bool(notes) == stale and all("stale" in n and "cfg batch 8" in n for n in notes)
+    notes, row = [], {"batch": 64, "amortised": 1.0}
+    B._check_against_table(kern, "G", row, notes)
+    assert notes == [] and "tabled_amortised" not in row
+    B._check_against_table(SimpleNamespace(name="cfg", tuning=None), "G", row, notes)
+    assert notes == []
