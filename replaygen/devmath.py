@@ -9,6 +9,8 @@ libdevice (an LLVM intrinsic, not inline assembly, so the compiler still schedul
 folds it), its error measured against float64 on the GPU (tests/test_devmath.py); in the
 Triton interpreter, which runs no libdevice, it is Triton's own tl.exp / tl.log, so the
 interpreter tests check the formulas and the GPU tests check the approximation.
+One memory hint lives here too, `prefetch_l2`: compiled, inline PTX (there is no
+intrinsic for it in Triton); in the interpreter, which has no cache, nothing.
 """
 import os
 
@@ -45,3 +47,15 @@ def log(x):
         return libdevice.fast_logf(x)
     else:
         return tl.log(x)
+
+
+@triton.jit
+def prefetch_l2(ptrs):
+    """Ask L2 for the 128-byte lines holding `ptrs` (any pointer tensor, every address
+    valid): `prefetch.global.L2`, a hint with no result, so nothing waits for it and
+    ptxas has no register to save by sinking it (it sank a hand prefetch into registers
+    behind the work it was meant to overlap: session 13). The later loads of those lines
+    hit L2 instead of DRAM. Interpreter: nothing."""
+    if _NATIVE:
+        tl.inline_asm_elementwise("prefetch.global.L2 [$1];\n\tmov.u32 $0, 0;", "=r,l", [ptrs],
+                                  dtype=tl.int32, is_pure=False, pack=1)

@@ -219,6 +219,12 @@ class StateFormat:
     scale_bcast: str = ""
     amax: str = ""
 
+    @property
+    def line_elems(self) -> int:
+        """Elements of a plain copy in one 128-byte cache line (the L2 prefetch of a
+        value-tile decode that streams first touches one element per line)."""
+        return 128 // {"fp32": 4, "fp16": 2, "bf16": 2}[self.dtype]
+
 
 FP8_REDUCE = {   # granularity -> (|x| reduced to the scale's shape, broadcast back)
     "row": ("tl.max(tl.abs(x_q), axis=1)", "[:, None]"),
@@ -322,7 +328,7 @@ class KernelPlan:
     STREAM_STAGES: int    # software-pipeline depth of the key-chunk decode's chunk streams (see below)
     FLUSH_STAGES: int     # ... and of its fused flush's pass over the checkpoint (launch_constants)
     FUSED_FLUSH: bool     # a decode row whose ring fills folds in the decode launch (see below)
-    STREAM_FIRST: bool    # the key-chunk decode's stream waits for the cursor only (launch_constants)
+    STREAM_FIRST: bool    # the decode's stream goes before its head-level work (streams_first)
     READ_WORDS: bool      # the value-tile decode reads its read copy in 8-byte words (launch_constants)
     fold_split: int       # otherwise: programs per queued block of the fold launch (see below)
     decode_warps: int
@@ -558,6 +564,19 @@ def decode_is_chunked(plan: "KernelPlan") -> bool:
     return plan.decode_template == KEY_CHUNKS
 
 
+def streams_first(plan: "KernelPlan") -> bool:
+    """Whether the decode can stream first (Launch.stream_first, STREAM_FIRST): the
+    key-chunk decode of scalar decays issues its stream before the records' decays; the
+    value-tile decode of a plain checkpoint (no read copy, not quantised) prefetches its
+    program's first value tile into L2 right after the slot load, before the cursor,
+    records and head-level work whose end the software-pipelined tile loop's first loads
+    wait for (offline sm_90 SASS, GLA at batch 1: the first cp.async at instruction 513
+    of 960, after ~400 of head work; the hand prefetch it replaced went first)."""
+    if decode_is_chunked(plan):
+        return not plan.channel_gate
+    return plan.stream.kind == "plain"
+
+
 def plan_tiles(plan: "KernelPlan", kernel: str) -> tuple[int, int | None, int]:
     """The plan's own launch of `kernel` (replay_decode, fold, conventional_decode,
     verify, verify_fold, commit) as (value tile, key chunk or None, num_warps): the fallback of
@@ -601,7 +620,9 @@ def launch_constants(plan: "KernelPlan", kernel: str, BV: int, BKT: int | None =
     (STREAM_STAGES); `separate_flush` (decode only) leaves full rings to a fold launch
     (FUSED_FLUSH false); `heads` (the key-chunked verify only) is the number of value heads
     of one key group a program serves (HPP), sharing its key-level work: a divisor of
-    GROUP. `stream_first` (the key-chunk decode of scalar decays only: STREAM_FIRST) issues
+    GROUP. `stream_first` (decodes where streams_first(plan) holds: STREAM_FIRST), in the
+    value-tile decode, prefetches the program's first value tile into L2 before the cursor
+    (streams_first); in the key-chunk decode of scalar decays it issues
     the state stream's first loads once the cursor has arrived, before the records' gates
     and their decays: the checkpoint's decay and the records' decays are scalars per row,
     applied to the stream's sums after it. Without it the stream also waits for the
@@ -678,9 +699,9 @@ def launch_constants(plan: "KernelPlan", kernel: str, BV: int, BKT: int | None =
     out["FLUSH_STAGES"] = flush_stages(out["STREAM_STAGES"])
     # (a plan whose decode never folds in its own launch keeps that for every launch)
     out["FUSED_FLUSH"] = plan.FUSED_FLUSH and not separate_flush
-    if stream_first and not (kernel == "replay_decode" and chunked and not plan.channel_gate):
-        raise ConfigError("only the key-chunk decode of scalar decays streams first, not the "
-                          f"{kernel} kernel of {plan.name}")
+    if stream_first and not (kernel == "replay_decode" and streams_first(plan)):
+        raise ConfigError("only the key-chunk decode of scalar decays and the value-tile decode "
+                          f"of a plain checkpoint stream first, not the {kernel} kernel of {plan.name}")
     out["STREAM_FIRST"] = bool(stream_first)
     if read_words and not (kernel == "replay_decode" and not chunked and plan.vtile_read_words
                            and not out["FUSED_FLUSH"]):

@@ -19,8 +19,8 @@ the key-chunked decode kernel [DBV, BKT] chunks with DBV in {16, 32, 64, 128} an
 {16, 32, 64, 128}; num_warps in {1, 2, 4, 8} keeping 8..64 (chunks: 16..64; 16..128 for
 the verify and for a read copy's words) tile elements per thread (fewer leaves threads
 idle, more spills registers: the 2026-11-29 sweeps in bench/results/); for the key-chunk
-decode of scalar decays, the three best of those with the stream first (phase 1b,
-Launch.stream_first); num_stages 3 (Triton's default) first, then 1 and 2 for the two best (BV, warps) of the kernels that stream tiles
+decode of scalar decays and the value-tile decode of a plain checkpoint, the three best
+of those with the stream first (phase 1b, Launch.stream_first); num_stages 3 (Triton's default) first, then 1 and 2 for the two best (BV, warps) of the kernels that stream tiles
 through a loop (replay_decode, fold: the conventional kernel has no loop, so stages
 change nothing there); for the verify and the decode, the two best under the register
 caps that fit 9, 10, 12 and 16 warps per SM (phase 2b, Launch.maxnreg); for the verify,
@@ -50,7 +50,7 @@ from pathlib import Path
 
 from .errors import ConfigError
 from .plan import (_next_pow2, decode_is_chunked, decode_splits, launch_constants, launch_kind,
-                   plan_tiles, verify_is_chunked)
+                   plan_tiles, streams_first, verify_is_chunked)
 from .tuning import DECODE_KERNELS, SPECULATIVE_KERNELS, TUNING_FILE, Launch, TuningTable
 
 BLOCK_VS = (8, 16, 32, 64)
@@ -171,12 +171,14 @@ def _variants(times: dict[Launch, dict[int, float]], keep: int, field: str, defa
 
 
 def stream_first_candidates(plan, times: dict[Launch, dict[int, float]], keep: int = 3) -> list[Launch]:
-    """Phase 1b (the key-chunk decode of scalar decays): the `keep` best launches of phase 1
-    with their stream issued before the records' decays (Launch.stream_first): a dependent
-    memory round trip less before a program's stream, at some registers (launch_constants).
-    H200, session 12, the committed launches streaming first: Mamba-2 Nano fp32 5% faster
-    amortised, GDN fp32 + NVFP4 5% slower."""
-    if not (decode_is_chunked(plan) and not plan.channel_gate):
+    """Phase 1b (decodes that can stream first, plan.streams_first): the `keep` best
+    launches of phase 1 with their stream first (Launch.stream_first). Key chunks of
+    scalar decays: the stream issued before the records' decays, a dependent memory round
+    trip less before it, at some registers (launch_constants; H200, session 12, the
+    committed launches streaming first: Mamba-2 Nano fp32 5% faster amortised, GDN fp32 +
+    NVFP4 5% slower). Value tiles of a plain checkpoint: the first tile prefetched into L2
+    while the head-level work runs (untimed when written, session 27)."""
+    if not streams_first(plan):
         return []
     return _variants(times, keep, "stream_first", False, (True,))
 

@@ -82,10 +82,12 @@ class Launch:
     took the amortised step from 0.163 to 0.151 ms; bench/results/session8-2026-12-01/).
     fold_split (decode only, with a separate flush): the programs that share one queued
     (slot, value head) block of that fold launch, each folding every fold_split-th value
-    tile (None: the plan's fold_split). stream_first (the key-chunk decode of scalar
-    decays only): nothing before or inside the state stream waits for the records' gates
-    (STREAM_FIRST; plan.launch_constants says what changes), which helps some
-    configurations by ~5% and costs others as much (H200, session 12). read_words (the
+    tile (None: the plan's fold_split). stream_first (plan.streams_first: the key-chunk
+    decode of scalar decays, where nothing before or inside the state stream then waits
+    for the records' gates, which helps some configurations by ~5% and costs others as
+    much (H200, session 12); the value-tile decode of a plain checkpoint, whose program's
+    first tile is then prefetched into L2 before the cursor; STREAM_FIRST,
+    plan.launch_constants says what changes). read_words (the
     value-tile decode of a read copy, with a separate flush): the non-flush products
     word by word in fp16x2, as the key-chunk decode takes them (READ_WORDS)."""
 

@@ -34,7 +34,7 @@ from triton.backends.compiler import GPUTarget  # noqa: E402
 from triton.compiler import ASTSource  # noqa: E402
 
 from replaygen.emit import GENERATED_DIR, default_configs, table_configs  # noqa: E402
-from replaygen.plan import decode_is_chunked, launch_constants, plan_tiles  # noqa: E402
+from replaygen.plan import decode_is_chunked, launch_constants, plan_tiles, streams_first  # noqa: E402
 from replaygen.runtime import commit_move_warps, load  # noqa: E402
 from replaygen.spec import available_variants, load_variant  # noqa: E402
 from replaygen.tuning import TUNING_FILE, Launch, TuningTable  # noqa: E402
@@ -291,6 +291,21 @@ def compile_all(workers: int) -> tuple[int, list[str]]:
             assert "fma.rn.f16x2" in compiled.asm["ptx"], "no fp16x2 word products"
         except Exception as exc:  # report every failure, not only the first
             failures.append(f"{config.name}: replay_decode_kernel reading words: {exc}")
+    # The value-tile decode streaming first (Launch.stream_first, plain checkpoints: KDA,
+    # GLA by default): its first tile's L2 prefetch is issued before the tile loop's first
+    # cp.async, which waits for the head-level work (plan.streams_first; inline PTX, so
+    # only a GPU compile checks it)
+    for variant in ("kda", "gla"):
+        kern = load(variant, config=load_variant(variant).configs[0].name, tuning=False)
+        bv, _, warps = plan_tiles(kern.plan, "replay_decode")
+        count += 1
+        try:
+            assert streams_first(kern.plan) and not decode_is_chunked(kern.plan)
+            ptx = compile_kernel(kern, "replay_decode_kernel", Launch(bv, warps, 3, stream_first=True)).asm["ptx"]
+            assert "prefetch.global.L2" in ptx, "no L2 prefetch"
+            assert ptx.index("prefetch.global.L2") < ptx.index("cp.async"), "the prefetch after the stream"
+        except Exception as exc:  # report every failure, not only the first
+            failures.append(f"{kern.name}: replay_decode_kernel streaming first: {exc}")
     # The key-chunk decode's checkpoint stream is software-pipelined (cp.async of its
     # [DBV, BKT] fp32 chunks into shared memory) at the launch's num_stages, and not at 1:
     # Triton pipelines a loop without tl.dot only when the loop asks (tl.range with

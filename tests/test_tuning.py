@@ -23,7 +23,7 @@ from harness import ALL_CASES, Config, Harness, Step, same_bits, snapshot
 from replaygen import load
 from replaygen.emit import GENERATED_DIR, default_configs, orphans, table_configs
 from replaygen.errors import ConfigError, TuningError
-from replaygen.plan import decode_is_chunked, launch_constants, plan_tiles
+from replaygen.plan import decode_is_chunked, launch_constants, plan_tiles, streams_first
 from replaygen.runtime import device_name
 from replaygen.spec import available_variants, load_variant
 from replaygen.tune import split_candidates
@@ -103,15 +103,20 @@ def test_value_tiles_of_tile_scaled_copies_are_the_scale_tile(read, scale):
 
 
 def test_stream_first_round_trips_and_is_checked(tmp_path):
-    """Launch.stream_first: kept by a table, refused for another kernel and for a decode
-    that does not stream key chunks of scalar decays."""
+    """Launch.stream_first: kept by a table; taken by the key-chunk decode of scalar decays
+    and the value-tile decode of a plain checkpoint (fp32, or fp16 with stochastic
+    rounding); refused for another kernel, for key chunks of per-channel decays and for a
+    value-tile decode that reads a read copy or a quantised checkpoint."""
     gdn = load("gdn", H=1, HV=2, K=16, V=32, L=4, tuning=False).plan
     assert launch_constants(gdn, "replay_decode", 16, 8, stream_first=True)["STREAM_FIRST"] is True
     assert launch_constants(gdn, "replay_decode", 16, 8)["STREAM_FIRST"] is False
-    for plan, kernel in ((gdn, "fold"), (load("kda", H=1, HV=1, K=16, V=32, L=4, tuning=False,
-                                              decode_structure="kchunks").plan, "replay_decode"),
-                         (load("kda", H=1, HV=1, K=16, V=32, L=4, tuning=False).plan, "replay_decode")):
-        with pytest.raises(ConfigError, match="streams first"):
+    kda = lambda **o: load("kda", H=1, HV=1, K=16, V=32, L=4, tuning=False, **o).plan   # noqa: E731
+    for plan in (kda(), kda(state_dtype="fp16", stochastic=True)):
+        assert launch_constants(plan, "replay_decode", 16, stream_first=True)["STREAM_FIRST"] is True
+    for plan, kernel in ((gdn, "fold"), (kda(decode_structure="kchunks"), "replay_decode"),
+                         (kda(), "fold"), (kda(read_dtype="nvfp4"), "replay_decode"),
+                         (kda(state_dtype="fp8"), "replay_decode")):
+        with pytest.raises(ConfigError, match="stream first"):
             launch_constants(plan, kernel, 16, 8 if kernel == "replay_decode" and decode_is_chunked(plan)
                              else None, stream_first=True)
     table = TuningTable()
@@ -344,7 +349,9 @@ def test_tuned_launches_match_the_reference(variant, structure, chunked, device)
     fill and fold both ways. The key-chunk decodes of scalar decays (gdn, with the delta
     rule's second probe; mamba2) stream first (Launch.stream_first) in all three: 2 value
     tiles per program at 3 rows (the flush fused, so the second tile's stream and fold use
-    the decays the first tile's computed), 2 of a split program's at 2, 1 at 1."""
+    the decays the first tile's computed), 2 of a split program's at 2, 1 at 1; so does
+    kda's value-tile decode (its first tile prefetched into L2: nothing in the
+    interpreter, which checks that the launch computes the same)."""
     cfg = Config(variant, H=1, ratio=2, K=16, V=20, L=3, state_dtype="fp32",
                  record_dtype="bf16", input_dtype="bf16",
                  optional=ALL_CASES[variant].optional_inputs, decode_structure=structure)
@@ -356,7 +363,8 @@ def test_tuned_launches_match_the_reference(variant, structure, chunked, device)
     # in one, 1 in the other), so rows flush and publish cursors shared (both structures);
     # their fold launch splits each queued block over 2 programs too (the fold's 3 tiles
     # of 8 rows)
-    first = chunked and not h.kern.plan.channel_gate
+    first = streams_first(h.kern.plan)
+    assert first is (variant != "kda" or not chunked)
     table.add(gpu, name, "replay_decode", 2, Launch(8, 1, 1, split=2, separate_flush=True,
                                                     fold_warps=4, fold_split=2, stream_first=first))
     table.add(gpu, name, "replay_decode", 1, Launch(32, 1, 1, BKT=8, stream_first=first))
@@ -539,8 +547,9 @@ def test_phase_four_tries_each_batch_best_with_a_separate_flush():
 
 def test_phase_1b_streams_the_best_key_chunk_decodes_first():
     """Phase 1b: the `keep` best launches (ranked over the batches), each with its stream
-    first, never one already timed; nothing for a decode that is not the key-chunk decode
-    of scalar decays (KDA: per-channel decays)."""
+    first, never one already timed; nothing for a decode that cannot stream first (KDA's
+    key chunks: per-channel decays; its value tiles of a read copy), and the value-tile
+    decode of a plain checkpoint too."""
     from replaygen.tune import stream_first_candidates
     gdn = load("gdn", H=1, HV=2, K=16, V=32, L=4, tuning=False).plan
     a, b, c = Launch(64, 1, 3, BKT=32), Launch(128, 2, 1, BKT=32), Launch(16, 1, 3, BKT=32)
@@ -549,9 +558,12 @@ def test_phase_1b_streams_the_best_key_chunk_decodes_first():
     assert stream_first_candidates(gdn, times, keep=2) == [first(b), first(a)]
     times[first(b)] = {256: 0.18}
     assert stream_first_candidates(gdn, times, keep=2) == [first(a)]
-    for kda in (load("kda", H=1, HV=1, K=16, V=32, L=4, tuning=False).plan,
+    for kda in (load("kda", H=1, HV=1, K=16, V=32, L=4, tuning=False, read_dtype="nvfp4").plan,
                 load("kda", H=1, HV=1, K=16, V=32, L=4, tuning=False, decode_structure="kchunks").plan):
         assert stream_first_candidates(kda, times) == []
+    kda = load("kda", H=1, HV=1, K=16, V=32, L=4, tuning=False).plan
+    tiles = {Launch(16, 1, 3): {256: 0.2}, Launch(32, 2, 3): {256: 0.1}}
+    assert stream_first_candidates(kda, tiles, keep=1) == [Launch(32, 2, 3, stream_first=True)]
 
 
 def test_phase_five_tries_the_separate_fold_at_every_warp_count(tmp_path):

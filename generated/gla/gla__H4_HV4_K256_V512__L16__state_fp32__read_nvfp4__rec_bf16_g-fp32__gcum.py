@@ -2,8 +2,8 @@
 # the templates and run `replaygen build`.
 # kernel: gla__H4_HV4_K256_V512__L16__state_fp32__read_nvfp4__rec_bf16_g-fp32__gcum
 # spec sha256: 2a7fe42937c3f75572badc158aa6b5a3525d5a4bced8d5656b63326bdec79ab1
-# templates sha256: e2c503caf7498e77da9cd577eada515bee03598df8508189e051518f1fda4bc2
-# generator sha256: fe4002e6f69cb1d71462c756d8e5134c6429f3c953039491cecac40b1ac1274b
+# templates sha256: 5d7fa2e0571f1b7c62a190ada98ba6a1704c28ee2d5c9a8c83f267482985fd02
+# generator sha256: 6eaf2ac87c934af2b3b15074d66f1fab838b926e87e029deb2f246b39ae915a8
 """ReplaySSM kernels for gla: gla__H4_HV4_K256_V512__L16__state_fp32__read_nvfp4__rec_bf16_g-fp32__gcum.
 
 Replay form: S_t = C·Diag(exp(G_t)) + Σ_j w_j (Diag(exp(G_t - G_j))·k_j)ᵀ,  G_j = Σ_(i<=j) g_i
@@ -49,6 +49,9 @@ def replay_decode_kernel(
     program owns its cursor (slot, value head): no other program of
     the launch reads or writes it. A negative slot is a padding row (zero output); a slot
     past the pool writes nothing and gets a NaN output, so the mistake cannot go unseen.
+    With STREAM_FIRST (a plain checkpoint; a tuned launch choice) the program's first
+    value tile is prefetched into L2 before the cursor: the pipelined loop issues its first
+    loads only after the head-level work (plan.streams_first).
     With NSPLIT > 1 (small batches; plain round-to-nearest states only, plan.decode_splits)
     NSPLIT programs share the (row, value head), each taking every NSPLIT-th value tile;
     the last one to finish publishes the cursor (`publish_cursor` in _macros.j2).
