@@ -21,12 +21,16 @@ the batch and kernels asked for, this script:
 
 An entry is flagged when the runtime's time is more than --slack above the table's `ms`,
 or when the plan's launch beats it by more than the tuner's margin. Writes DIR/audit.json
-(GPU, versions, date, commit, command, every number) and DIR/audit.md.
+(GPU, versions, date, commit, command, every number) and DIR/audit.md, which ends with the
+`replaygen tune` command that re-sweeps each flagged configuration at its flagged
+batches and kernels; `--retune S` runs them (S seconds of budget each), writing the
+committed tables (`generated/`) as `replaygen tune` does.
 """
 from __future__ import annotations
 
 import argparse
 import json
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -72,6 +76,41 @@ def audit_entry(kern, kernel: str, batch: int, launch: Launch, table_ms: float,
     return row
 
 
+def tune_command(cfg, kernels, batches, budget_s: float) -> list[str]:
+    """The `replaygen tune` arguments that re-sweep configuration `cfg` (a KernelConfig
+    of emit.table_configs: defaults but for these options) at `batches`."""
+    spec = load_variant(cfg.variant)
+    geometry = next(c.name for c in spec.configs if dict(c.dims) == cfg.dim_map)
+    argv = ["tune", "--variant", cfg.variant, "--config", geometry, "--L", str(cfg.buffer_length),
+            "--state-dtype", cfg.state_dtype, "--kernels", ",".join(sorted(kernels)),
+            "--batches", ",".join(map(str, sorted(batches))), "--budget-s", f"{budget_s:g}"]
+    if cfg.stochastic:
+        argv.append("--stochastic")
+    if cfg.read_dtype:
+        argv += ["--read-dtype", cfg.read_dtype]
+        if cfg.read_dtype == "fp8":
+            argv += ["--fp8-scale", cfg.fp8_scale]
+    if cfg.max_drafts > 1:
+        argv += ["--max-drafts", str(cfg.max_drafts)]
+    if cfg.verify_folds:
+        argv.append("--verify-folds")
+    if cfg.decode_structure:
+        argv += ["--decode-structure", cfg.decode_structure]
+    return argv
+
+
+def retune_commands(rows, known, budget_s: float) -> list[list[str]]:
+    """One `replaygen tune` command per flagged configuration, at its flagged batches and
+    kernels."""
+    flagged: dict[str, tuple[set, set]] = {}
+    for r in rows:
+        if r["flag"]:
+            kernels, batches = flagged.setdefault(r["config"], (set(), set()))
+            kernels.add(r["kernel"])
+            batches.add(r["batch"])
+    return [tune_command(known[name], k, b, budget_s) for name, (k, b) in flagged.items()]
+
+
 def markdown(report: dict, slack: float) -> str:
     lines = [f"# Tuning-table audit ({report['gpu']}, {report['date']}, commit {report['commit']})",
              "", f"`{report['command']}`", "",
@@ -88,6 +127,9 @@ def markdown(report: dict, slack: float) -> str:
                      f"{bench_ms} | {r['flag']} |")
     lines += ["", f"flag: `stale` when runtime ms > (1 + {slack}) x table ms; `plan` when the "
               f"plan's launch is more than {MARGIN:.0%} faster than the table's."]
+    if report.get("retune"):
+        lines += ["", "Re-sweep the flagged configurations:", ""]
+        lines += [f"    python -m replaygen {' '.join(argv)}" for argv in report["retune"]]
     return "\n".join(lines) + "\n"
 
 
@@ -101,6 +143,8 @@ def main(argv=None) -> int:
     ap.add_argument("--slack", type=float, default=round(STALE - 1, 6))
     ap.add_argument("--gpu", default=None, help="the table's GPU name (default: this GPU's)")
     ap.add_argument("--list", action="store_true", help="list the entries, time nothing (no GPU)")
+    ap.add_argument("--retune", type=float, default=0.0, metavar="S",
+                    help="re-sweep each flagged configuration with `replaygen tune` (S s each)")
     args = ap.parse_args(argv)
     device = None if args.list else require_cuda("table_audit")
     gpu = args.gpu or device_name(device)
@@ -108,11 +152,13 @@ def main(argv=None) -> int:
     kernels = args.kernels.split(",")
     batches = {int(b) for b in args.batches.split(",")}
     report = dict(environment(argv), rows=[])
+    configs = {}
     report["command"] = "python bench/table_audit.py " + " ".join(sys.argv[1:] if argv is None else argv)
     t0 = time.perf_counter()
     for variant in args.variants.split(","):
         path = GENERATED_DIR / variant / TUNING_FILE
         known = table_configs(load_variant(variant))
+        configs.update(known)
         for g, name, kernel, batch, launch, info in TuningTable.read(path, variant).entries():
             if (g != gpu or batch not in batches or kernel not in kernels or name not in known
                     or args.match not in name):
@@ -132,9 +178,14 @@ def main(argv=None) -> int:
     if args.list:
         return 0
     report["seconds"] = round(time.perf_counter() - t0, 1)
+    report["retune"] = retune_commands(report["rows"], configs, args.retune or 120)
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "audit.json").write_text(json.dumps(report, indent=1) + "\n")
     (args.out / "audit.md").write_text(markdown(report, args.slack))
+    if args.retune:
+        for argv in report["retune"]:
+            print("python -m replaygen " + " ".join(argv), flush=True)
+            subprocess.run([sys.executable, "-m", "replaygen", *argv], check=False)
     return 0
 
 

@@ -8,7 +8,7 @@ that the current specs and templates would not produce.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 
 from .derive import Derivation, derive
@@ -51,12 +51,19 @@ def table_configs(spec: Spec) -> dict[str, KernelConfig]:
     default ones at the ring lengths the suite measures (L = 8, 16, 32), decode-only and
     speculative (T = 2, 4, 8 drafts; verify_folds at 8). Tests walk them (every entry is
     the launch the runtime takes; the speculative ones' compile for sm_90). Tables may
-    also hold configurations outside these (e.g. per-step gate records)."""
+    also hold configurations outside these (e.g. per-step gate records). Only those that
+    exist: make_config refuses some combinations (verify_folds with a read copy)."""
     out = {}
     for c in default_configs(spec):
         for L in (8, 16, 32):
             for drafts, folds in ((1, False), (2, False), (4, False), (8, False), (8, True)):
-                cfg = replace(c, buffer_length=L, max_drafts=drafts, verify_folds=folds)
+                options = {**c.load_options(), "L": L, "max_drafts": drafts, "verify_folds": folds}
+                dims = {k: options.pop(k) for k in c.dim_map}
+                options["buffer_length"] = options.pop("L")
+                try:
+                    cfg = make_config(spec, dims, **options)
+                except ConfigError:
+                    continue
                 out[cfg.name] = cfg
     return out
 

@@ -142,3 +142,34 @@ def test_table_audit_lists_the_entries_the_runtime_takes_and_tabulates(tmp_path,
            "flag": "stale"}
     md = ta.markdown({"gpu": "G", "date": "d", "commit": "x", "command": "cmd", "rows": [row]}, 0.1)
     assert "| c | replay_decode | 256 | BV=16 split=2 | 0.1850 | 0.2910 | 0.2720 | 0.2920 | stale |" in md
+
+
+def test_table_audit_retune_commands_rebuild_the_flagged_configurations():
+    """The `replaygen tune` command the audit writes for a flagged entry parses, and the
+    configuration `replaygen tune` builds from it (as tune.run does) is the flagged one,
+    for every default configuration the tables hold (read copies, stochastic rounding,
+    speculative, verify_folds), at the flagged batches and kernels only."""
+    from replaygen.cli import make_parser
+    from replaygen.emit import GENERATED_DIR, table_configs
+    from replaygen.runtime import load
+    from replaygen.spec import available_variants, load_variant
+    from replaygen.tuning import TUNING_FILE, TuningTable
+    ta = _load("table_audit")
+    for variant in available_variants():
+        known = table_configs(load_variant(variant))
+        tabled = {e[1] for e in TuningTable.read(GENERATED_DIR / variant / TUNING_FILE, variant).entries()}
+        assert tabled & set(known)
+        for name in sorted(tabled & set(known)):
+            rows = [{"config": name, "kernel": "replay_decode", "batch": 8, "flag": "stale"},
+                    {"config": name, "kernel": "fold", "batch": 256, "flag": "plan"},
+                    {"config": name, "kernel": "fold", "batch": 64, "flag": ""}]
+            (argv,) = ta.retune_commands(rows, known, 90)
+            a = make_parser().parse_args(argv)
+            assert (a.variant, a.batches, a.kernels, a.budget_s) == (
+                variant, (8, 256), ("fold", "replay_decode"), 90.0), argv
+            kern = load(a.variant, config=a.config, L=a.L[0], state_dtype=a.state_dtype[0],
+                        record_dtype=a.record_dtype, tuning=False, max_drafts=a.max_drafts,
+                        read_dtype=a.read_dtype, fp8_scale=a.fp8_scale, stochastic=a.stochastic,
+                        decode_structure=a.decode_structure, verify_folds=a.verify_folds)
+            assert kern.name == name, argv
+    assert ta.retune_commands([{"config": name, "kernel": "fold", "batch": 1, "flag": ""}], known, 9) == []
