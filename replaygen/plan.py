@@ -568,9 +568,9 @@ def streams_first(plan: "KernelPlan") -> bool:
     """Whether the decode can stream first (Launch.stream_first, STREAM_FIRST): the
     key-chunk decode of scalar decays issues its stream before the records' decays; the
     value-tile decode of a plain checkpoint (no read copy, not quantised) prefetches its
-    program's first value tile into L2 right after the slot load, before the cursor,
-    records and head-level work whose end the software-pipelined tile loop's first loads
-    wait for (offline sm_90 SASS, GLA at batch 1: the first cp.async at instruction 513
+    program's first STREAM_STAGES value tiles into L2 right after the slot load, before
+    the cursor, records and head-level work whose end the software-pipelined tile loop's
+    first loads wait for (offline sm_90 SASS, GLA at batch 1: the first cp.async at instruction 513
     of 960, after ~400 of head work; the hand prefetch it replaced went first)."""
     if decode_is_chunked(plan):
         return not plan.channel_gate
@@ -621,7 +621,7 @@ def launch_constants(plan: "KernelPlan", kernel: str, BV: int, BKT: int | None =
     (FUSED_FLUSH false); `heads` (the key-chunked verify only) is the number of value heads
     of one key group a program serves (HPP), sharing its key-level work: a divisor of
     GROUP. `stream_first` (decodes where streams_first(plan) holds: STREAM_FIRST), in the
-    value-tile decode, prefetches the program's first value tile into L2 before the cursor
+    value-tile decode, prefetches the program's first value tiles into L2 before the cursor
     (streams_first); in the key-chunk decode of scalar decays it issues
     the state stream's first loads once the cursor has arrived, before the records' gates
     and their decays: the checkpoint's decay and the records' decays are scalars per row,

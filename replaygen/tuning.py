@@ -86,7 +86,7 @@ class Launch:
     decode of scalar decays, where nothing before or inside the state stream then waits
     for the records' gates, which helps some configurations by ~5% and costs others as
     much (H200, session 12); the value-tile decode of a plain checkpoint, whose program's
-    first tile is then prefetched into L2 before the cursor; STREAM_FIRST,
+    first tiles are then prefetched into L2 before the cursor; STREAM_FIRST,
     plan.launch_constants says what changes). read_words (the
     value-tile decode of a read copy, with a separate flush): the non-flush products
     word by word in fp16x2, as the key-chunk decode takes them (READ_WORDS)."""

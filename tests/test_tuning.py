@@ -350,7 +350,7 @@ def test_tuned_launches_match_the_reference(variant, structure, chunked, device)
     rule's second probe; mamba2) stream first (Launch.stream_first) in all three: 2 value
     tiles per program at 3 rows (the flush fused, so the second tile's stream and fold use
     the decays the first tile's computed), 2 of a split program's at 2, 1 at 1; so does
-    kda's value-tile decode (its first tile prefetched into L2: nothing in the
+    kda's value-tile decode (its first tiles prefetched into L2: nothing in the
     interpreter, which checks that the launch computes the same)."""
     cfg = Config(variant, H=1, ratio=2, K=16, V=20, L=3, state_dtype="fp32",
                  record_dtype="bf16", input_dtype="bf16",

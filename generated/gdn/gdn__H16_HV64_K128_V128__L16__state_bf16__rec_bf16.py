@@ -2,7 +2,7 @@
 # the templates and run `replaygen build`.
 # kernel: gdn__H16_HV64_K128_V128__L16__state_bf16__rec_bf16
 # spec sha256: 269ae606d36dd56b152535499facfacd42680cd4fda27f9a1b04094384a173fb
-# templates sha256: 5d7fa2e0571f1b7c62a190ada98ba6a1704c28ee2d5c9a8c83f267482985fd02
+# templates sha256: 555a11dca357adc3da290e33e60cd035e6bed8605b80029f7361d86db23ea9cd
 # generator sha256: 6eaf2ac87c934af2b3b15074d66f1fab838b926e87e029deb2f246b39ae915a8
 """ReplaySSM kernels for gdn: gdn__H16_HV64_K128_V128__L16__state_bf16__rec_bf16.
 

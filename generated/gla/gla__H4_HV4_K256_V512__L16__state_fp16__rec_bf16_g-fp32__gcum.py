@@ -2,7 +2,7 @@
 # the templates and run `replaygen build`.
 # kernel: gla__H4_HV4_K256_V512__L16__state_fp16__rec_bf16_g-fp32__gcum
 # spec sha256: 2a7fe42937c3f75572badc158aa6b5a3525d5a4bced8d5656b63326bdec79ab1
-# templates sha256: 5d7fa2e0571f1b7c62a190ada98ba6a1704c28ee2d5c9a8c83f267482985fd02
+# templates sha256: 555a11dca357adc3da290e33e60cd035e6bed8605b80029f7361d86db23ea9cd
 # generator sha256: 6eaf2ac87c934af2b3b15074d66f1fab838b926e87e029deb2f246b39ae915a8
 """ReplaySSM kernels for gla: gla__H4_HV4_K256_V512__L16__state_fp16__rec_bf16_g-fp32__gcum.
 
@@ -50,8 +50,9 @@ def replay_decode_kernel(
     the launch reads or writes it. A negative slot is a padding row (zero output); a slot
     past the pool writes nothing and gets a NaN output, so the mistake cannot go unseen.
     With STREAM_FIRST (a plain checkpoint; a tuned launch choice) the program's first
-    value tile is prefetched into L2 before the cursor: the pipelined loop issues its first
-    loads only after the head-level work (plan.streams_first).
+    STREAM_STAGES value tiles (what the pipelined loop's prologue loads, and one more) are
+    prefetched into L2 before the cursor: the loop issues its first loads only after the
+    head-level work (plan.streams_first).
     With NSPLIT > 1 (small batches; plain round-to-nearest states only, plan.decode_splits)
     NSPLIT programs share the (row, value head), each taking every NSPLIT-th value tile;
     the last one to finish publishes the cursor (`publish_cursor` in _macros.j2).
@@ -69,11 +70,12 @@ def replay_decode_kernel(
     o_l = tl.arange(0, BL)
     o_vb = tl.arange(0, BV)
     if (i_slot >= 0) & (i_slot < num_slots):
-        if STREAM_FIRST:  # (static: Launch.stream_first) this program's first value tile into L2, one key per 128-byte line
+        if STREAM_FIRST:  # (static: Launch.stream_first) this program's first STREAM_STAGES value tiles into L2, one key per 128-byte line
             LINE: tl.constexpr = 64  # elements per line
-            o_pv = tl.minimum(i_split * BV + o_vb, V - 1)
             o_pk = tl.minimum(tl.arange(0, (BK + LINE - 1) // LINE) * LINE, K - 1)
-            devmath.prefetch_l2(ckpt_ptr + ((i_slot * HV + i_hv) * V + o_pv[:, None]) * K + o_pk[None, :])
+            for i_pf in tl.static_range(STREAM_STAGES):  # (past the program's last tile: its last row again)
+                o_pv = tl.minimum((i_split + i_pf * NSPLIT) * BV + o_vb, V - 1)
+                devmath.prefetch_l2(ckpt_ptr + ((i_slot * HV + i_hv) * V + o_pv[:, None]) * K + o_pk[None, :])
         # The state (the read copy, if any) is the one large read: it is loaded inside the
         # tile loop, which Triton software-pipelines (tl.range, STREAM_STAGES: cp.async into
         # shared memory, STREAM_STAGES - 1 tiles in flight). A prefetch by hand into

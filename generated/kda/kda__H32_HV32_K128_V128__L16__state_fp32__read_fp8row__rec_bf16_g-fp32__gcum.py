@@ -2,7 +2,7 @@
 # the templates and run `replaygen build`.
 # kernel: kda__H32_HV32_K128_V128__L16__state_fp32__read_fp8row__rec_bf16_g-fp32__gcum
 # spec sha256: 900e043a38a9f7023de2cc4bf78d14388be9de5c6732cf3e1db42c3737507d77
-# templates sha256: 5d7fa2e0571f1b7c62a190ada98ba6a1704c28ee2d5c9a8c83f267482985fd02
+# templates sha256: 555a11dca357adc3da290e33e60cd035e6bed8605b80029f7361d86db23ea9cd
 # generator sha256: 6eaf2ac87c934af2b3b15074d66f1fab838b926e87e029deb2f246b39ae915a8
 """ReplaySSM kernels for kda: kda__H32_HV32_K128_V128__L16__state_fp32__read_fp8row__rec_bf16_g-fp32__gcum.
 
@@ -50,8 +50,9 @@ def replay_decode_kernel(
     the launch reads or writes it. A negative slot is a padding row (zero output); a slot
     past the pool writes nothing and gets a NaN output, so the mistake cannot go unseen.
     With STREAM_FIRST (a plain checkpoint; a tuned launch choice) the program's first
-    value tile is prefetched into L2 before the cursor: the pipelined loop issues its first
-    loads only after the head-level work (plan.streams_first).
+    STREAM_STAGES value tiles (what the pipelined loop's prologue loads, and one more) are
+    prefetched into L2 before the cursor: the loop issues its first loads only after the
+    head-level work (plan.streams_first).
     With NSPLIT > 1 (small batches; plain round-to-nearest states only, plan.decode_splits)
     NSPLIT programs share the (row, value head), each taking every NSPLIT-th value tile;
     the last one to finish publishes the cursor (`publish_cursor` in _macros.j2).
