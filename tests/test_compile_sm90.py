@@ -126,6 +126,7 @@ CONFIGS = [(v, c) for v in available_variants() for c in compiled_configs(v)]
 # variants whose decode streams key chunks (scalar decays), at their first geometry
 CHUNKED_DECODE = [v for v in available_variants() if decode_is_chunked(
     load(v, config=load_variant(v).configs[0].name, tuning=False).plan)]
+TILED_DECODE = [v for v in available_variants() if v not in CHUNKED_DECODE]   # value tiles
 GRID = {"QUEUED": False, "QSPLIT": 1}   # the fold over (rows, value heads); QUEUED: after a decode
 KERNELS = (("replay_decode_kernel", {}), ("replay_decode_kernel", {"FOLD_EVERY_STEP": True}),
            ("replay_decode_kernel", {"FUSED_FLUSH": False}),   # Launch.separate_flush
@@ -292,10 +293,10 @@ def compile_all(workers: int) -> tuple[int, list[str]]:
         except Exception as exc:  # report every failure, not only the first
             failures.append(f"{config.name}: replay_decode_kernel reading words: {exc}")
     # The value-tile decode streaming first (Launch.stream_first, plain checkpoints: KDA,
-    # GLA by default): its first tile's L2 prefetch is issued before the tile loop's first
-    # cp.async, which waits for the head-level work (plan.streams_first; inline PTX, so
+    # GLA by default): its first tiles' L2 prefetches are issued before the tile loop's
+    # first cp.async, which waits for the head-level work (plan.streams_first; inline PTX, so
     # only a GPU compile checks it)
-    for variant in ("kda", "gla"):
+    for variant in TILED_DECODE:
         kern = load(variant, config=load_variant(variant).configs[0].name, tuning=False)
         bv, _, warps = plan_tiles(kern.plan, "replay_decode")
         count += 1
@@ -362,12 +363,13 @@ def test_default_kernels_compile_for_sm90():
     assert proc.returncode == 0, stdout[-8000:]
     # every module has the kernels of KERNELS but quantize_kernel, which only a quantised
     # copy's has; plus the tuned launches and each variant's T_MAX = 8 verify kernels
-    # (plain, folding), verify_folds commit and L = 32 decode
+    # (plain, folding), verify_folds commit and L = 32 decode; the read-word decodes, the
+    # key-chunk decodes' pipelining checks and the value-tile decodes streaming first
     quantized = sum(c.read_dtype is not None or c.state_dtype in ("fp8", "nvfp4")
                     for _, c in CONFIGS)
     expected = (len(CONFIGS) * (len(KERNELS) - 1) + quantized + len(TUNED)
                 + 4 * len(available_variants()) + len(read_word_configs())
-                + 2 * len(CHUNKED_DECODE))
+                + 2 * len(CHUNKED_DECODE) + len(TILED_DECODE))
     assert f"compiled {expected} kernels, 0 failed" in stdout, stdout[-2000:]
 
 
