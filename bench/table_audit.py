@@ -42,7 +42,7 @@ import torch  # noqa: E402
 
 from replaygen import load  # noqa: E402
 from replaygen.emit import GENERATED_DIR, table_configs  # noqa: E402
-from replaygen.perf import Timer, Workload, environment, require_cuda  # noqa: E402
+from replaygen.perf import Timer, Workload, environment, pool_size, require_cuda  # noqa: E402
 from replaygen.plan import plan_tiles  # noqa: E402
 from replaygen.runtime import device_name  # noqa: E402
 from replaygen.spec import load_variant  # noqa: E402
@@ -56,7 +56,7 @@ def audit_entry(kern, kernel: str, batch: int, launch: Launch, table_ms: float,
                 timer: Timer, device) -> dict:
     taken = kern._launch(kernel, batch, device)[2]
     assert taken == launch, f"{kern.name} {kernel} @ {batch}: runtime takes {taken}, table holds {launch}"
-    work = Workload(kern, batch, device)
+    work = Workload(kern, pool_size([batch]), device)   # the tuner's pool: the same specialisation
     row = {"config": kern.name, "kernel": kernel, "batch": batch, "launch": launch.as_dict(),
            "table_ms": table_ms}
     row["runtime_ms"] = work.time_kernel(timer, kernel, batch)
@@ -183,9 +183,9 @@ def main(argv=None) -> int:
     (args.out / "audit.json").write_text(json.dumps(report, indent=1) + "\n")
     (args.out / "audit.md").write_text(markdown(report, args.slack))
     if args.retune:
-        for argv in report["retune"]:
-            print("python -m replaygen " + " ".join(argv), flush=True)
-            subprocess.run([sys.executable, "-m", "replaygen", *argv], check=False)
+        for command in report["retune"]:
+            print("python -m replaygen " + " ".join(command), flush=True)
+            subprocess.run([sys.executable, "-m", "replaygen", *command], check=False)
     return 0
 
 
