@@ -570,8 +570,9 @@ def streams_first(plan: "KernelPlan") -> bool:
     value-tile decode of a plain checkpoint (no read copy, not quantised) prefetches its
     program's first STREAM_STAGES value tiles into L2 right after the slot load, before
     the cursor, records and head-level work whose end the software-pipelined tile loop's
-    first loads wait for (offline sm_90 SASS, GLA at batch 1: the first cp.async at instruction 513
-    of 960, after ~400 of head work; the hand prefetch it replaced went first)."""
+    first loads wait for (offline sm_90 SASS, GLA at batch 1: the first cp.async at
+    instruction 513 of 960, after ~400 of head work; the hand prefetch it replaced went
+    first)."""
     if decode_is_chunked(plan):
         return not plan.channel_gate
     return plan.stream.kind == "plain"

@@ -176,8 +176,8 @@ def stream_first_candidates(plan, times: dict[Launch, dict[int, float]], keep: i
     scalar decays: the stream issued before the records' decays, a dependent memory round
     trip less before it, at some registers (launch_constants; H200, session 12, the
     committed launches streaming first: Mamba-2 Nano fp32 5% faster amortised, GDN fp32 +
-    NVFP4 5% slower). Value tiles of a plain checkpoint: the first STREAM_STAGES tiles prefetched into L2
-    while the head-level work runs (untimed when written, session 27)."""
+    NVFP4 5% slower). Value tiles of a plain checkpoint: the first STREAM_STAGES tiles
+    prefetched into L2 while the head-level work runs (untimed when written, session 27)."""
     if not streams_first(plan):
         return []
     return _variants(times, keep, "stream_first", False, (True,))

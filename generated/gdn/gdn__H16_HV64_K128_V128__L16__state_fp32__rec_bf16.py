@@ -3,7 +3,7 @@
 # kernel: gdn__H16_HV64_K128_V128__L16__state_fp32__rec_bf16
 # spec sha256: 269ae606d36dd56b152535499facfacd42680cd4fda27f9a1b04094384a173fb
 # templates sha256: 555a11dca357adc3da290e33e60cd035e6bed8605b80029f7361d86db23ea9cd
-# generator sha256: 790fee4a32a4d582c19a336dbcb611a1290b0c9f80ed156ae9529e658b5f83e4
+# generator sha256: f6f33b66be740adea1b40ed4f88e33f5b77efada6f75a010e25cdbcc2d3711c3
 """ReplaySSM kernels for gdn: gdn__H16_HV64_K128_V128__L16__state_fp32__rec_bf16.
 
 Replay form: S_t = C·exp(G_t) + Σ_j u_j (exp(G_t - G_j)·k_j)ᵀ,  G_j = Σ_(i<=j) g_i

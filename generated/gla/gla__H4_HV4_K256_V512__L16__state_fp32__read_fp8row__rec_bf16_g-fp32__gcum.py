@@ -3,7 +3,7 @@
 # kernel: gla__H4_HV4_K256_V512__L16__state_fp32__read_fp8row__rec_bf16_g-fp32__gcum
 # spec sha256: 2a7fe42937c3f75572badc158aa6b5a3525d5a4bced8d5656b63326bdec79ab1
 # templates sha256: 555a11dca357adc3da290e33e60cd035e6bed8605b80029f7361d86db23ea9cd
-# generator sha256: 790fee4a32a4d582c19a336dbcb611a1290b0c9f80ed156ae9529e658b5f83e4
+# generator sha256: f6f33b66be740adea1b40ed4f88e33f5b77efada6f75a010e25cdbcc2d3711c3
 """ReplaySSM kernels for gla: gla__H4_HV4_K256_V512__L16__state_fp32__read_fp8row__rec_bf16_g-fp32__gcum.
 
 Replay form: S_t = C·Diag(exp(G_t)) + Σ_j w_j (Diag(exp(G_t - G_j))·k_j)ᵀ,  G_j = Σ_(i<=j) g_i
