@@ -122,7 +122,7 @@ def test_fold_probe_imports_and_its_cases_are_launches():
         assert launch_constants(kern.plan, "fold", bv)["BV"] == bv
 
 
-def test_table_audit_lists_the_entries_the_runtime_takes_and_tabulates(tmp_path, capsys):
+def test_table_audit_lists_the_tabled_entries_and_tabulates(tmp_path, capsys):
     """bench/table_audit.py --list (no GPU): one line per tabled decode entry of a default
     configuration at the batches asked for (that each is the runtime's launch there is
     test_tuning's; the audit asserts it again before timing), and the report's table
