@@ -43,10 +43,9 @@ import torch  # noqa: E402
 from replaygen import load  # noqa: E402
 from replaygen.emit import GENERATED_DIR, table_configs  # noqa: E402
 from replaygen.perf import Timer, Workload, environment, pool_size, require_cuda  # noqa: E402
-from replaygen.plan import plan_tiles  # noqa: E402
 from replaygen.runtime import device_name  # noqa: E402
 from replaygen.spec import load_variant  # noqa: E402
-from replaygen.tune import DEFAULT_STAGES, MARGIN  # noqa: E402
+from replaygen.tune import MARGIN, plan_launch  # noqa: E402
 from replaygen.tuning import STALE, TUNING_FILE, Launch, TuningTable  # noqa: E402
 
 VARIANTS = ("mamba2", "gdn", "kda", "gla")
@@ -60,8 +59,7 @@ def audit_entry(kern, kernel: str, batch: int, launch: Launch, table_ms: float,
     row = {"config": kern.name, "kernel": kernel, "batch": batch, "launch": launch.as_dict(),
            "table_ms": table_ms}
     row["runtime_ms"] = work.time_kernel(timer, kernel, batch)
-    bv, bkt, warps = plan_tiles(kern.plan, kernel)
-    kern.forced[kernel] = Launch(bv, warps, DEFAULT_STAGES, bkt)
+    kern.forced[kernel] = plan_launch(kern.plan, kernel)
     row["plan_ms"] = work.time_kernel(timer, kernel, batch)
     del kern.forced[kernel]
     if kernel == "replay_decode":

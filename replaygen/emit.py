@@ -55,13 +55,14 @@ def table_configs(spec: Spec) -> dict[str, KernelConfig]:
     exist: make_config refuses some combinations (verify_folds with a read copy)."""
     out = {}
     for c in default_configs(spec):
+        options = c.load_options()
+        dims = {k: options.pop(k) for k in c.dim_map}
+        for varied in ("L", "max_drafts", "verify_folds"):
+            del options[varied]
         for L in (8, 16, 32):
             for drafts, folds in ((1, False), (2, False), (4, False), (8, False), (8, True)):
-                options = {**c.load_options(), "L": L, "max_drafts": drafts, "verify_folds": folds}
-                dims = {k: options.pop(k) for k in c.dim_map}
-                options["buffer_length"] = options.pop("L")
                 try:
-                    cfg = make_config(spec, dims, **options)
+                    cfg = make_config(spec, dims, L, max_drafts=drafts, verify_folds=folds, **options)
                 except ConfigError:
                     continue
                 out[cfg.name] = cfg

@@ -70,13 +70,19 @@ CHUNK_ELEMENTS_PER_THREAD = (16, 64)     # narrower: the chunk grid is two-dimen
 MARGIN = 0.02
 
 
+def plan_launch(plan, kernel: str) -> Launch:
+    """The plan's own launch of `kernel` as the tuner times it (Triton's default stages):
+    every sweep's fallback, and what the table audit compares an entry with."""
+    bv, bkt, warps = plan_tiles(plan, kernel)
+    return Launch(bv, warps, DEFAULT_STAGES, bkt)
+
+
 def candidates(plan, kernel: str) -> list[Launch]:
     """Phase 1: the plan's own launch of `kernel`, and every tile and warp count of the
     pruned grid at the default stage count: value tiles BV (tiles span the whole key
     block), or for the key-chunked decode and verify kernels [DBV, BKT] chunks (verify:
     128 elements per thread at most, its chunk feeding a tensor-core product)."""
-    bv0, bkt0, w0 = plan_tiles(plan, kernel)
-    out = [Launch(bv0, w0, DEFAULT_STAGES, bkt0)]
+    out = [plan_launch(plan, kernel)]
     kernel = launch_kind(kernel)   # verify_fold: the verify kernel's launches
     chunked = ((kernel == "replay_decode" and decode_is_chunked(plan))
                or (kernel == "verify" and verify_is_chunked(plan)))
@@ -314,8 +320,7 @@ class Job:
         if only:   # --kernels: a subset (the others keep their table entries)
             self.kernels = tuple(k for k in self.kernels if k in only)
         self.times: dict[str, dict[Launch, dict[int, float]]] = {k: {} for k in self.kernels}
-        self.plan_launch = {k: Launch(bv, w, DEFAULT_STAGES, bkt)
-                            for k in self.kernels for bv, bkt, w in [plan_tiles(kern.plan, k)]}
+        self.plan_launch = {k: plan_launch(kern.plan, k) for k in self.kernels}
         # the launches the table holds for this configuration now (phase 1 times them too)
         self.incumbents: dict[str, list[Launch]] = {k: [] for k in self.kernels}
 
