@@ -281,15 +281,22 @@ def fold_split_candidates(plan, times: dict[Launch, dict[int, float]], keep: int
     return _fold_launch_variants(plan, times, keep, "fold_split", splits)
 
 
-SPLITS = (2, 4, 8)
+SPLITS = (2, 4, 8, 16, 32)
+# Splits whose programs at the smallest batch would exceed this are not tried: past ~8
+# programs per SM of a 132-SM H200 more programs only repeat the head-level work (a
+# split of 16 or 32 is for decodes of few value heads: GLA's 4 at batch 1 hold 32
+# programs at split 8, a quarter of the SMs; session 28).
+MAX_SPLIT_PROGRAMS = 1024
 
 
 def split_candidates(plan, times: dict[Launch, dict[int, float]], keep: int = 3) -> list[Launch]:
     """Phase 3 (decodes that split, plan.decode_splits): the `keep` fastest launches at the smallest batch,
-    with their (row, value head) split over 2, 4 or 8 programs, each program keeping the
-    launch's value tile or taking 1/split of it (at least 8 rows; at most one tile per
-    program), at the launch's warps or 1/split of them: more programs in flight where a
-    small batch leaves most SMs idle."""
+    with their (row, value head) split over 2 to 32 programs (no more than
+    MAX_SPLIT_PROGRAMS programs at that batch), each program keeping the launch's value
+    tile or taking 1/split of it (at least 8 rows; at most one tile per program), at the
+    launch's warps or 1/split of them: more programs in flight where a small batch leaves
+    most SMs idle. The launch's other choices (its stream first, phase 1b; its register
+    cap, phase 2b) stay."""
     if not times or not decode_splits(plan):
         return []
     small = min(b for t in times.values() for b in t)
@@ -297,9 +304,11 @@ def split_candidates(plan, times: dict[Launch, dict[int, float]], keep: int = 3)
     out = []
     for c in ranked[:keep]:
         for split in SPLITS:
+            if small * plan.HV * split > MAX_SPLIT_PROGRAMS:
+                break
             for bv in dict.fromkeys((c.BV, c.BV // split)):
                 for w in dict.fromkeys((c.num_warps, max(1, c.num_warps // split))):
-                    cand = Launch(bv, w, c.num_stages, c.BKT, split)
+                    cand = dataclasses.replace(c, BV=bv, num_warps=w, split=split)
                     if bv >= 8 and split <= -(-plan.V // bv) and cand not in times and cand not in out:
                         out.append(cand)
     return out
@@ -393,7 +402,7 @@ def _phases():
     kernel)); a phase with no candidates is skipped silently."""
     decode_sf = lambda j, t: separate_flush_candidates(t) if j.kern.plan.FUSED_FLUSH else []  # noqa: E731
     # (a plan whose decode always leaves its flush to the fold launch has nothing to add in 4)
-    return (("phase 1b (the key-chunk decode's stream first)", ("replay_decode",),
+    return (("phase 1b (the decode's stream first)", ("replay_decode",),
              lambda j, t: stream_first_candidates(j.kern.plan, t)),
             ("phase 2 (num_stages)", STREAMING, lambda j, t: stage_candidates(t)),
             ("phase 2b (register caps)", CAPPED, lambda j, t: register_cap_candidates(t)),

@@ -66,8 +66,8 @@ MAX_FOLD_SPLIT = 64   # value tiles of a fold (V / BV, at most 64 for V <= 1024 
 class Launch:
     """BV: the kernel's value tile (DBV for the key-chunked decode kernel); BKT: the key
     chunk of the key-chunked decode kernel (None: the plan's); warps; pipeline stages;
-    split: programs per (row, value head) along the value axis (key-chunked decode only;
-    more programs for small batches); separate_flush (decode only): rows whose ring fills
+    split: programs per (row, value head) along the value axis (decode only, where
+    plan.decode_splits; more programs for small batches); separate_flush (decode only): rows whose ring fills
     are folded by a second launch (the fold kernel) instead of inside the decode launch,
     whose kernel then carries no fold code (fewer registers, more programs per SM);
     maxnreg: a cap on the registers per thread that ptxas may use (None: none; Triton's

@@ -168,6 +168,14 @@ def test_split_candidates_extend_the_fastest_small_batch_launches():
     sr = load("kda", H=1, HV=1, K=16, V=32, L=2, state_dtype="fp16", stochastic=True,
               tuning=False).plan
     assert split_candidates(sr, times) == []
+    # the launch's other choices stay; no split past MAX_SPLIT_PROGRAMS programs at the
+    # smallest batch (GLA-like: 4 value heads, 32 tiles of 16 rows)
+    few = load("gla", H=4, HV=4, K=16, V=512, L=2, tuning=False).plan
+    first = Launch(16, 8, 3, stream_first=True, maxnreg=128)
+    got = split_candidates(few, {first: {1: 1.0}}, keep=1)
+    assert {c.split for c in got} == {2, 4, 8, 16, 32}
+    assert all(c.stream_first and c.maxnreg == 128 for c in got)
+    assert max(c.split for c in split_candidates(few, {first: {64: 1.0}}, keep=1)) == 4
 
 
 def test_verify_is_tuned_for_speculative_configurations():
