@@ -282,17 +282,17 @@ def fold_split_candidates(plan, times: dict[Launch, dict[int, float]], keep: int
 
 
 SPLITS = (2, 4, 8, 16, 32)
-# Splits whose programs at the smallest batch would exceed this are not tried: past ~8
-# programs per SM of a 132-SM H200 more programs only repeat the head-level work (a
-# split of 16 or 32 is for decodes of few value heads: GLA's 4 at batch 1 hold 32
+# Splits past 8 whose programs at the smallest batch would exceed this are not tried:
+# past ~8 programs per SM of a 132-SM H200 more programs only repeat the head-level work
+# (a split of 16 or 32 is for decodes of few value heads: GLA's 4 at batch 1 hold 32
 # programs at split 8, a quarter of the SMs; session 28).
 MAX_SPLIT_PROGRAMS = 1024
 
 
 def split_candidates(plan, times: dict[Launch, dict[int, float]], keep: int = 3) -> list[Launch]:
     """Phase 3 (decodes that split, plan.decode_splits): the `keep` fastest launches at the smallest batch,
-    with their (row, value head) split over 2 to 32 programs (no more than
-    MAX_SPLIT_PROGRAMS programs at that batch), each program keeping the launch's value
+    with their (row, value head) split over 2 to 8 programs, or 16 or 32 where that
+    batch then has at most MAX_SPLIT_PROGRAMS programs, each program keeping the launch's value
     tile or taking 1/split of it (at least 8 rows; at most one tile per program), at the
     launch's warps or 1/split of them: more programs in flight where a small batch leaves
     most SMs idle. The launch's other choices (its stream first, phase 1b; its register
@@ -304,7 +304,7 @@ def split_candidates(plan, times: dict[Launch, dict[int, float]], keep: int = 3)
     out = []
     for c in ranked[:keep]:
         for split in SPLITS:
-            if small * plan.HV * split > MAX_SPLIT_PROGRAMS:
+            if split > 8 and small * plan.HV * split > MAX_SPLIT_PROGRAMS:
                 break
             for bv in dict.fromkeys((c.BV, c.BV // split)):
                 for w in dict.fromkeys((c.num_warps, max(1, c.num_warps // split))):

@@ -175,7 +175,7 @@ def test_split_candidates_extend_the_fastest_small_batch_launches():
     got = split_candidates(few, {first: {1: 1.0}}, keep=1)
     assert {c.split for c in got} == {2, 4, 8, 16, 32}
     assert all(c.stream_first and c.maxnreg == 128 for c in got)
-    assert max(c.split for c in split_candidates(few, {first: {64: 1.0}}, keep=1)) == 4
+    assert max(c.split for c in split_candidates(few, {first: {64: 1.0}}, keep=1)) == 8
 
 
 def test_verify_is_tuned_for_speculative_configurations():
