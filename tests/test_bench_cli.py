@@ -100,6 +100,41 @@ def test_report_writer(tmp_path):
     assert (tmp_path / "bench.md").read_text() == md
 
 
+def test_a_replot_without_matplotlib_keeps_the_data(tmp_path, monkeypatch):
+    """A replot where matplotlib is missing logs that the plot was not redrawn; the
+    measured bench.json (and the plot its run wrote) stay as they were."""
+    monkeypatch.setattr(B, "plot", lambda report, path: None)     # the GPU run drew its plot
+    B.write_report(synthetic_report(), tmp_path, log=lambda *_: None)
+    data, md = (tmp_path / "bench.json").read_text(), (tmp_path / "bench.md").read_text()
+    monkeypatch.setattr(B, "plot", lambda report, path: "speedup.png not written: no matplotlib")
+    logged = []
+    B.write_report(json.loads(data), tmp_path, log=logged.append, replot=True)
+    assert (tmp_path / "bench.json").read_text() == data
+    assert (tmp_path / "bench.md").read_text() == md
+    assert "speedup.png not written: no matplotlib" in logged
+
+
+def test_crossover_table_reports_where_the_replay_step_pays():
+    """The crossover is the smallest batch from which the replay step is never slower than
+    the best conventional step beyond the noise band (B.EVEN), and the table marks the
+    cells: slower in bold, even in italics; the dispatch column lists the batches at which
+    decode folds every step."""
+    assert B.crossover([(1, 1.2), (8, 0.9), (64, 1.1), (256, 1.6)]) == 64   # 8 is slower
+    assert B.crossover([(1, 1 - B.EVEN / 2), (8, 1.5)]) == 1                 # 1 is even
+    assert B.crossover([(1, 1.2), (256, 0.5)]) is None                       # slower at the top
+    rows = synthetic_report()["rows"]
+    slow = [r for r in rows if r["variant"] == "kda" and r["L"] == 8 and r["batch"] == 1][0]
+    slow["speedup_vs_best"], slow["fold_every_step"] = 0.8, True
+    md = "\n".join(B.crossover_lines(rows))
+    assert "| batch 1 | batch 256 | crossover | dispatch folds at |" in md
+    kda8 = [line for line in md.splitlines() if line.startswith("| kda | kda-geo | 8 |")][0]
+    assert "**0.80×**" in kda8 and kda8.endswith("| 256 | 1 |")
+    gdn16 = [line for line in md.splitlines() if line.startswith("| gdn | gdn-geo | 16 |")][0]
+    # (the synthetic fla step beats the replay step at batch 1: 0.0110 vs 0.0127 ms)
+    assert gdn16.endswith("| 256 | none |") and "**0.87×**" in gdn16
+    assert B.crossover_lines([]) == []
+
+
 # -- dry runs ----------------------------------------------------------------------------------
 class FakeTimer:
     """Runs setup and fn once (so every launch really happens, in the interpreter) and
