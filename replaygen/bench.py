@@ -106,8 +106,7 @@ def run_suite(args, log=print, progress=None) -> dict:
             plan.append((variant, config.name, kerns))
             for i, (L, kern) in enumerate(kerns.items()):
                 kernels = ["replay_decode"] + (["conventional_decode"] if i == 0 else [])
-                launches = {(k, kern.tuning.lookup(kern.name, k, gpu, b) if kern.tuning else None)
-                            for k in kernels for b in args.batches}
+                launches = {(k, kern.table_launch(k, b, gpu)) for k in kernels for b in args.batches}
                 p = kern.plan
                 tasks.append((variant, dict(L=L, state_dtype="fp32", record_dtype="bf16",
                                             **p.config.dim_map), sorted(launches, key=str),

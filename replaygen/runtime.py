@@ -662,12 +662,7 @@ class Kernels:
             # quantised configuration but the key-chunk decode of a read copy: KDA's and
             # GLA's read-copy decodes, and every read copy's fold and conventional
             # launches, ran the plan's whatever the tables said)
-            launch = self.tuning.lookup(self.plan.name, kernel, device_name(device), rows)
-            if launch is None and kernel == "verify" and self.plan.VERIFY_FOLDS:
-                # the plain rows' verify is the same kernel as without verify_folds (but
-                # for CAP and RING): untuned, it takes that configuration's launch
-                plain = dataclasses.replace(self.plan.config, verify_folds=False).name
-                launch = self.tuning.lookup(plain, kernel, device_name(device), rows)
+            launch = self.table_launch(kernel, rows, device_name(device))
         if launch is None and kernel in ("verify_fold", "commit"):   # untuned: the verify's / fold's
             return self._launch(launch_kind(kernel), rows, device)
         if launch is None:
@@ -681,6 +676,24 @@ class Kernels:
                    launch.options(), launch)
         self._launches[key] = hit
         return hit
+
+    def table_launch(self, kernel: str, rows: int, gpu: str) -> Launch | None:
+        """The tuning table's launch of `kernel` for `rows` rows on `gpu` (None: untuned,
+        the plan's): the entry of the largest tabled batch <= rows; below every tabled
+        batch, a decode's entry with its split raised for the fewer rows
+        (Launch.for_fewer_rows)."""
+        if self.tuning is None:
+            return None
+        entry = self.tuning.entry(self.plan.name, kernel, gpu, rows)
+        if entry is None and kernel == "verify" and self.plan.VERIFY_FOLDS:
+            # the plain rows' verify is the same kernel as without verify_folds (but
+            # for CAP and RING): untuned, it takes that configuration's launch
+            plain = dataclasses.replace(self.plan.config, verify_folds=False).name
+            entry = self.tuning.entry(plain, kernel, gpu, rows)
+        if entry is None:
+            return None
+        tabled, launch = entry
+        return launch.for_fewer_rows(self.plan, tabled, rows) if kernel == "replay_decode" else launch
 
     def warmup(self, state: ReplayState, batch_sizes, *, pool: torch.Tensor | None = None,
                dtype: torch.dtype = torch.bfloat16, slots_dtype: torch.dtype = torch.int32) -> int:

@@ -31,11 +31,12 @@ from __future__ import annotations
 import json
 import os
 from bisect import bisect_right
+import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
 
 from .errors import TuningError
-from .plan import launch_constants
+from .plan import decode_splits, launch_constants
 
 FORMAT = 1
 TUNING_FILE = "tuning.json"
@@ -116,6 +117,23 @@ class Launch:
             out["maxnreg"] = self.maxnreg
         return out
 
+    def for_fewer_rows(self, plan, tabled: int, rows: int) -> "Launch":
+        """This decode launch, tabled at batch `tabled`, for a batch of `rows` < tabled
+        (the table has no entry at or below rows): its (row, value head) split raised,
+        in powers of two, until the launch has as many programs as it had at its tabled
+        batch, up to one value tile per program (decodes that split only,
+        plan.decode_splits). A launch tuned for a large batch rarely splits, and with few
+        value heads a small batch then leaves the GPU nearly idle: GLA's L = 8 decode,
+        tabled at batch 256 only, would run 4 programs at batch 1 (tuned at L = 16,
+        batch 1 took split 32: 0.0085 -> 0.0050 ms, H200, session 28)."""
+        if rows >= tabled or rows < 1 or not decode_splits(plan):
+            return self
+        tiles = -(-plan.V // self.BV)
+        most = 1 << (tiles.bit_length() - 1)              # a power of two <= tiles
+        want = -(-tabled * self.split // rows)            # programs per (row, head) to keep
+        split = min(most, 1 << (want - 1).bit_length())
+        return dataclasses.replace(self, split=split) if split > self.split else self
+
     def as_dict(self) -> dict[str, int]:
         out = {"BV": self.BV, "num_warps": self.num_warps, "num_stages": self.num_stages}
         if self.BKT is not None:
@@ -190,13 +208,21 @@ class TuningTable:
 
     # -- queries ---------------------------------------------------------------------------
     def lookup(self, config: str, kernel: str, gpu: str | None, rows: int) -> Launch | None:
+        """The launch of the largest tabled batch <= rows (the smallest tabled batch's
+        when rows is below them all), or None."""
+        entry = self.entry(config, kernel, gpu, rows)
+        return entry[1] if entry else None
+
+    def entry(self, config: str, kernel: str, gpu: str | None, rows: int) -> tuple[int, Launch] | None:
+        """(tabled batch, launch) of lookup's entry, or None."""
         if gpu is None:
             return None
         entries = self._rows.get((config, kernel, gpu))
         if not entries:
             return None
         i = bisect_right([b for b, _, _ in entries], rows) - 1
-        return entries[max(i, 0)][1]
+        batch, launch, _ = entries[max(i, 0)]
+        return batch, launch
 
     def recorded(self, config: str, kernel: str, gpu: str | None, batch: int) -> dict | None:
         """What the sweep measured for the entry at exactly `batch` (its info: ms, plan_ms),

@@ -403,6 +403,52 @@ def test_tuned_launches_match_the_reference(variant, structure, chunked, device)
     assert h.device_flushes - flushes >= 6
 
 
+def test_a_decode_tabled_at_a_larger_batch_splits_for_fewer_rows():
+    """Below the smallest tabled batch the decode's entry keeps its program count: its
+    split is raised in powers of two (up to one value tile per program), so a launch
+    tuned at batch 256 does not run a handful of programs at batch 1. At or above a
+    tabled batch, and for a configuration that cannot split (a read copy), the entry is
+    taken as it is."""
+    gpu = "NVIDIA H200"
+    kern = load("gla", H=4, HV=4, K=16, V=512, L=4, tuning=False)   # [16, K] tiles: 32 of them
+    kern.tuning = TuningTable()
+    tabled = Launch(16, 2, 1, separate_flush=True, fold_warps=4)
+    kern.tuning.add(gpu, kern.name, "replay_decode", 256, tabled)
+    kern.tuning.add(gpu, kern.name, "fold", 256, Launch(16, 4, 1))
+    assert kern.table_launch("replay_decode", 1, gpu) == dataclasses.replace(tabled, split=32)
+    assert kern.table_launch("replay_decode", 64, gpu).split == 4      # 256 / 64 rows
+    assert kern.table_launch("replay_decode", 100, gpu).split == 4     # ceil(2.56), a power of two
+    assert kern.table_launch("replay_decode", 256, gpu) == tabled
+    assert kern.table_launch("replay_decode", 512, gpu) == tabled
+    assert kern.table_launch("fold", 1, gpu) == Launch(16, 4, 1)       # only the decode splits
+    split8 = Launch(32, 1, 1, split=8)                                   # 16 tiles of 32 rows
+    assert split8.for_fewer_rows(kern.plan, 8, 1).split == 16          # capped at the tiles
+    assert split8.for_fewer_rows(kern.plan, 8, 4).split == 16          # 64 programs kept
+    assert split8.for_fewer_rows(kern.plan, 8, 8) == split8            # at its own batch
+    read = load("gla", H=4, HV=4, K=16, V=512, L=4, read_dtype="nvfp4", tuning=False).plan
+    assert Launch(16, 2, 1, separate_flush=True).for_fewer_rows(read, 256, 1).split == 1
+
+
+@pytest.mark.parametrize("variant", ["gdn", "kda"])
+def test_a_launch_split_for_fewer_rows_matches_the_reference(variant, device):
+    """The runtime takes the raised split (key chunks: gdn; value tiles: kda) and the
+    steps still match the float64 reference: a table entry at batch 3 only, run at 1 and
+    2 rows (split 2, one value tile of 8 rows per program; rings fill and the split
+    programs publish shared cursors)."""
+    cfg = Config(variant, H=1, ratio=2, K=16, V=16, L=3, state_dtype="fp32",
+                 record_dtype="bf16", input_dtype="bf16", optional=ALL_CASES[variant].optional_inputs)
+    h = Harness(cfg, num_slots=3, device=device, seed=23)
+    table = TuningTable()
+    table.add(device_name(torch.device(device)), h.kern.name, "replay_decode", 3,
+              Launch(8, 1, 1, BKT=8 if decode_is_chunked(h.kern.plan) else None))
+    h.kern.tuning = table
+    h.kern._launches.clear()
+    assert h.kern.launch_args("replay_decode", 1, device)[0]["NSPLIT"] == 2   # 2 tiles of 8 rows
+    assert h.kern.launch_args("replay_decode", 2, device)[0]["NSPLIT"] == 2
+    assert h.kern.launch_args("replay_decode", 3, device)[0]["NSPLIT"] == 1
+    h.run([Step(r) for r in [(0,), (1, 2), (0,), (2, 1), (0, 1, 2), (1,), (0,), (2,), (0, 2)]])
+
+
 def test_warmup_touches_no_state(device):
     cfg = Config("mamba2", H=1, ratio=2, K=4, V=3, L=3, state_dtype="fp32",
                  record_dtype="bf16", input_dtype="bf16")
