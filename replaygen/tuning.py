@@ -28,10 +28,10 @@ the plan's choice in the same sweep) are informational.
 """
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 from bisect import bisect_right
-import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
 
