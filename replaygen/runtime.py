@@ -679,21 +679,18 @@ class Kernels:
 
     def table_launch(self, kernel: str, rows: int, gpu: str) -> Launch | None:
         """The tuning table's launch of `kernel` for `rows` rows on `gpu` (None: untuned,
-        the plan's): the entry of the largest tabled batch <= rows; below every tabled
-        batch, a decode's entry with its split raised for the fewer rows
-        (Launch.for_fewer_rows)."""
+        the plan's): TuningTable.launch (below every tabled batch, a decode's entry with
+        its split raised for the fewer rows), a verify_folds verify falling back to the
+        plain configuration's."""
         if self.tuning is None:
             return None
-        entry = self.tuning.entry(self.plan.name, kernel, gpu, rows)
-        if entry is None and kernel == "verify" and self.plan.VERIFY_FOLDS:
+        launch = self.tuning.launch(self.plan, kernel, gpu, rows)
+        if launch is None and kernel == "verify" and self.plan.VERIFY_FOLDS:
             # the plain rows' verify is the same kernel as without verify_folds (but
             # for CAP and RING): untuned, it takes that configuration's launch
             plain = dataclasses.replace(self.plan.config, verify_folds=False).name
-            entry = self.tuning.entry(plain, kernel, gpu, rows)
-        if entry is None:
-            return None
-        tabled, launch = entry
-        return launch.for_fewer_rows(self.plan, tabled, rows) if kernel == "replay_decode" else launch
+            launch = self.tuning.launch(self.plan, kernel, gpu, rows, config=plain)
+        return launch
 
     def warmup(self, state: ReplayState, batch_sizes, *, pool: torch.Tensor | None = None,
                dtype: torch.dtype = torch.bfloat16, slots_dtype: torch.dtype = torch.int32) -> int:

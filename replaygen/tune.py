@@ -183,7 +183,8 @@ def stream_first_candidates(plan, times: dict[Launch, dict[int, float]], keep: i
     trip less before it, at some registers (launch_constants; H200, session 12, the
     committed launches streaming first: Mamba-2 Nano fp32 5% faster amortised, GDN fp32 +
     NVFP4 5% slower). Value tiles of a plain checkpoint: the first STREAM_STAGES tiles
-    prefetched into L2 while the head-level work runs (untimed when written, session 27)."""
+    prefetched into L2 while the head-level work runs (session 27; offered to GLA's and
+    KDA's fp32 decodes at batches 1 and 8 in session 28 and chosen by none)."""
     if not streams_first(plan):
         return []
     return _variants(times, keep, "stream_first", False, (True,))
@@ -337,10 +338,12 @@ class Job:
         """The table's launches for this configuration, each kernel and batch: phase 1
         re-times them, so a sweep cut short by its budget before the phases that found
         them (a separate flush, the fold's warps) cannot replace them with a slower launch
-        (session 9: such sweeps wrote 0.225 ms over a 0.188 ms entry)."""
+        (session 9: such sweeps wrote 0.225 ms over a 0.188 ms entry). At a batch below
+        every tabled one that is the launch the runtime derives from the entry (a decode's
+        raised split), what serving would run there."""
         for kernel in self.kernels:
             for b in batches:
-                launch = table.lookup(self.kern.name, kernel, gpu, b)
+                launch = table.launch(self.kern.plan, kernel, gpu, b)
                 if launch is not None and launch not in self.incumbents[kernel]:
                     self.incumbents[kernel].append(launch)
 

@@ -213,6 +213,17 @@ class TuningTable:
         entry = self.entry(config, kernel, gpu, rows)
         return entry[1] if entry else None
 
+    def launch(self, plan, kernel: str, gpu: str | None, rows: int,
+               config: str | None = None) -> Launch | None:
+        """The launch the runtime takes for `rows` rows from the entries of `config`
+        (default: the plan's): lookup's entry, and below every tabled batch a decode
+        entry's split raised for the fewer rows (Launch.for_fewer_rows); None if untabled."""
+        entry = self.entry(config or plan.name, kernel, gpu, rows)
+        if entry is None:
+            return None
+        tabled, launch = entry
+        return launch.for_fewer_rows(plan, tabled, rows) if kernel == "replay_decode" else launch
+
     def entry(self, config: str, kernel: str, gpu: str | None, rows: int) -> tuple[int, Launch] | None:
         """(tabled batch, launch) of lookup's entry, or None."""
         if gpu is None:
