@@ -45,6 +45,7 @@ T_MAX drafts past L, where every row folds.
 from __future__ import annotations
 
 import dataclasses
+import re
 import time
 from pathlib import Path
 
@@ -340,12 +341,29 @@ class Job:
         them (a separate flush, the fold's warps) cannot replace them with a slower launch
         (session 9: such sweeps wrote 0.225 ms over a 0.188 ms entry). At a batch below
         every tabled one that is the launch the runtime derives from the entry (a decode's
-        raised split), what serving would run there."""
-        for kernel in self.kernels:
-            for b in batches:
-                launch = table.launch(self.kern.plan, kernel, gpu, b)
-                if launch is not None and launch not in self.incumbents[kernel]:
-                    self.incumbents[kernel].append(launch)
+        raised split), what serving would run there. The same configuration's launches at
+        other ring lengths (`siblings`) join them."""
+        for config in [None] + self.siblings(table, gpu):
+            for kernel in self.kernels:
+                for b in batches:
+                    launch = table.launch(self.kern.plan, kernel, gpu, b, config=config)
+                    if launch is not None and launch not in self.incumbents[kernel]:
+                        self.incumbents[kernel].append(launch)
+
+    def siblings(self, table: TuningTable, gpu: str) -> list[str]:
+        """The tabled configurations that differ from this one only in the ring length L.
+        A launch names no L, so theirs run here, and phase 1 times them as incumbents: a
+        sweep that starts from this configuration's own entry alone can settle far from
+        them (session 29: GLA L = 8 at batch 1, started from its batch-256 entry, kept a
+        separate flush, 0.0088 ms amortised, where L = 16's entry takes 0.0050)."""
+        config = self.kern.plan.config
+        out = []
+        for name in table.configs(gpu):
+            length = re.search(r"__L(\d+)__", name)   # a hint; the name built below decides
+            if length and name != config.name and \
+                    dataclasses.replace(config, buffer_length=int(length[1])).name == name:
+                out.append(name)
+        return out
 
     def load_kwargs(self):
         """`load` arguments of this configuration, for the compile workers: the whole

@@ -243,6 +243,10 @@ class TuningTable:
                 return info
         return None
 
+    def configs(self, gpu: str | None = None) -> list[str]:
+        """The configuration names with entries (of one GPU, when given)."""
+        return sorted({c for c, _, g in self._rows if gpu is None or g == gpu})
+
     def gpus(self) -> list[str]:
         return sorted({g for _, _, g in self._rows} | set(self.meta))
 

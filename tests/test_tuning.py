@@ -558,7 +558,8 @@ def test_a_job_tunes_a_kernel_subset_of_its_whole_configuration():
 
 def test_a_sweep_keeps_the_tabled_launch_that_measures_fastest():
     """The launches a table holds for a configuration join phase 1 (Job.add_incumbents:
-    per kernel, the entry serving each swept batch), and table_of keeps one that measured
+    per kernel, the entry serving each swept batch; then its siblings', the configuration at
+    other ring lengths), and table_of keeps one that measured
     fastest: a sweep cut short before the phase that found it (here a separate flush with
     its fold at 4 warps) cannot write a slower launch over it."""
     from replaygen.tune import Job, _with, candidates, table_of
@@ -569,10 +570,20 @@ def test_a_sweep_keeps_the_tabled_launch_that_measures_fastest():
     t.add("G", kern.name, "replay_decode", 1, small)   # serves batches 1..255
     t.add("G", kern.name, "replay_decode", 256, sf)
     t.add("G", "another__config", "replay_decode", 256, Launch(64, 2, 3, BKT=32))
+    # the same configuration at L = 8 is a sibling (its launches join, after this one's);
+    # at L = 8 with another record precision it is not, nor is another GPU's entry
+    at_8 = load("gdn", H=1, HV=2, K=32, V=32, L=8, tuning=False).name
+    other = load("gdn", H=1, HV=2, K=32, V=32, L=8, record_dtype="fp32", tuning=False).name
+    wide = Launch(64, 4, 2, BKT=16, split=2)
+    t.add("G", at_8, "replay_decode", 1, wide)
+    t.add("G", at_8, "replay_decode", 256, sf)
+    t.add("G", other, "replay_decode", 1, Launch(8, 1, 1, BKT=16))
+    t.add("H", at_8, "replay_decode", 1, Launch(8, 2, 1, BKT=16))
+    assert job.siblings(t, "G") == [at_8]
     job.add_incumbents(t, "G", (8, 64, 256, 512))
-    assert job.incumbents["replay_decode"] == [small, sf]
+    assert job.incumbents["replay_decode"] == [small, sf, wide]
     first = candidates(kern.plan, "replay_decode")
-    assert sf not in first and _with(first, job.incumbents["replay_decode"])[-1] == sf
+    assert sf not in first and _with(first, job.incumbents["replay_decode"])[-2:] == [sf, wide]
     job.times["replay_decode"] = {c: {256: 1.0} for c in first} | {sf: {256: 0.5}}
     best = table_of([job], "G", {}, (256,))["gdn"].lookup(kern.name, "replay_decode", "G", 256)
     assert best == sf
