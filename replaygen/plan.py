@@ -989,7 +989,24 @@ def make_plan(deriv: Derivation, config: KernelConfig) -> KernelPlan:
         # identity decay: a zero log decay per row
         Statement("rec_gate", print_record(deriv.gate) if deriv.gate is not None
                   else "tl.zeros(o_l.shape, tl.float32)"))
+    def zero_past_cursor(e) -> bool:
+        """Whether a record expression is exactly zero on ring rows past the cursor as
+        the kernels load them: value-axis fields read 0 there (masked, other=0:
+        load_records at tile level), any other record field whatever the ring holds (NaN
+        in a fresh pool). True when every record field it reads is value-axis and it
+        vanishes where they do."""
+        e = from_fields(e)
+        fields = {s for s in e.free_symbols if s.name in field_names}
+        if not fields or any(deriv.field(s.name).axis != "V" for s in fields):
+            return False
+        return sympy.simplify(e.xreplace({s: 0 for s in fields})) == 0
+
     record_tile_code = (Statement("rec_value", print_record(deriv.value)),)
+    if not zero_past_cursor(deriv.value):
+        # (Mamba-2: dt_j x_j, its scalar dt loaded past n) the rows past n selected away;
+        # elsewhere the load's own mask zeroes them, and a select repeating it costs a
+        # select per element (offline sm_90, GDN's NVFP4 decode: 64 FSEL per program)
+        record_tile_code += (Statement("rec_value", "tl.where(m_l[:, None], rec_value, 0.0)"),)
     # the decode kernel's record contexts: scalar gate rows once per head, key-axis
     # quantities per key chunk (ring fields loaded as [BL, BKT] tiles there)
     gate_stmt = record_head_code[1]

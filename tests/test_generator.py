@@ -319,6 +319,23 @@ def test_gate_sign_check(tmp_path):
     assert info.value.field == "transition.gate"
 
 
+@pytest.mark.parametrize("variant", VARIANT_NAMES)
+def test_records_past_the_cursor_are_selected_away_only_where_a_load_leaves_them(variant):
+    """The value records' rows past the cursor must read 0. A value-axis ring field loads
+    0 there (masked, other=0), so a value made of such fields alone needs no select
+    (sympy: it vanishes where they do); one that reads a field loaded without the
+    cursor's mask (Mamba-2: dt_j x_j, dt a scalar field) keeps its select. Without it a
+    fresh pool's NaN rows would reach the outputs, which the decode tests would see."""
+    spec = load_variant(variant)
+    d = derive(spec)
+    plan = make_plan(d, default_configs(spec)[0])
+    reads_other = any(f.axis != "V" for f in d.fields if sympy.Symbol(f.name) in d.value.free_symbols)
+    selects = [s for s in plan.record_tile_code if s.expr.startswith("tl.where(m_l")]
+    assert [s.target for s in plan.record_tile_code][0] == "rec_value"
+    assert len(selects) == (1 if reads_other else 0), plan.record_tile_code
+    assert reads_other == (variant == "mamba2")
+
+
 def test_config_names_are_unique_and_readable():
     """A configuration's name is its file name and cache key: distinct configurations
     never share one, and it spells out every choice."""

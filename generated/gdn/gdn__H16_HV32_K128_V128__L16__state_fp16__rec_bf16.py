@@ -2,8 +2,8 @@
 # the templates and run `replaygen build`.
 # kernel: gdn__H16_HV32_K128_V128__L16__state_fp16__rec_bf16
 # spec sha256: 269ae606d36dd56b152535499facfacd42680cd4fda27f9a1b04094384a173fb
-# templates sha256: 555a11dca357adc3da290e33e60cd035e6bed8605b80029f7361d86db23ea9cd
-# generator sha256: f6f33b66be740adea1b40ed4f88e33f5b77efada6f75a010e25cdbcc2d3711c3
+# templates sha256: 7672195d9614642c9f77933a39b2eafb09882dde478031a66bc371407a2fb2bb
+# generator sha256: 6390d00c9316ead3b702ee8ab8cb639e950736201dba6aa154df88b5147e71d8
 """ReplaySSM kernels for gdn: gdn__H16_HV32_K128_V128__L16__state_fp16__rec_bf16.
 
 Replay form: S_t = C·exp(G_t) + Σ_j u_j (exp(G_t - G_j)·k_j)ᵀ,  G_j = Σ_(i<=j) g_i
@@ -162,7 +162,6 @@ def replay_decode_kernel(
             t_value = b_v
             r_u = tl.load(ring_u_ptr + ((i_slot * HV + i_hv) * RING + o_l[:, None]) * V + o_v[None, :], mask=m_l[:, None] & m_v[None, :], other=0.0).to(tl.float32)  # [BL, BV]
             rec_value = r_u
-            rec_value = tl.where(m_l[:, None], rec_value, 0.0)  # [BL, DBV]
             s_kq = tl.sum(kq, axis=0)
             # delta rule: u = beta (v - S_{t-1}·Decay_t·k), S read through the replay form
             w_t = t_beta * (t_value - acc_k - tl.sum(rec_value * s_k[:, None], axis=0))  # [DBV]
@@ -317,7 +316,6 @@ def fold_kernel(
                 c_tile = c_raw.to(tl.float32)  # [BV, BK]
                 r_u = tl.load(ring_u_ptr + ((i_slot * HV + i_hv) * RING + o_l[:, None]) * V + o_v[None, :], mask=m_l[:, None] & m_v[None, :], other=0.0).to(tl.float32)  # [BL, BV]
                 rec_value = r_u
-                rec_value = tl.where(m_l[:, None], rec_value, 0.0)  # [BL, BV]
                 s_tile = c_tile * ck_weight
                 if FOLD_DOT:  # one [BV, BL] x [BL, BK] product
                     s_tile += tl.dot(tl.trans(rec_value), kw, input_precision="tf32")
@@ -401,7 +399,6 @@ def fold_kernel(
                 c_tile = c_raw.to(tl.float32)  # [BV, BK]
                 r_u = tl.load(ring_u_ptr + ((i_slot * HV + i_hv) * RING + o_l[:, None]) * V + o_v[None, :], mask=m_l[:, None] & m_v[None, :], other=0.0).to(tl.float32)  # [BL, BV]
                 rec_value = r_u
-                rec_value = tl.where(m_l[:, None], rec_value, 0.0)  # [BL, BV]
                 s_tile = c_tile * ck_weight
                 if FOLD_DOT:  # one [BV, BL] x [BL, BK] product
                     s_tile += tl.dot(tl.trans(rec_value), kw, input_precision="tf32")
@@ -759,7 +756,6 @@ def verify_kernel(
                     r_u = tl.load(ring_u_ptr + ((i_slot * HV + i_hv) * RING + o_l[:, None]) * V + o_v[None, :], mask=m_l[:, None] & m_v[None, :], other=0.0).to(tl.float32)  # [BL, BV]
                     if FOLDING:  # S_n for this chunk: stored, and streamed in place of C
                         rec_value = r_u
-                        rec_value = tl.where(m_l[:, None], rec_value, 0.0)  # [BL, DBV]
                         if NK == 1:
                             kw = rec_weight[:, None] * rec_key  # [BL, BK] (loaded for the group)
                         else:   # the chunk's columns of the group's record keys
@@ -781,7 +777,6 @@ def verify_kernel(
                     if i_k == NK - 1:   # the tile's last chunk: its window and outputs
                         t_value = b_v
                         rec_value = r_u
-                        rec_value = tl.where(m_l[:, None], rec_value, 0.0)  # [BL, DBV]
                         # the window through the head's matrices (above), one sum of products
                         if DECODE_FOLD_DOT:
                             Z = tl.dot(XT, G_y, input_precision="tf32")

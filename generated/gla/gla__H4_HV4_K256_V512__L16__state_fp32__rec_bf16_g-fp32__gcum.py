@@ -2,8 +2,8 @@
 # the templates and run `replaygen build`.
 # kernel: gla__H4_HV4_K256_V512__L16__state_fp32__rec_bf16_g-fp32__gcum
 # spec sha256: 2a7fe42937c3f75572badc158aa6b5a3525d5a4bced8d5656b63326bdec79ab1
-# templates sha256: 555a11dca357adc3da290e33e60cd035e6bed8605b80029f7361d86db23ea9cd
-# generator sha256: f6f33b66be740adea1b40ed4f88e33f5b77efada6f75a010e25cdbcc2d3711c3
+# templates sha256: 7672195d9614642c9f77933a39b2eafb09882dde478031a66bc371407a2fb2bb
+# generator sha256: 6390d00c9316ead3b702ee8ab8cb639e950736201dba6aa154df88b5147e71d8
 """ReplaySSM kernels for gla: gla__H4_HV4_K256_V512__L16__state_fp32__rec_bf16_g-fp32__gcum.
 
 Replay form: S_t = C·Diag(exp(G_t)) + Σ_j w_j (Diag(exp(G_t - G_j))·k_j)ᵀ,  G_j = Σ_(i<=j) g_i
@@ -128,7 +128,6 @@ def replay_decode_kernel(
             t_value = b_v
             r_v = tl.load(ring_v_ptr + ((i_slot * HV + i_hv) * RING + o_l[:, None]) * V + o_v[None, :], mask=m_l[:, None] & m_v[None, :], other=0.0).to(tl.float32)  # [BL, BV]
             rec_value = r_v
-            rec_value = tl.where(m_l[:, None], rec_value, 0.0)  # [BL, BV]
             w_t = t_value  # [BV]
             out = c_q + tl.sum(rec_value * s_q[:, None], axis=0) + w_t * s_kq
             tl.store(out_ptr + i_b * stride_out + i_hv * V + o_v, out.to(out_ptr.dtype.element_ty), mask=m_v)
@@ -258,7 +257,6 @@ def fold_kernel(
                 c_tile = c_raw.to(tl.float32)  # [BV, BK]
                 r_v = tl.load(ring_v_ptr + ((i_slot * HV + i_hv) * RING + o_l[:, None]) * V + o_v[None, :], mask=m_l[:, None] & m_v[None, :], other=0.0).to(tl.float32)  # [BL, BV]
                 rec_value = r_v
-                rec_value = tl.where(m_l[:, None], rec_value, 0.0)  # [BL, BV]
                 s_tile = c_tile * ck_weight[None, :]
                 if FOLD_DOT:  # one [BV, BL] x [BL, BK] product
                     s_tile += tl.dot(tl.trans(rec_value), kw, input_precision="tf32")
@@ -339,7 +337,6 @@ def fold_kernel(
                 c_tile = c_raw.to(tl.float32)  # [BV, BK]
                 r_v = tl.load(ring_v_ptr + ((i_slot * HV + i_hv) * RING + o_l[:, None]) * V + o_v[None, :], mask=m_l[:, None] & m_v[None, :], other=0.0).to(tl.float32)  # [BL, BV]
                 rec_value = r_v
-                rec_value = tl.where(m_l[:, None], rec_value, 0.0)  # [BL, BV]
                 s_tile = c_tile * ck_weight[None, :]
                 if FOLD_DOT:  # one [BV, BL] x [BL, BK] product
                     s_tile += tl.dot(tl.trans(rec_value), kw, input_precision="tf32")
@@ -639,7 +636,6 @@ def verify_kernel(
                 t_value = b_v
                 r_v = tl.load(ring_v_ptr + ((i_slot * HV + i_hv) * RING + o_l[:, None]) * V + o_v[None, :], mask=m_l[:, None] & m_v[None, :], other=0.0).to(tl.float32)  # [BL, BV]
                 rec_value = r_v
-                rec_value = tl.where(m_l[:, None], rec_value, 0.0)  # [BL, BV]
                 if FOLDING:  # S_n for this tile: stored, and read by the probes in place of C
                     s_tile = c_tile * ck_weight[None, :]
                     if FOLD_DOT:  # one [BV, BL] x [BL, BK] product

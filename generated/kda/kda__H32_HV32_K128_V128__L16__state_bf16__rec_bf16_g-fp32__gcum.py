@@ -2,8 +2,8 @@
 # the templates and run `replaygen build`.
 # kernel: kda__H32_HV32_K128_V128__L16__state_bf16__rec_bf16_g-fp32__gcum
 # spec sha256: 900e043a38a9f7023de2cc4bf78d14388be9de5c6732cf3e1db42c3737507d77
-# templates sha256: 555a11dca357adc3da290e33e60cd035e6bed8605b80029f7361d86db23ea9cd
-# generator sha256: f6f33b66be740adea1b40ed4f88e33f5b77efada6f75a010e25cdbcc2d3711c3
+# templates sha256: 7672195d9614642c9f77933a39b2eafb09882dde478031a66bc371407a2fb2bb
+# generator sha256: 6390d00c9316ead3b702ee8ab8cb639e950736201dba6aa154df88b5147e71d8
 """ReplaySSM kernels for kda: kda__H32_HV32_K128_V128__L16__state_bf16__rec_bf16_g-fp32__gcum.
 
 Replay form: S_t = C·Diag(exp(G_t)) + Σ_j u_j (Diag(exp(G_t - G_j))·k_j)ᵀ,  G_j = Σ_(i<=j) g_i
@@ -140,7 +140,6 @@ def replay_decode_kernel(
             t_value = b_v
             r_u = tl.load(ring_u_ptr + ((i_slot * HV + i_hv) * RING + o_l[:, None]) * V + o_v[None, :], mask=m_l[:, None] & m_v[None, :], other=0.0).to(tl.float32)  # [BL, BV]
             rec_value = r_u
-            rec_value = tl.where(m_l[:, None], rec_value, 0.0)  # [BL, BV]
             # delta rule: u = beta (v - S_{t-1}·Decay_t·k), S read through the replay form
             sk = c_k + tl.sum(rec_value * s_k[:, None], axis=0)
             w_t = t_beta * (t_value - sk)  # [BV]
@@ -274,7 +273,6 @@ def fold_kernel(
                 c_tile = c_raw.to(tl.float32)  # [BV, BK]
                 r_u = tl.load(ring_u_ptr + ((i_slot * HV + i_hv) * RING + o_l[:, None]) * V + o_v[None, :], mask=m_l[:, None] & m_v[None, :], other=0.0).to(tl.float32)  # [BL, BV]
                 rec_value = r_u
-                rec_value = tl.where(m_l[:, None], rec_value, 0.0)  # [BL, BV]
                 s_tile = c_tile * ck_weight[None, :]
                 if FOLD_DOT:  # one [BV, BL] x [BL, BK] product
                     s_tile += tl.dot(tl.trans(rec_value), kw, input_precision="tf32")
@@ -357,7 +355,6 @@ def fold_kernel(
                 c_tile = c_raw.to(tl.float32)  # [BV, BK]
                 r_u = tl.load(ring_u_ptr + ((i_slot * HV + i_hv) * RING + o_l[:, None]) * V + o_v[None, :], mask=m_l[:, None] & m_v[None, :], other=0.0).to(tl.float32)  # [BL, BV]
                 rec_value = r_u
-                rec_value = tl.where(m_l[:, None], rec_value, 0.0)  # [BL, BV]
                 s_tile = c_tile * ck_weight[None, :]
                 if FOLD_DOT:  # one [BV, BL] x [BL, BK] product
                     s_tile += tl.dot(tl.trans(rec_value), kw, input_precision="tf32")
@@ -674,7 +671,6 @@ def verify_kernel(
                 t_value = b_v
                 r_u = tl.load(ring_u_ptr + ((i_slot * HV + i_hv) * RING + o_l[:, None]) * V + o_v[None, :], mask=m_l[:, None] & m_v[None, :], other=0.0).to(tl.float32)  # [BL, BV]
                 rec_value = r_u
-                rec_value = tl.where(m_l[:, None], rec_value, 0.0)  # [BL, BV]
                 if FOLDING:  # S_n for this tile: stored, and read by the probes in place of C
                     s_tile = c_tile * ck_weight[None, :]
                     if FOLD_DOT:  # one [BV, BL] x [BL, BK] product

@@ -2,8 +2,8 @@
 # the templates and run `replaygen build`.
 # kernel: mamba2__ngroups8_nheads96_dstate128_headdim80__L16__state_bf16__rec_bf16
 # spec sha256: b9b9d1221036064279430b56c5d997514355cbb9c52adf3b69fc5581e1456b5e
-# templates sha256: 555a11dca357adc3da290e33e60cd035e6bed8605b80029f7361d86db23ea9cd
-# generator sha256: f6f33b66be740adea1b40ed4f88e33f5b77efada6f75a010e25cdbcc2d3711c3
+# templates sha256: 7672195d9614642c9f77933a39b2eafb09882dde478031a66bc371407a2fb2bb
+# generator sha256: 6390d00c9316ead3b702ee8ab8cb639e950736201dba6aa154df88b5147e71d8
 """ReplaySSM kernels for mamba2: mamba2__ngroups8_nheads96_dstate128_headdim80__L16__state_bf16__rec_bf16.
 
 Replay form: S_t = C·exp(G_t) + Σ_j w_j (exp(G_t - G_j)·k_j)ᵀ,  G_j = Σ_(i<=j) g_i
@@ -150,7 +150,7 @@ def replay_decode_kernel(
             t_value = b_delta * b_x
             r_x = tl.load(ring_x_ptr + ((i_slot * HV + i_hv) * RING + o_l[:, None]) * V + o_v[None, :], mask=m_l[:, None] & m_v[None, :], other=0.0).to(tl.float32)  # [BL, BV]
             rec_value = r_delta[:, None] * r_x
-            rec_value = tl.where(m_l[:, None], rec_value, 0.0)  # [BL, DBV]
+            rec_value = tl.where(m_l[:, None], rec_value, 0.0)
             s_kq = tl.sum(kq, axis=0)
             w_t = t_value  # [DBV]
             out = acc_q + tl.sum(rec_value * s_q[:, None], axis=0) + w_t * s_kq
@@ -306,7 +306,7 @@ def fold_kernel(
                 c_tile = c_raw.to(tl.float32)  # [BV, BK]
                 r_x = tl.load(ring_x_ptr + ((i_slot * HV + i_hv) * RING + o_l[:, None]) * V + o_v[None, :], mask=m_l[:, None] & m_v[None, :], other=0.0).to(tl.float32)  # [BL, BV]
                 rec_value = r_delta[:, None] * r_x
-                rec_value = tl.where(m_l[:, None], rec_value, 0.0)  # [BL, BV]
+                rec_value = tl.where(m_l[:, None], rec_value, 0.0)
                 s_tile = c_tile * ck_weight
                 if FOLD_DOT:  # one [BV, BL] x [BL, BK] product
                     s_tile += tl.dot(tl.trans(rec_value), kw, input_precision="tf32")
@@ -391,7 +391,7 @@ def fold_kernel(
                 c_tile = c_raw.to(tl.float32)  # [BV, BK]
                 r_x = tl.load(ring_x_ptr + ((i_slot * HV + i_hv) * RING + o_l[:, None]) * V + o_v[None, :], mask=m_l[:, None] & m_v[None, :], other=0.0).to(tl.float32)  # [BL, BV]
                 rec_value = r_delta[:, None] * r_x
-                rec_value = tl.where(m_l[:, None], rec_value, 0.0)  # [BL, BV]
+                rec_value = tl.where(m_l[:, None], rec_value, 0.0)
                 s_tile = c_tile * ck_weight
                 if FOLD_DOT:  # one [BV, BL] x [BL, BK] product
                     s_tile += tl.dot(tl.trans(rec_value), kw, input_precision="tf32")
@@ -708,7 +708,7 @@ def verify_kernel(
                     r_x = tl.load(ring_x_ptr + ((i_slot * HV + i_hv) * RING + o_l[:, None]) * V + o_v[None, :], mask=m_l[:, None] & m_v[None, :], other=0.0).to(tl.float32)  # [BL, BV]
                     if FOLDING:  # S_n for this chunk: stored, and streamed in place of C
                         rec_value = r_delta[:, None] * r_x
-                        rec_value = tl.where(m_l[:, None], rec_value, 0.0)  # [BL, DBV]
+                        rec_value = tl.where(m_l[:, None], rec_value, 0.0)
                         if NK == 1:
                             kw = rec_weight[:, None] * rec_key  # [BL, BK] (loaded for the group)
                         else:   # the chunk's columns of the group's record keys
@@ -730,7 +730,7 @@ def verify_kernel(
                     if i_k == NK - 1:   # the tile's last chunk: its window and outputs
                         t_value = b_delta * b_x
                         rec_value = r_delta[:, None] * r_x
-                        rec_value = tl.where(m_l[:, None], rec_value, 0.0)  # [BL, DBV]
+                        rec_value = tl.where(m_l[:, None], rec_value, 0.0)
                         XT = XT * ck_scale[None, :]
                         if not FOLDING:  # a folding row's probes read S_n only (S_c = 0)
                             if DECODE_FOLD_DOT:
