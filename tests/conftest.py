@@ -12,8 +12,10 @@ from __future__ import annotations
 import atexit
 import os
 import shutil
+import subprocess
 import sys
 import tempfile
+import threading
 from pathlib import Path
 
 import pytest
@@ -35,15 +37,73 @@ if "REPLAYGEN_CACHE" not in os.environ:
     atexit.register(shutil.rmtree, _cache, ignore_errors=True)
 
 
+# -- the offline sm_90 compile check (test_compile_sm90.py) -----------------------------
+# Its compiles (~12 CPU-minutes cold) run in one child process started as soon as the
+# session knows it runs the test, and overlap the rest of the suite; the test itself runs
+# last and waits for the child. Under pytest-xdist every worker collects every test, so
+# the xdist controller (which lives until the session ends) starts the one child, and the
+# worker that gets the test finds it by the run's id. One child per session: two would
+# compile everything twice on CI's two cores.
+SM90_TEST = "test_default_kernels_compile_for_sm90"
+
+
+def sm90_child(workers: int, log) -> subprocess.Popen:
+    """test_compile_sm90.py as a script on `workers` processes, its output to `log`. The
+    compiler must run without TRITON_INTERPRET (set above on a CPU machine)."""
+    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
+    return subprocess.Popen([sys.executable, str(ROOT / "tests" / "test_compile_sm90.py"), str(workers)],
+                            env=env, stdout=log, stderr=subprocess.STDOUT, text=True)
+
+
+def sm90_run_dir(run_id: str | None = None) -> Path:
+    """Where this session's background child writes `log` and, once it ends, `rc`."""
+    run_id = run_id or os.environ.get("PYTEST_XDIST_TESTRUNUID") or f"serial-{os.getpid()}"
+    return Path(tempfile.gettempdir()) / f"replaygen-sm90-{run_id}"
+
+
+def _start_sm90(run_dir: Path) -> None:
+    """Start the child on one worker process (once per run directory); its return code
+    goes to run_dir/rc when it ends, and it is killed if the session ends first."""
+    try:
+        from triton.backends.nvidia.compiler import get_ptxas  # noqa: F401
+    except Exception:   # no NVIDIA backend: the test skips itself
+        return
+    try:
+        run_dir.mkdir(parents=True)
+    except FileExistsError:
+        return
+    log = open(run_dir / "log", "w")
+    proc = sm90_child(1, log)
+
+    def publish_return_code():
+        proc.wait()
+        log.close()
+        (run_dir / "rc.part").write_text(str(proc.returncode))
+        (run_dir / "rc.part").rename(run_dir / "rc")   # seen whole or not at all
+
+    threading.Thread(target=publish_return_code, daemon=True).start()
+
+    def stop():
+        if proc.poll() is None:
+            proc.kill()
+        shutil.rmtree(run_dir, ignore_errors=True)
+    atexit.register(stop)
+
+
 @pytest.hookimpl(trylast=True)   # after -k / -m deselection
 def pytest_collection_modifyitems(session, config, items):
-    """The offline sm_90 compile check (test_compile_sm90.py) starts its compiles in a
-    child process as soon as it is collected, and runs last, so that they overlap the
-    rest of the suite."""
-    late = [i for i in items if i.nodeid.endswith("test_default_kernels_compile_for_sm90")]
+    late = [i for i in items if i.nodeid.endswith(SM90_TEST)]
     if late and not config.option.collectonly:
         items[:] = [i for i in items if i not in late] + late
-        late[0].module.start_in_background()
+        if "PYTEST_XDIST_WORKER" not in os.environ:   # a serial session starts it here
+            _start_sm90(sm90_run_dir())
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_node_collection_finished(node, ids):
+    """(xdist controller) a worker's collection: start the child if it holds the test."""
+    if any(i.endswith(SM90_TEST) for i in ids) and not node.config.option.collectonly:
+        _start_sm90(sm90_run_dir(node.workerinput["testrunuid"]))
 
 
 def pytest_configure(config):

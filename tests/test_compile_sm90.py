@@ -11,10 +11,10 @@ runtime specialisation gives real tensors, so the code compiled is the code that
 The compiler must run without TRITON_INTERPRET (which the rest of the suite sets on a
 CPU machine: it turns Triton's own library functions into interpreted ones), so the test
 runs this file as a script in a child process. When the session collects this test,
-conftest.py starts that child at once, on one worker, and runs the test last: the
-compiles (~12 CPU-minutes cold) then share CI's two cores with the interpreter tests,
-which use one (user time = wall time, session 11). Session 6 tried this with a pool of
-two workers beside them, which slowed them by a third and saved nothing.
+conftest.py starts that child at once, on one worker (once per session, pytest-xdist's
+workers included), and runs the test last: the compiles (~12 CPU-minutes cold) then
+overlap the interpreter tests. Session 6 tried a pool of two workers beside a serial
+suite, which slowed it by a third and saved nothing.
 """
 from __future__ import annotations
 
@@ -327,40 +327,26 @@ def compile_all(workers: int) -> tuple[int, list[str]]:
     return count, failures
 
 
-_BACKGROUND: dict = {}   # the child started early (start_in_background): Popen and log
-
-
-def _child(workers: int, log) -> subprocess.Popen:
-    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
-    return subprocess.Popen([sys.executable, __file__, str(workers)], env=env, stdout=log,
-                            stderr=subprocess.STDOUT, text=True)
-
-
-def start_in_background() -> None:
-    """Start the compiles now, on one worker (conftest.py, at collection); the test
-    collects their result. The child is killed if the session ends first."""
-    import atexit
-    import tempfile
-    if _BACKGROUND or not _ptxas_available():
-        return
-    log = tempfile.TemporaryFile(mode="w+")
-    proc = _child(1, log)
-    atexit.register(lambda: proc.poll() is None and proc.kill())
-    _BACKGROUND.update(proc=proc, log=log)
-
-
 @pytest.mark.skipif(not _ptxas_available(), reason="Triton's NVIDIA backend (ptxas) is absent")
 def test_default_kernels_compile_for_sm90():
     import tempfile
-    if _BACKGROUND:   # started at collection
-        proc, log = _BACKGROUND["proc"], _BACKGROUND["log"]
-    else:             # run alone: on every core (up to 4)
-        log = tempfile.TemporaryFile(mode="w+")
-        proc = _child(max(1, min(4, os.cpu_count() or 1)), log)
-    proc.wait(timeout=1500)
-    log.seek(0)
-    stdout = log.read()
-    assert proc.returncode == 0, stdout[-8000:]
+    import time
+
+    from conftest import sm90_child, sm90_run_dir
+    run_dir = sm90_run_dir()
+    if run_dir.is_dir():   # started when the session collected this test (conftest.py)
+        deadline = time.monotonic() + 1500
+        while not (run_dir / "rc").exists():
+            assert time.monotonic() < deadline, "the sm_90 compiles did not finish in 25 minutes"
+            time.sleep(1)
+        returncode, stdout = int((run_dir / "rc").read_text()), (run_dir / "log").read_text()
+    else:                  # run alone: on every core (up to 4)
+        with tempfile.TemporaryFile(mode="w+") as log:
+            proc = sm90_child(max(1, min(4, os.cpu_count() or 1)), log)
+            proc.wait(timeout=1500)
+            log.seek(0)
+            returncode, stdout = proc.returncode, log.read()
+    assert returncode == 0, stdout[-8000:]
     # every module has the kernels of KERNELS but quantize_kernel, which only a quantised
     # copy's has; plus the tuned launches and each variant's T_MAX = 8 verify kernels
     # (plain, folding), verify_folds commit and L = 32 decode; the read-word decodes, the
