@@ -989,6 +989,7 @@ def make_plan(deriv: Derivation, config: KernelConfig) -> KernelPlan:
         # identity decay: a zero log decay per row
         Statement("rec_gate", print_record(deriv.gate) if deriv.gate is not None
                   else "tl.zeros(o_l.shape, tl.float32)"))
+
     def zero_past_cursor(e) -> bool:
         """Whether a record expression is exactly zero on ring rows past the cursor as
         the kernels load them: value-axis fields read 0 there (masked, other=0:
@@ -1003,9 +1004,9 @@ def make_plan(deriv: Derivation, config: KernelConfig) -> KernelPlan:
 
     record_tile_code = (Statement("rec_value", print_record(deriv.value)),)
     if not zero_past_cursor(deriv.value):
-        # (Mamba-2: dt_j x_j, its scalar dt loaded past n) the rows past n selected away;
-        # elsewhere the load's own mask zeroes them, and a select repeating it costs a
-        # select per element (offline sm_90, GDN's NVFP4 decode: 64 FSEL per program)
+        # the value reads a ring field loaded without the cursor's mask (Mamba-2's dt):
+        # select the rows past n away. Elsewhere the load's own mask zeroes them, and a
+        # select repeating it cost 64 FSEL per program (offline sm_90, GDN's decodes)
         record_tile_code += (Statement("rec_value", "tl.where(m_l[:, None], rec_value, 0.0)"),)
     # the decode kernel's record contexts: scalar gate rows once per head, key-axis
     # quantities per key chunk (ring fields loaded as [BL, BKT] tiles there)

@@ -73,13 +73,23 @@ def _start_sm90(run_dir: Path) -> None:
     except FileExistsError:
         return
     log = open(run_dir / "log", "w")
-    proc = sm90_child(1, log)
+
+    def publish(returncode: int) -> None:
+        (run_dir / "rc.part").write_text(str(returncode))
+        (run_dir / "rc.part").rename(run_dir / "rc")   # seen whole or not at all
+
+    try:
+        proc = sm90_child(1, log)
+    except OSError as exc:   # the test then fails with this, instead of waiting for an rc
+        log.write(f"could not start the sm_90 compiles: {exc!r}\n")
+        log.close()
+        publish(-1)
+        return
 
     def publish_return_code():
         proc.wait()
         log.close()
-        (run_dir / "rc.part").write_text(str(proc.returncode))
-        (run_dir / "rc.part").rename(run_dir / "rc")   # seen whole or not at all
+        publish(proc.returncode)
 
     threading.Thread(target=publish_return_code, daemon=True).start()
 

@@ -3,7 +3,7 @@
 # kernel: kda__H32_HV32_K128_V128__L16__state_fp32__read_fp8row__rec_bf16_g-fp32__gcum
 # spec sha256: 900e043a38a9f7023de2cc4bf78d14388be9de5c6732cf3e1db42c3737507d77
 # templates sha256: 7672195d9614642c9f77933a39b2eafb09882dde478031a66bc371407a2fb2bb
-# generator sha256: 6390d00c9316ead3b702ee8ab8cb639e950736201dba6aa154df88b5147e71d8
+# generator sha256: 5ab632446a17b3f4cf3241c1775a640df547c6b8bca3e61500d4a460436749c3
 """ReplaySSM kernels for kda: kda__H32_HV32_K128_V128__L16__state_fp32__read_fp8row__rec_bf16_g-fp32__gcum.
 
 Replay form: S_t = C·Diag(exp(G_t)) + Σ_j u_j (Diag(exp(G_t - G_j))·k_j)ᵀ,  G_j = Σ_(i<=j) g_i
