@@ -173,3 +173,23 @@ def test_table_audit_retune_commands_rebuild_the_flagged_configurations():
                         decode_structure=a.decode_structure, verify_folds=a.verify_folds)
             assert kern.name == name, argv
     assert ta.retune_commands([{"config": name, "kernel": "fold", "batch": 1, "flag": ""}], known, 9) == []
+
+
+def test_flush_tail_places_one_flushing_program_in_L():
+    """bench/flush_tail.py's cursor placements: one (row, value head) program in L at L - 1
+    (flushing), the rest at L // 2; `first` and `last` are the ends of the launch order
+    (grid (rows, heads), rows fastest), `spread` every L-th row with all its heads."""
+    ft = _load("flush_tail")
+    rows, heads, L = 32, 4, 8
+    order = [(r, h) for h in range(heads) for r in range(rows)]   # the grid's launch order
+    for placement in ("first", "spread", "last"):
+        c = ft.cursors(rows, heads, L, placement)
+        assert c.shape == (rows, heads) and c.dtype.is_floating_point is False
+        assert set(c.unique().tolist()) == {L // 2, L - 1}
+        assert int((c == L - 1).sum()) == rows * heads // L
+    flushing = lambda p: [i for i, (r, h) in enumerate(order) if ft.cursors(rows, heads, L, p)[r, h] == L - 1]  # noqa: E731
+    assert flushing("first") == list(range(rows * heads // L))
+    assert flushing("last") == list(range(rows * heads - rows * heads // L, rows * heads))
+    assert all(order[i][0] % L == L - 1 for i in flushing("spread"))
+    assert (ft.cursors(rows, heads, L, "none") == L // 2).all() and (ft.cursors(rows, heads, L, "all") == L - 1).all()
+    assert ft.parse(["--out", "x", "--variants", "gdn"]).batch == 256
