@@ -64,6 +64,10 @@ def sm90_run_dir(run_id: str | None = None) -> Path:
 def _start_sm90(run_dir: Path) -> None:
     """Start the child on one worker process (once per run directory); its return code
     goes to run_dir/rc when it ends, and it is killed if the session ends first."""
+    # test_compile_sm90._ptxas_available's check, repeated: importing that module here
+    # would load every configuration in the xdist controller, and it cannot import this
+    # file at module level (run as the compile script, this file would set
+    # TRITON_INTERPRET)
     try:
         from triton.backends.nvidia.compiler import get_ptxas  # noqa: F401
     except Exception:   # no NVIDIA backend: the test skips itself
