@@ -193,3 +193,15 @@ def test_flush_tail_places_one_flushing_program_in_L():
     assert all(order[i][0] % L == L - 1 for i in flushing("spread"))
     assert (ft.cursors(rows, heads, L, "none") == L // 2).all() and (ft.cursors(rows, heads, L, "all") == L - 1).all()
     assert ft.parse(["--out", "x", "--variants", "gdn"]).batch == 256
+
+
+def test_flush_tail_launches_parse_before_any_gpu_time():
+    """bench/flush_tail.py --launches: the table's launch, the table's with fields
+    replaced, or a Launch of its own; a field that is not a Launch field fails at parse."""
+    ft = _load("flush_tail")
+    assert ft.parse_launch("tab") == (True, {})
+    assert ft.parse_launch("tab+split=2,BV=32,stream_first=0") == (True, {"split": 2, "BV": 32, "stream_first": False})
+    assert ft.parse_launch("BV=64,num_warps=1,num_stages=3") == (False, {"BV": 64, "num_warps": 1, "num_stages": 3})
+    assert ft.parse(["--out", "x", "--launches", "tab;tab+split=2"]).launch_list == ["tab", "tab+split=2"]
+    with pytest.raises(SystemExit, match="'splits' is not a Launch field"):
+        ft.parse(["--out", "x", "--launches", "tab;tab+splits=2"])
