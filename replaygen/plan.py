@@ -330,6 +330,7 @@ class KernelPlan:
     FUSED_FLUSH: bool     # a decode row whose ring fills folds in the decode launch (see below)
     STREAM_FIRST: bool    # the decode's stream goes before its head-level work (streams_first)
     READ_WORDS: bool      # the value-tile decode reads its read copy in 8-byte words (launch_constants)
+    ONEPASS_FLUSH: bool   # the key-chunk decode folds while it streams; the token opens the window (onepass_flushes)
     fold_split: int       # otherwise: programs per queued block of the fold launch (see below)
     decode_warps: int
     decode_template: str  # the decode kernel's structure: key chunks or value tiles
@@ -393,6 +394,11 @@ class KernelPlan:
     def stream(self) -> StateFormat:
         """The copy a non-flush step reads."""
         return self.read or self.ckpt
+
+    @property
+    def onepass_flushes(self) -> bool:
+        """Whether a launch of this plan's decode may fold in one pass (onepass_flushes)."""
+        return onepass_flushes(self)
 
     @property
     def formats(self) -> tuple[StateFormat, ...]:
@@ -578,6 +584,26 @@ def streams_first(plan: "KernelPlan") -> bool:
     return plan.stream.kind == "plain"
 
 
+def onepass_flushes(plan: "KernelPlan") -> bool:
+    """Whether the decode can fold a flushing row in one pass (Launch.onepass_flush,
+    ONEPASS_FLUSH): the key-chunk decode of scalar decays over a plain round-to-nearest
+    checkpoint without a read copy. A flushing program then folds its n committed records
+    into each checkpoint chunk as it streams it, with the decays to the last record
+    (`fold_checkpoint_weight`, `fold_replay_weight`), and stores the chunk; the token
+    itself is not folded but becomes ring row 0 of the fresh window (cursor 1), so
+    nothing waits for its delta-rule value, which needs the whole stream. The default
+    flush streams the checkpoint a second time after the output (from L2) to fold the
+    token too; its flushing programs run 2-3x as long as the others and a launch's last
+    ones make a tail (H200, session 30: GDN 4B's staggered launch 7 us longer with them
+    spread than first; one pass: the every-row flush step 1.13-1.21x faster). The
+    token's record is rounded to the record precision like every other token's. A key-
+    head record field is shared by the value heads of a key group, which all read its
+    row 0 until they have streamed: the last of them to arrive (a count per (slot, key
+    head) after the fold queue, ReplayState.fold_queue) writes the token's row 0."""
+    return decode_is_chunked(plan) and not plan.channel_gate and plan.read is None \
+        and plan.ckpt.kind == "plain" and not plan.ckpt.stochastic
+
+
 def plan_tiles(plan: "KernelPlan", kernel: str) -> tuple[int, int | None, int]:
     """The plan's own launch of `kernel` (replay_decode, fold, conventional_decode,
     verify, verify_fold, commit) as (value tile, key chunk or None, num_warps): the fallback of
@@ -606,7 +632,8 @@ def launch_kind(kernel: str) -> str:
 def launch_constants(plan: "KernelPlan", kernel: str, BV: int, BKT: int | None = None,
                      split: int = 1, stages: int | None = None,
                      separate_flush: bool = False, heads: int = 1,
-                     stream_first: bool = False, read_words: bool = False) -> dict[str, int | bool]:
+                     stream_first: bool = False, read_words: bool = False,
+                     onepass_flush: bool = False) -> dict[str, int | bool]:
     """The tl.constexpr arguments that follow from a launch's tiles (the kernels take them
     as arguments, so one module launches with any tiles): for the key-chunked decode
     kernel and the key-chunked verify BV is the value tile DBV (DNV passes cover V) and
@@ -639,7 +666,9 @@ def launch_constants(plan: "KernelPlan", kernel: str, BV: int, BKT: int | None =
     decoding each element to fp32 and multiplying it per probe (offline sm_90, KDA FP8
     row [8, 128] at one warp: 358 instructions per tile, ~2.5 of them per element for the
     e4m3 conversion alone). It needs the flush out of the launch: a flushing row reads
-    the fp32 checkpoint tile, which the word path never forms."""
+    the fp32 checkpoint tile, which the word path never forms. `onepass_flush`
+    (onepass_flushes(plan), fused flush, unsplit: ONEPASS_FLUSH) folds a flushing row in its
+    stream instead of a second pass over its checkpoint (onepass_flushes says how)."""
     kernel = launch_kind(kernel)
     for what, v in (("value tile", BV), ("key chunk", BKT), ("split", split)):
         if v is not None and (isinstance(v, bool) or not isinstance(v, int) or v < 1 or v & (v - 1)):
@@ -711,6 +740,14 @@ def launch_constants(plan: "KernelPlan", kernel: str, BV: int, BKT: int | None =
                           f"the fold launch reads words, not the {kernel} kernel of {plan.name}"
                           + (" with its flush fused" if out["FUSED_FLUSH"] else ""))
     out["READ_WORDS"] = bool(read_words)
+    if onepass_flush and not (kernel == "replay_decode" and onepass_flushes(plan)
+                              and out["FUSED_FLUSH"] and split == 1):
+        raise ConfigError("only the key-chunk decode of a plain round-to-nearest checkpoint with "
+                          "scalar decays and no read copy, its flush fused and its rows unsplit, "
+                          f"folds in one pass, not the {kernel} kernel of {plan.name}"
+                          + (" with its flush separate" if not out["FUSED_FLUSH"] else "")
+                          + (f" split {split} ways" if split != 1 else ""))
+    out["ONEPASS_FLUSH"] = bool(onepass_flush)
     out["BL"] = max(_next_pow2(plan.L), 16) if dot else _next_pow2(plan.L)
     return out
 
@@ -1103,6 +1140,7 @@ def make_plan(deriv: Derivation, config: KernelConfig) -> KernelPlan:
         FUSED_FLUSH=fused_flush,
         STREAM_FIRST=False,   # (tuned per launch: Launch.stream_first)
         READ_WORDS=False,     # (tuned per launch: Launch.read_words)
+        ONEPASS_FLUSH=False,  # (tuned per launch: Launch.onepass_flush)
         # That fold launch takes the (slot, value head) blocks the decode queued, each
         # split into this many programs (each folds every fold_split-th value tile, and
         # each loads the block's records and decays again). One program per block: at

@@ -68,9 +68,12 @@ class ReplayState:
     int32: the drafts of the last verify that a commit may still accept (cleared by
     commit, decode, a flush that folds, load_state; with plan.VERIFY_FOLDS the low 8
     bits, and bits 8-15 the ring row of the first draft: `pending_drafts` reads the
-    count). fold_queue [2 + slots * HV] int32: scratch between a decode launch whose flush is separate and the fold launch that follows it
+    count). fold_queue [2 + slots * HV + slots * H] int32: scratch between a decode launch whose flush is separate and the fold launch that follows it
     (word 0: the number of queued (slot, value head) blocks whose ring filled, word 1 the
-    fold programs that have finished, then the blocks); empty (zero counts) between calls.
+    fold programs that have finished, then the blocks), then one arrival count per (slot,
+    key head) for a one-pass flush (plan.onepass_flushes: the last value head of a key
+    group to finish streaming writes the token's shared key record); empty (zero counts)
+    between calls.
     """
 
     checkpoint: torch.Tensor
@@ -307,7 +310,7 @@ class Kernels:
         drafted = torch.zeros((num_slots, p.HV), dtype=torch.int32, device=device)
         # A fresh stochastic-rounding seed per pool (host randomness, drawn once here).
         seed = int.from_bytes(os.urandom(4), "little") & 0x7FFFFFFF
-        fold_queue = torch.zeros(2 + num_slots * p.HV, dtype=torch.int32, device=device)
+        fold_queue = torch.zeros(2 + num_slots * (p.HV + p.H), dtype=torch.int32, device=device)
         return ReplayState(made.pop("ckpt"), ring, cursor, checked, made, seed, drafted, fold_queue)
 
     def _state_layout(self) -> dict[str, tuple[tuple[int, ...], torch.dtype]]:
@@ -376,6 +379,11 @@ class Kernels:
             consts, launch, chosen = self._launch("replay_decode", rows, state.device)
             fold_all = bool(fold_every_step if fold_every_step is not None
                             else self.folds_every_step(rows))
+            if fold_all and consts["ONEPASS_FLUSH"]:
+                # folding every step leaves a plain checkpoint (cursor 0): a one-pass flush
+                # would leave the token in the ring, so this launch folds in two passes
+                consts, launch, chosen = self._launch(
+                    "replay_decode", rows, state.device, dataclasses.replace(chosen, onepass_flush=False))
             fused = consts["FUSED_FLUSH"]
             self.module.replay_decode_kernel[(rows, self.plan.HV, consts["NSPLIT"])](
                 slots_ptr=slots, num_slots=state.num_slots, cursor_ptr=state.cursor,

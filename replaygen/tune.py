@@ -23,7 +23,9 @@ decode of scalar decays and the value-tile decode of a plain checkpoint, the thr
 of those with the stream first (phase 1b, Launch.stream_first); num_stages 3 (Triton's default) first, then 1 and 2 for the two best (BV, warps) of the kernels that stream tiles
 through a loop (replay_decode, fold: the conventional kernel has no loop, so stages
 change nothing there); for the verify and the decode, the two best under the register
-caps that fit 9, 10, 12 and 16 warps per SM (phase 2b, Launch.maxnreg); for the verify,
+caps that fit 9, 10, 12 and 16 warps per SM (phase 2b, Launch.maxnreg); for the
+key-chunk decode of a plain checkpoint with scalar decays, the three best folding in one
+pass, at their cap and each of those caps (phase 2d, Launch.onepass_flush); for the verify,
 the three best with programs over several value heads of a key
 group (phase 2c, Launch.heads); then, for small batches, splits of each (row, value head) over
 several programs (phase 3); then each batch's decode launches within 1.5x of its best
@@ -191,6 +193,26 @@ def stream_first_candidates(plan, times: dict[Launch, dict[int, float]], keep: i
     return _variants(times, keep, "stream_first", False, (True,))
 
 
+def onepass_flush_candidates(plan, times: dict[Launch, dict[int, float]], keep: int = 3) -> list[Launch]:
+    """Phase 2d (decodes that can fold in one pass, plan.onepass_flushes, their flush
+    fused): the `keep` best launches so far (ranked as in phase 2; unsplit) folding in
+    one pass (Launch.onepass_flush), at their own register cap and at each of
+    register_caps(num_warps). The flushing programs' stream carries the fold, so the
+    kernel needs more registers than either pass of the default flush: with the tabled
+    launches, not re-tuned, the every-row flush step ran 1.13-1.21x faster and the
+    non-flush step 0.96-0.97x as fast (GDN 4B, Mamba-2 Super), but 0.60x for GDN 122B
+    with its cap of 168 (H200, session 30, bench/results/session30-2026-12-04/call_i)."""
+    if not (plan.onepass_flushes and plan.FUSED_FLUSH):
+        return []
+    out = []
+    for c in [c for c in _ranked(times) if not c.onepass_flush and c.split == 1][:keep]:
+        for cap in dict.fromkeys((c.maxnreg, *register_caps(c.num_warps))):
+            cand = dataclasses.replace(c, onepass_flush=True, maxnreg=cap)
+            if cand not in times and cand not in out:
+                out.append(cand)
+    return out
+
+
 MAX_HEADS = 16   # value heads per verify program (Mamba-2's key groups hold 12 to 16)
 
 
@@ -226,7 +248,7 @@ def separate_flush_candidates(times: dict[Launch, dict[int, float]], keep: int =
         near = [c for n, c in enumerate(ranked)
                 if n < keep or measured[c] <= within * measured[ranked[0]]][:most]
         for c in near:
-            cand = dataclasses.replace(c, separate_flush=True)
+            cand = dataclasses.replace(c, separate_flush=True, onepass_flush=False)
             if cand not in times and cand not in out:
                 out.append(cand)
     return out
@@ -310,7 +332,7 @@ def split_candidates(plan, times: dict[Launch, dict[int, float]], keep: int = 3)
                 break
             for bv in dict.fromkeys((c.BV, c.BV // split)):
                 for w in dict.fromkeys((c.num_warps, max(1, c.num_warps // split))):
-                    cand = dataclasses.replace(c, BV=bv, num_warps=w, split=split)
+                    cand = dataclasses.replace(c, BV=bv, num_warps=w, split=split, onepass_flush=False)
                     if bv >= 8 and split <= -(-plan.V // bv) and cand not in times and cand not in out:
                         out.append(cand)
     return out
@@ -427,6 +449,8 @@ def _phases():
              lambda j, t: stream_first_candidates(j.kern.plan, t)),
             ("phase 2 (num_stages)", STREAMING, lambda j, t: stage_candidates(t)),
             ("phase 2b (register caps)", CAPPED, lambda j, t: register_cap_candidates(t)),
+            ("phase 2d (the decode's flush in one pass)", ("replay_decode",),
+             lambda j, t: onepass_flush_candidates(j.kern.plan, t)),
             ("phase 2c (verify programs over several value heads)", ("verify", "verify_fold"),
              lambda j, t: shared_group_candidates(j.kern.plan, t)),
             ("phase 3 (value-axis split of the decode)", ("replay_decode",),

@@ -49,7 +49,7 @@ SPECULATIVE_KERNELS = ("verify", "verify_fold", "fold", "commit")
 BATCH_BUCKETS = (1, 8, 64, 256, 512)
 ENTRY_KEYS = {"config", "kernel", "batch", "BV", "num_warps", "num_stages"}
 OPTIONAL_KEYS = {"BKT", "split", "separate_flush", "maxnreg", "heads", "fold_warps", "fold_split",
-                 "stream_first", "read_words"}
+                 "stream_first", "read_words", "onepass_flush"}
 MAX_SPLIT = 64
 INFO_ORDER = ("ms", "plan_ms")   # as written: a set's order changes from run to run
 INFO_KEYS = frozenset(INFO_ORDER)
@@ -90,7 +90,10 @@ class Launch:
     first tiles are then prefetched into L2 before the cursor; STREAM_FIRST,
     plan.launch_constants says what changes). read_words (the
     value-tile decode of a read copy, with a separate flush): the non-flush products
-    word by word in fp16x2, as the key-chunk decode takes them (READ_WORDS)."""
+    word by word in fp16x2, as the key-chunk decode takes them (READ_WORDS). onepass_flush
+    (plan.onepass_flushes, fused flush, unsplit): a flushing row folds its records into
+    each checkpoint chunk as it streams it, and its token opens the fresh window as ring
+    row 0 (ONEPASS_FLUSH; plan.onepass_flushes)."""
 
     BV: int
     num_warps: int
@@ -104,11 +107,13 @@ class Launch:
     fold_split: int | None = None
     stream_first: bool = False
     read_words: bool = False
+    onepass_flush: bool = False
 
     def constants(self, plan, kernel: str) -> dict[str, int | bool]:
         """The tl.constexpr arguments of `kernel` launched so (plan.launch_constants)."""
         return launch_constants(plan, kernel, self.BV, self.BKT, self.split, self.num_stages,
-                                self.separate_flush, self.heads, self.stream_first, self.read_words)
+                                self.separate_flush, self.heads, self.stream_first, self.read_words,
+                                self.onepass_flush)
 
     def options(self) -> dict[str, int]:
         """The launch's compile options (Triton's num_warps, num_stages, maxnreg)."""
@@ -132,7 +137,8 @@ class Launch:
         most = 1 << (tiles.bit_length() - 1)              # a power of two <= tiles
         want = -(-tabled * self.split // rows)            # programs per (row, head) to keep
         split = min(most, 1 << (want - 1).bit_length())
-        return dataclasses.replace(self, split=split) if split > self.split else self
+        # (a one-pass flush needs its rows unsplit: launch_constants)
+        return dataclasses.replace(self, split=split, onepass_flush=False) if split > self.split else self
 
     def as_dict(self) -> dict[str, int]:
         out = {"BV": self.BV, "num_warps": self.num_warps, "num_stages": self.num_stages}
@@ -154,6 +160,8 @@ class Launch:
             out["stream_first"] = True
         if self.read_words:
             out["read_words"] = True
+        if self.onepass_flush:
+            out["onepass_flush"] = True
         return out
 
 
@@ -313,7 +321,7 @@ class TuningTable:
                                  e.get("split", 1), e.get("separate_flush", False),
                                  e.get("maxnreg"), e.get("heads", 1), e.get("fold_warps"),
                                  e.get("fold_split"), e.get("stream_first", False),
-                                 e.get("read_words", False)), **info)
+                                 e.get("read_words", False), e.get("onepass_flush", False)), **info)
         return table
 
     @classmethod
@@ -351,7 +359,7 @@ class TuningTable:
         if "separate_flush" in e and (e["separate_flush"] is not True or e["kernel"] != "replay_decode"):
             self._fail(key, "'separate_flush' is true or absent, and only for replay_decode, got "
                             f"{e['separate_flush']!r} for {e['kernel']!r}")
-        for flag in ("stream_first", "read_words"):
+        for flag in ("stream_first", "read_words", "onepass_flush"):
             if flag in e and (e[flag] is not True or e["kernel"] != "replay_decode"):
                 self._fail(key, f"'{flag}' is true or absent, and only for replay_decode, got "
                                 f"{e[flag]!r} for {e['kernel']!r}")

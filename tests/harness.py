@@ -556,6 +556,11 @@ class Harness:
             kern.conventional_decode(self.pool, slots, out=conv, **inputs, **self.params)
         where = f"step {self.steps_done}"
         present = [s for s in rows if s >= 0]
+        # a one-pass flush (Launch.onepass_flush; not when every row folds) leaves the
+        # token's record at ring row 0: cursor 1
+        onepass = bool(kern.launch_args("replay_decode", len(rows), self.device)[0]["ONEPASS_FLUSH"]
+                       and not fold)
+        flushed_now = set()
         if len({self.cursor[s] for s in present}) > 1:
             self.mixed_launches += 1
         for r, s in enumerate(rows):
@@ -581,9 +586,10 @@ class Harness:
                 check(f"{where}: conventional output of row {r} (slot {s})",
                       conv[r], o_ref, self.tol_conv(s), floor, self._log("conv_out", o_ref))
             if flushed:
-                self.cursor[s] = 0
+                self.cursor[s] = 1 if onepass else 0
                 self.roundings[s] += 1
                 self.device_flushes += 1
+                flushed_now.add(s)
             else:
                 self.cursor[s] += 1
         # What must not change: slots outside the batch are untouched; inside it, the
@@ -603,7 +609,7 @@ class Harness:
                     f"{where}: {aux_changed(st, before, s)} of slot {s} (not in the batch) changed"
                 continue
             n_before = int(before["cursor"][s].flatten()[0])
-            if self.cursor[s] != 0:   # no flush: new record at n_before, nothing else
+            if s not in flushed_now:   # no flush: new record at n_before, nothing else
                 assert same_bits(st.checkpoint[s], before["checkpoint"][s]), \
                     f"{where}: checkpoint of slot {s} changed without a flush"
                 assert not aux_changed(st, before, s), \
@@ -615,9 +621,11 @@ class Harness:
             else:
                 # a flush stores no record; but a decode launch that leaves the fold to a
                 # second launch (Launch.separate_flush) appends the token's record at row
-                # n_before first, and the fold reads it there
+                # n_before first, and the fold reads it there; a one-pass flush stores it
+                # at row 0, the fresh window's first
                 fused = kern.launch_args("replay_decode", len(rows), self.device)[0]["FUSED_FLUSH"]
-                keep = [i for i in range(self.cfg.L) if fused or i != n_before]
+                changed = 0 if onepass else (None if fused else n_before)
+                keep = [i for i in range(self.cfg.L) if i != changed]
                 for n in ring_now:
                     assert same_bits(ring_now[n][:, keep], ring_then[n][:, keep]), \
                         f"{where}: ring '{n}' of slot {s} changed during a flush"

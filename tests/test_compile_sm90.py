@@ -324,6 +324,22 @@ def compile_all(workers: int) -> tuple[int, list[str]]:
             if any(stream in ln for ln in copies) != pipelined:
                 failures.append(f"{kern.name}: the chunk stream at num_stages {stages} is "
                                 f"{'not ' if pipelined else ''}pipelined")
+        # The one-pass flush (Launch.onepass_flush): the flushing programs' stream, which
+        # also folds and stores each chunk, is pipelined as the plain stream is, and the
+        # key group's arrival count is an acq_rel atomic (the interpreter runs programs
+        # one after another, so only a GPU compile sees either)
+        if kern.plan.onepass_flushes:
+            count += 1
+            try:
+                compiled = compile_kernel(kern, "replay_decode_kernel",
+                                          Launch(bv, warps, 3, bkt, onepass_flush=True))
+                copies = [ln for ln in compiled.asm["ttgir"].splitlines()
+                          if "async_copy_global_to_local" in ln and stream in ln]
+                assert len(copies) >= 2, f"{len(copies)} pipelined chunk streams, not 2"
+                assert re.search(r"atom\.global\.(gpu\.)?acq_rel\.add", compiled.asm["ptx"]), \
+                    "no acq_rel arrival count"
+            except Exception as exc:  # report every failure, not only the first
+                failures.append(f"{kern.name}: replay_decode_kernel folding in one pass: {exc}")
     return count, failures
 
 

@@ -31,6 +31,7 @@ from hypothesis import strategies as st
 from harness import (ALL_CASES, CUDA, FIXTURES, VARIANTS, Config, Harness, Step, examples,
                      snapshot)
 from replaygen.spec import available_variants
+from replaygen.tuning import Launch
 
 BUDGET = 800 * (60 if CUDA else 1)
 SETTINGS = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow,
@@ -191,6 +192,36 @@ def test_fold_every_step(variant, device):
     h.run([Step((0, 1, 2)), Step((0, -1, 1)), Step((2, 0, 1), fold=True), Step((1, 0)),
            Step((0, 1, -1), fold=True), Step((0, 2, 1)), Step((1, 2, 0))])
     assert h.device_flushes == 5   # the folding launches fold every row; no ring filled
+
+
+ONEPASS_CASES = [v for v in sorted(ALL_CASES)
+                 if Config(v, H=1, ratio=2, K=16, V=16, L=4, state_dtype="fp32", record_dtype="bf16",
+                           input_dtype="bf16").load().plan.onepass_flushes]
+
+
+@pytest.mark.parametrize("variant", ONEPASS_CASES)
+@pytest.mark.parametrize("K,V", [(16, 16), (5, 3)])
+def test_onepass_flush(variant, device, K, V):
+    """Launch.onepass_flush (plan.onepass_flushes: the key-chunk decode of scalar decays):
+    a flushing row folds its committed records into each chunk as it streams it and its
+    token becomes ring row 0 (cursor 1), the key record shared by a key group of two
+    value heads written by the last of them to finish streaming. K = V = 16 takes the
+    fold's tl.dot, (5, 3) its broadcast sum. Three slots at staggered ring positions and a
+    padding row: device flushes in launches that mix flushing and appending rows, an
+    explicit flush, and a launch that folds every row (two passes: cursor 0). Every output,
+    state, cursor and untouched ring row is checked against the reference (harness)."""
+    cfg = Config(variant, H=1, ratio=2, K=K, V=V, L=4, state_dtype="fp32",
+                 record_dtype="bf16", input_dtype="bf16",
+                 optional=ALL_CASES[variant].optional_inputs)
+    h = Harness(cfg, num_slots=3, device=device, seed=23)
+    p = h.kern.plan
+    h.kern.forced["replay_decode"] = Launch(p.DBV, 1, 2, BKT=p.BKT, onepass_flush=True)
+    assert h.kern.launch_args("replay_decode", 3, device)[0]["ONEPASS_FLUSH"] is True
+    rows = [(0, -1, 1), (0, 1, 2), (2, 0, -1), (0, 1, 2), (-1, 1, 0), (2, 0, 1), (1, 2, 0),
+            (0, 1, 2), (2, 1, 0)]
+    h.run([Step(r, flush=(2, -1) if i == 5 else None, fold=i == 7) for i, r in enumerate(rows)])
+    assert h.device_flushes >= 5 and h.mixed_launches >= 3
+    assert all(int(h.state.fold_queue[2:].abs().sum()) == 0 for _ in [0]), "arrival counts left behind"
 
 
 def test_all_padding_launch_writes_nothing(device):

@@ -26,7 +26,7 @@ from replaygen.errors import ConfigError, TuningError
 from replaygen.plan import decode_is_chunked, launch_constants, plan_tiles, streams_first
 from replaygen.runtime import device_name
 from replaygen.spec import available_variants, load_variant
-from replaygen.tune import split_candidates
+from replaygen.tune import onepass_flush_candidates, register_caps, split_candidates
 from replaygen.tuning import TUNING_FILE, Launch, TuningTable, bucket
 
 
@@ -129,6 +129,47 @@ def test_stream_first_round_trips_and_is_checked(tmp_path):
     path.write_text(json.dumps(data))
     with pytest.raises(TuningError, match="'stream_first' is true or absent, and only for replay_decode"):
         TuningTable.read(path, "gdn")
+
+
+def test_onepass_flush_round_trips_and_is_checked(tmp_path):
+    """Launch.onepass_flush: kept by a table; taken by the key-chunk decode of a plain
+    round-to-nearest checkpoint with scalar decays, its flush fused and its rows unsplit
+    (plan.onepass_flushes); refused for another kernel, a read copy, stochastic rounding,
+    value tiles, per-channel decays, a separate flush and a split; dropped where the
+    runtime raises a split for fewer rows; tried by the tuner's phase 2d on the best
+    unsplit launches at their own register cap and the caps that fit more programs."""
+    gdn = lambda **o: load("gdn", H=1, HV=2, K=16, V=32, L=4, tuning=False, **o).plan   # noqa: E731
+    plan = gdn()
+    assert plan.onepass_flushes and launch_constants(plan, "replay_decode", 16, 8, onepass_flush=True)[
+        "ONEPASS_FLUSH"] is True
+    assert launch_constants(plan, "replay_decode", 16, 8)["ONEPASS_FLUSH"] is False
+    kda = load("kda", H=1, HV=1, K=16, V=32, L=4, tuning=False, decode_structure="kchunks").plan
+    refused = [(plan, "fold", {}), (plan, "replay_decode", {"separate_flush": True}),
+               (plan, "replay_decode", {"split": 2}), (gdn(read_dtype="fp8"), "replay_decode", {}),
+               (gdn(state_dtype="fp16", stochastic=True), "replay_decode", {}),
+               (gdn(decode_structure="vtiles"), "replay_decode", {}), (kda, "replay_decode", {})]
+    for p, kernel, extra in refused:
+        assert not (p.onepass_flushes and kernel == "replay_decode" and not extra)
+        with pytest.raises(ConfigError, match="folds in one pass"):
+            launch_constants(p, kernel, 16, 8 if kernel == "replay_decode" and decode_is_chunked(p)
+                             else None, onepass_flush=True, **extra)
+    one = Launch(16, 1, 3, BKT=8, onepass_flush=True)
+    assert one.for_fewer_rows(plan, 256, 1).split > 1 and not one.for_fewer_rows(plan, 256, 1).onepass_flush
+    table = TuningTable()
+    table.add("G", "cfg", "replay_decode", 8, one, ms=1.0)
+    path = tmp_path / TUNING_FILE
+    table.write(path, "gdn")
+    assert TuningTable.read(path, "gdn").lookup("cfg", "replay_decode", "G", 8).onepass_flush is True
+    data = json.loads(path.read_text())
+    data["gpus"]["G"]["entries"][0]["kernel"] = "fold"
+    path.write_text(json.dumps(data))
+    with pytest.raises(TuningError, match="'onepass_flush' is true or absent, and only for replay_decode"):
+        TuningTable.read(path, "gdn")
+    fast, slow, split = Launch(16, 1, 3, BKT=8), Launch(32, 2, 3, BKT=8), Launch(16, 1, 3, BKT=8, split=2)
+    cands = onepass_flush_candidates(plan, {fast: {256: 1.0}, slow: {256: 2.0}, split: {256: 0.5}}, keep=1)
+    assert cands == [dataclasses.replace(fast, onepass_flush=True, maxnreg=c)
+                     for c in (None, *register_caps(1))]
+    assert onepass_flush_candidates(gdn(read_dtype="fp8"), {fast: {256: 1.0}}) == []
 
 
 def test_verify_heads_round_trip_and_are_checked(tmp_path):

@@ -2,8 +2,8 @@
 # the templates and run `replaygen build`.
 # kernel: mamba2__ngroups8_nheads128_dstate128_headdim64__L16__state_bf16__rec_bf16
 # spec sha256: b9b9d1221036064279430b56c5d997514355cbb9c52adf3b69fc5581e1456b5e
-# templates sha256: 7672195d9614642c9f77933a39b2eafb09882dde478031a66bc371407a2fb2bb
-# generator sha256: 5ab632446a17b3f4cf3241c1775a640df547c6b8bca3e61500d4a460436749c3
+# templates sha256: d079cfe4152086344f0ad2ec7dcf39e093383483c6ff848545acf51ec4d4f191
+# generator sha256: f7ee0b121fa2363a2e60e95e1e0f815ee4f1c4d10f34294dbc8ee98f0e9cb68f
 """ReplaySSM kernels for mamba2: mamba2__ngroups8_nheads128_dstate128_headdim64__L16__state_bf16__rec_bf16.
 
 Replay form: S_t = C·exp(G_t) + Σ_j w_j (exp(G_t - G_j)·k_j)ᵀ,  G_j = Σ_(i<=j) g_i
@@ -18,7 +18,7 @@ from replaygen import devmath, formats
 CONSTEXPRS = dict(H=8, HV=128, K=128, V=64, L=16, GROUP=16,
                   BK=128, BV=16, BL=16, NV=4,
                   FOLD_DOT=True, DBV=64, DNV=1,
-                  BKT=32, NK=4, DECODE_FOLD_DOT=True, NSPLIT=1, HPP=1, STREAM_STAGES=3, FLUSH_STAGES=2, FUSED_FLUSH=True, STREAM_FIRST=False, READ_WORDS=False,
+                  BKT=32, NK=4, DECODE_FOLD_DOT=True, NSPLIT=1, HPP=1, STREAM_STAGES=3, FLUSH_STAGES=2, FUSED_FLUSH=True, STREAM_FIRST=False, READ_WORDS=False, ONEPASS_FLUSH=False,
                   KH=64, KS=8, NB=8,
                   RING=16, CAP=15, VERIFY_FOLDS=False, T_MAX=1, BT=16, BLF=16, BVW=64)
 NUM_WARPS = 2
@@ -34,7 +34,7 @@ def replay_decode_kernel(
     H: tl.constexpr, HV: tl.constexpr, K: tl.constexpr, V: tl.constexpr, L: tl.constexpr,
     GROUP: tl.constexpr, BK: tl.constexpr, BV: tl.constexpr, BL: tl.constexpr, NV: tl.constexpr,
     FOLD_DOT: tl.constexpr, DBV: tl.constexpr, DNV: tl.constexpr, BKT: tl.constexpr, NK: tl.constexpr,
-    DECODE_FOLD_DOT: tl.constexpr, NSPLIT: tl.constexpr, HPP: tl.constexpr, STREAM_STAGES: tl.constexpr, FLUSH_STAGES: tl.constexpr, FUSED_FLUSH: tl.constexpr, STREAM_FIRST: tl.constexpr, READ_WORDS: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
+    DECODE_FOLD_DOT: tl.constexpr, NSPLIT: tl.constexpr, HPP: tl.constexpr, STREAM_STAGES: tl.constexpr, FLUSH_STAGES: tl.constexpr, FUSED_FLUSH: tl.constexpr, STREAM_FIRST: tl.constexpr, READ_WORDS: tl.constexpr, ONEPASS_FLUSH: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
     RING: tl.constexpr, CAP: tl.constexpr, VERIFY_FOLDS: tl.constexpr, T_MAX: tl.constexpr, BT: tl.constexpr, BLF: tl.constexpr, BVW: tl.constexpr,
     FOLD_EVERY_STEP: tl.constexpr,
 ):
@@ -85,6 +85,14 @@ def replay_decode_kernel(
             # every row appends its record (a full ring holds L): a second launch, the
             # fold kernel, folds full rings (runtime.decode); no fold code is compiled here
             FLUSH = False
+        if ONEPASS_FLUSH:  # (static) a flush folds in the stream; its token opens the fresh window at ring row 0
+            FOLD_IN_STREAM = FLUSH
+            SECOND_PASS = False
+            n_rec = tl.where(FLUSH, 0, n)
+        else:  # (FOLD_IN_STREAM False: no fold code in the stream is compiled)
+            FOLD_IN_STREAM = False
+            SECOND_PASS = FLUSH
+            n_rec = n
         # -- the current token: scalars, whole-axis reductions, key-axis values ------
         b_dt = tl.load(dt_ptr + i_b * stride_dt + i_hv).to(tl.float32)
         b_B = tl.load(B_ptr + i_b * stride_B + i_kh * K + o_k, mask=m_k, other=0.0).to(tl.float32)
@@ -100,6 +108,16 @@ def replay_decode_kernel(
         # -- committed records: scalar log decays (their rows load without waiting for
         # the cursor; past n they are masked after the load) --------------------------
         r_delta = tl.load(ring_delta_ptr + (i_slot * HV + i_hv) * RING + o_l, mask=o_l < RING, other=0.0).to(tl.float32)  # [BL]
+        if FOLD_IN_STREAM:  # the fold's decays, to the last committed record
+            rec_gate = -r_delta * devmath.exp(b_A_log)
+            rec_gate = tl.where(m_l, rec_gate, 0.0)  # log decays of the committed records
+            G_rec = tl.cumsum(rec_gate, axis=0)  # cumulative log decay after each record
+            G_t = tl.sum(rec_gate, axis=0)  # ... and after the last record
+            fold_w = tl.where(m_l, devmath.exp(-G_rec + G_t), 0.0)  # decay from record j to record n - 1
+            fold_ck = devmath.exp(G_t)  # ... and from the checkpoint
+        else:
+            fold_w = tl.zeros([BL], tl.float32)
+            fold_ck = tl.full([], 0.0, tl.float32)
         if not STREAM_FIRST:  # (static) else after the first value tile's stream
             rec_gate = -r_delta * devmath.exp(b_A_log)
             rec_gate = tl.where(m_l, rec_gate, 0.0)  # log decays of the committed records
@@ -115,24 +133,57 @@ def replay_decode_kernel(
             o_v = i_v * DBV + o_vb
             m_v = o_v < V
             p_rows = ckpt_ptr + ((i_slot * HV + i_hv) * V + o_v) * K  # [DBV] checkpoint rows
+            if FOLD_IN_STREAM:  # the fold's value records
+                r_x = tl.load(ring_x_ptr + ((i_slot * HV + i_hv) * RING + o_l[:, None]) * V + o_v[None, :], mask=m_l[:, None] & m_v[None, :], other=0.0).to(tl.float32)  # [BL, BV]
+                rec_value = r_delta[:, None] * r_x
+                rec_value = tl.where(m_l[:, None], rec_value, 0.0)
+                fold_value = rec_value
+            else:
+                fold_value = tl.zeros([BL, DBV], tl.float32)
             s_q = tl.zeros([BL], tl.float32)  # record scores for q
             kq = tl.zeros([BKT], tl.float32)  # the token's own score, per lane
-            acc_q = tl.zeros([DBV, KGC], tl.float32)  # partial sums of C·(decayed q; STREAM_FIRST: q)
-            for i_k in tl.range(NK, num_stages=STREAM_STAGES):
-                o_kc = i_k * BKT + o_kb
-                m_kc = o_kc < K
-                c_B = tl.load(B_ptr + i_b * stride_B + i_kh * K + o_kc, mask=m_kc, other=0.0).to(tl.float32)
-                c_C = tl.load(C_ptr + i_b * stride_C + i_kh * K + o_kc, mask=m_kc, other=0.0).to(tl.float32)
-                ct_query = c_C
-                ct_key = c_B
-                r_B = tl.load(ring_B_ptr + ((i_slot * H + i_kh) * RING + o_l[:, None]) * K + o_kc[None, :], mask=m_l[:, None] & m_kc[None, :], other=0.0).to(tl.float32)  # [BL, BKT]
-                rec_key = r_B
-                kw = rec_key if STREAM_FIRST else rec_weight[:, None] * rec_key  # [BL, BKT] (zero past n)
-                c_chunk = tl.load(p_rows[:, None] + o_kc[None, :], mask=m_v[:, None] & m_kc[None, :], other=0.0).to(tl.float32)
-                acc_q = formats.grouped_dot(acc_q, c_chunk, (ct_query if STREAM_FIRST else ck_weight * ct_query), DBV, BKT, KGC)
-                s_q += tl.sum(kw * ct_query[None, :], axis=1)
-                kq += ct_key * ct_query
-            acc_q = tl.sum(acc_q, axis=1)
+            if FOLD_IN_STREAM:
+                acc_q = tl.zeros([DBV, KGC], tl.float32)  # partial sums of C·(decayed q; STREAM_FIRST: q)
+                for i_k in tl.range(NK, num_stages=STREAM_STAGES):
+                    o_kc = i_k * BKT + o_kb
+                    m_kc = o_kc < K
+                    c_B = tl.load(B_ptr + i_b * stride_B + i_kh * K + o_kc, mask=m_kc, other=0.0).to(tl.float32)
+                    c_C = tl.load(C_ptr + i_b * stride_C + i_kh * K + o_kc, mask=m_kc, other=0.0).to(tl.float32)
+                    ct_query = c_C
+                    ct_key = c_B
+                    r_B = tl.load(ring_B_ptr + ((i_slot * H + i_kh) * RING + o_l[:, None]) * K + o_kc[None, :], mask=m_l[:, None] & m_kc[None, :], other=0.0).to(tl.float32)  # [BL, BKT]
+                    rec_key = r_B
+                    kw = rec_key if STREAM_FIRST else rec_weight[:, None] * rec_key  # [BL, BKT] (zero past n)
+                    p_chunk = p_rows[:, None] + o_kc[None, :]
+                    c_chunk = tl.load(p_chunk, mask=m_v[:, None] & m_kc[None, :], other=0.0).to(tl.float32)
+                    acc_q = formats.grouped_dot(acc_q, c_chunk, (ct_query if STREAM_FIRST else ck_weight * ct_query), DBV, BKT, KGC)
+                    s_q += tl.sum(kw * ct_query[None, :], axis=1)
+                    kq += ct_key * ct_query
+                    s_tile = c_chunk * fold_ck
+                    fold_kw = fold_w[:, None] * rec_key  # [BL, BKT] record keys decayed to record n - 1
+                    if DECODE_FOLD_DOT:  # one [BV, BL] x [BL, BK] product
+                        s_tile += tl.dot(tl.trans(fold_value), fold_kw, input_precision="tf32")
+                    else:  # tiles too small for tl.dot (a dim < 16): broadcast and reduce
+                        s_tile += tl.sum(fold_value[:, :, None] * fold_kw[:, None, :], axis=0)
+                    tl.store(p_chunk, s_tile.to(ckpt_ptr.dtype.element_ty), mask=m_v[:, None] & m_kc[None, :], eviction_policy="evict_first")
+                acc_q = tl.sum(acc_q, axis=1)
+            else:
+                acc_q = tl.zeros([DBV, KGC], tl.float32)  # partial sums of C·(decayed q; STREAM_FIRST: q)
+                for i_k in tl.range(NK, num_stages=STREAM_STAGES):
+                    o_kc = i_k * BKT + o_kb
+                    m_kc = o_kc < K
+                    c_B = tl.load(B_ptr + i_b * stride_B + i_kh * K + o_kc, mask=m_kc, other=0.0).to(tl.float32)
+                    c_C = tl.load(C_ptr + i_b * stride_C + i_kh * K + o_kc, mask=m_kc, other=0.0).to(tl.float32)
+                    ct_query = c_C
+                    ct_key = c_B
+                    r_B = tl.load(ring_B_ptr + ((i_slot * H + i_kh) * RING + o_l[:, None]) * K + o_kc[None, :], mask=m_l[:, None] & m_kc[None, :], other=0.0).to(tl.float32)  # [BL, BKT]
+                    rec_key = r_B
+                    kw = rec_key if STREAM_FIRST else rec_weight[:, None] * rec_key  # [BL, BKT] (zero past n)
+                    c_chunk = tl.load(p_rows[:, None] + o_kc[None, :], mask=m_v[:, None] & m_kc[None, :], other=0.0).to(tl.float32)
+                    acc_q = formats.grouped_dot(acc_q, c_chunk, (ct_query if STREAM_FIRST else ck_weight * ct_query), DBV, BKT, KGC)
+                    s_q += tl.sum(kw * ct_query[None, :], axis=1)
+                    kq += ct_key * ct_query
+                acc_q = tl.sum(acc_q, axis=1)
             if STREAM_FIRST:  # (static) the decays, after the stream
                 if i_vs == 0:  # once, inside the tile loop: hoisted out of it, they would run ahead of the stream again
                     rec_gate = -r_delta * devmath.exp(b_A_log)
@@ -158,7 +209,7 @@ def replay_decode_kernel(
             if HAS_z:
                 out = out * (((b_z) / (1.0 + devmath.exp(-(b_z)))))
             tl.store(out_ptr + i_b * stride_out + i_hv * V + o_v, out.to(out_ptr.dtype.element_ty), mask=m_v)
-            if FLUSH:
+            if SECOND_PASS:
                 # S_t = C·exp(G_t) + Σ_j w_j (exp(G_t - G_j)·k_j)ᵀ + w_t k_tᵀ, chunk by chunk
                 # pipelined: the checkpoint streamed again, the chunks read last first (likelier
                 # still in L2: ncu, H200, GDN 4B, every row flushing: 942 MB read from DRAM
@@ -185,17 +236,30 @@ def replay_decode_kernel(
                         s_tile += tl.sum(rec_value[:, :, None] * kw[:, None, :], axis=0)
                     tl.store(p_chunk, s_tile.to(ckpt_ptr.dtype.element_ty), mask=m_v[:, None] & m_kc[None, :], eviction_policy="evict_first")
             else:
-                tl.store(ring_x_ptr + ((i_slot * HV + i_hv) * RING + n) * V + o_v, b_x.to(ring_x_ptr.dtype.element_ty), mask=m_v)
+                tl.store(ring_x_ptr + ((i_slot * HV + i_hv) * RING + n_rec) * V + o_v, b_x.to(ring_x_ptr.dtype.element_ty), mask=m_v)
                 pass
         if i_split == 0:
-            if FLUSH:
+            if ONEPASS_FLUSH:  # (static) a flush's token opens the fresh window: its record at row 0
+                if FLUSH:  # the key group's programs read its key rows < n until they have streamed: the last of them to arrive writes row 0
+                    p_arrive = fold_queue_ptr + 2 + num_slots * HV + i_slot * H + i_kh  # (ReplayState.fold_queue)
+                    if tl.atomic_add(p_arrive, 1, sem="acq_rel") == GROUP - 1:
+                        tl.store(ring_B_ptr + ((i_slot * H + i_kh) * RING + n_rec) * K + o_k, b_B.to(ring_B_ptr.dtype.element_ty), mask=m_k)
+                        tl.atomic_xchg(p_arrive, 0)
+                elif i_hv % GROUP == 0:
+                    tl.store(ring_B_ptr + ((i_slot * H + i_kh) * RING + n_rec) * K + o_k, b_B.to(ring_B_ptr.dtype.element_ty), mask=m_k)
+                tl.store(ring_delta_ptr + ((i_slot * HV + i_hv) * RING + n_rec), b_delta.to(ring_delta_ptr.dtype.element_ty))
+                pass
+            elif FLUSH:
                 pass
             else:
                 if i_hv % GROUP == 0:
                     tl.store(ring_B_ptr + ((i_slot * H + i_kh) * RING + n) * K + o_k, b_B.to(ring_B_ptr.dtype.element_ty), mask=m_k)
                 tl.store(ring_delta_ptr + ((i_slot * HV + i_hv) * RING + n), b_delta.to(ring_delta_ptr.dtype.element_ty))
                 pass
-        new_n = tl.where(FLUSH, 0, n + 1)
+        if ONEPASS_FLUSH:  # (static)
+            new_n = n_rec + 1
+        else:
+            new_n = tl.where(FLUSH, 0, n + 1)
         p_drafted = drafted_ptr + i_slot * HV + i_hv
         if NSPLIT == 1:
             tl.store(p_cursor, new_n)
@@ -238,7 +302,7 @@ def fold_kernel(
     H: tl.constexpr, HV: tl.constexpr, K: tl.constexpr, V: tl.constexpr, L: tl.constexpr,
     GROUP: tl.constexpr, BK: tl.constexpr, BV: tl.constexpr, BL: tl.constexpr, NV: tl.constexpr,
     FOLD_DOT: tl.constexpr, DBV: tl.constexpr, DNV: tl.constexpr, BKT: tl.constexpr, NK: tl.constexpr,
-    DECODE_FOLD_DOT: tl.constexpr, NSPLIT: tl.constexpr, HPP: tl.constexpr, STREAM_STAGES: tl.constexpr, FLUSH_STAGES: tl.constexpr, FUSED_FLUSH: tl.constexpr, STREAM_FIRST: tl.constexpr, READ_WORDS: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
+    DECODE_FOLD_DOT: tl.constexpr, NSPLIT: tl.constexpr, HPP: tl.constexpr, STREAM_STAGES: tl.constexpr, FLUSH_STAGES: tl.constexpr, FUSED_FLUSH: tl.constexpr, STREAM_FIRST: tl.constexpr, READ_WORDS: tl.constexpr, ONEPASS_FLUSH: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
     RING: tl.constexpr, CAP: tl.constexpr, VERIFY_FOLDS: tl.constexpr, T_MAX: tl.constexpr, BT: tl.constexpr, BLF: tl.constexpr, BVW: tl.constexpr,
 ):
     """Fold committed records into full states: of row i_b, value head i_hv (a grid over
@@ -455,7 +519,7 @@ def conventional_decode_kernel(
     H: tl.constexpr, HV: tl.constexpr, K: tl.constexpr, V: tl.constexpr, L: tl.constexpr,
     GROUP: tl.constexpr, BK: tl.constexpr, BV: tl.constexpr, BL: tl.constexpr, NV: tl.constexpr,
     FOLD_DOT: tl.constexpr, DBV: tl.constexpr, DNV: tl.constexpr, BKT: tl.constexpr, NK: tl.constexpr,
-    DECODE_FOLD_DOT: tl.constexpr, NSPLIT: tl.constexpr, HPP: tl.constexpr, STREAM_STAGES: tl.constexpr, FLUSH_STAGES: tl.constexpr, FUSED_FLUSH: tl.constexpr, STREAM_FIRST: tl.constexpr, READ_WORDS: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
+    DECODE_FOLD_DOT: tl.constexpr, NSPLIT: tl.constexpr, HPP: tl.constexpr, STREAM_STAGES: tl.constexpr, FLUSH_STAGES: tl.constexpr, FUSED_FLUSH: tl.constexpr, STREAM_FIRST: tl.constexpr, READ_WORDS: tl.constexpr, ONEPASS_FLUSH: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
     RING: tl.constexpr, CAP: tl.constexpr, VERIFY_FOLDS: tl.constexpr, T_MAX: tl.constexpr, BT: tl.constexpr, BLF: tl.constexpr, BVW: tl.constexpr,
 ):
     """The conventional decode step for row i_b, value head i_hv, value tile i_v:
@@ -512,7 +576,7 @@ def verify_kernel(
     H: tl.constexpr, HV: tl.constexpr, K: tl.constexpr, V: tl.constexpr, L: tl.constexpr,
     GROUP: tl.constexpr, BK: tl.constexpr, BV: tl.constexpr, BL: tl.constexpr, NV: tl.constexpr,
     FOLD_DOT: tl.constexpr, DBV: tl.constexpr, DNV: tl.constexpr, BKT: tl.constexpr, NK: tl.constexpr,
-    DECODE_FOLD_DOT: tl.constexpr, NSPLIT: tl.constexpr, HPP: tl.constexpr, STREAM_STAGES: tl.constexpr, FLUSH_STAGES: tl.constexpr, FUSED_FLUSH: tl.constexpr, STREAM_FIRST: tl.constexpr, READ_WORDS: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
+    DECODE_FOLD_DOT: tl.constexpr, NSPLIT: tl.constexpr, HPP: tl.constexpr, STREAM_STAGES: tl.constexpr, FLUSH_STAGES: tl.constexpr, FUSED_FLUSH: tl.constexpr, STREAM_FIRST: tl.constexpr, READ_WORDS: tl.constexpr, ONEPASS_FLUSH: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
     RING: tl.constexpr, CAP: tl.constexpr, VERIFY_FOLDS: tl.constexpr, T_MAX: tl.constexpr, BT: tl.constexpr, BLF: tl.constexpr, BVW: tl.constexpr,
     FOLDING: tl.constexpr,
 ):
@@ -779,7 +843,7 @@ def conventional_verify_kernel(
     H: tl.constexpr, HV: tl.constexpr, K: tl.constexpr, V: tl.constexpr, L: tl.constexpr,
     GROUP: tl.constexpr, BK: tl.constexpr, BV: tl.constexpr, BL: tl.constexpr, NV: tl.constexpr,
     FOLD_DOT: tl.constexpr, DBV: tl.constexpr, DNV: tl.constexpr, BKT: tl.constexpr, NK: tl.constexpr,
-    DECODE_FOLD_DOT: tl.constexpr, NSPLIT: tl.constexpr, HPP: tl.constexpr, STREAM_STAGES: tl.constexpr, FLUSH_STAGES: tl.constexpr, FUSED_FLUSH: tl.constexpr, STREAM_FIRST: tl.constexpr, READ_WORDS: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
+    DECODE_FOLD_DOT: tl.constexpr, NSPLIT: tl.constexpr, HPP: tl.constexpr, STREAM_STAGES: tl.constexpr, FLUSH_STAGES: tl.constexpr, FUSED_FLUSH: tl.constexpr, STREAM_FIRST: tl.constexpr, READ_WORDS: tl.constexpr, ONEPASS_FLUSH: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
     RING: tl.constexpr, CAP: tl.constexpr, VERIFY_FOLDS: tl.constexpr, T_MAX: tl.constexpr, BT: tl.constexpr, BLF: tl.constexpr, BVW: tl.constexpr,
 ):
     """The conventional speculative step (as serving engines do it) for row i_b, value
@@ -844,7 +908,7 @@ def conventional_select_kernel(
     H: tl.constexpr, HV: tl.constexpr, K: tl.constexpr, V: tl.constexpr, L: tl.constexpr,
     GROUP: tl.constexpr, BK: tl.constexpr, BV: tl.constexpr, BL: tl.constexpr, NV: tl.constexpr,
     FOLD_DOT: tl.constexpr, DBV: tl.constexpr, DNV: tl.constexpr, BKT: tl.constexpr, NK: tl.constexpr,
-    DECODE_FOLD_DOT: tl.constexpr, NSPLIT: tl.constexpr, HPP: tl.constexpr, STREAM_STAGES: tl.constexpr, FLUSH_STAGES: tl.constexpr, FUSED_FLUSH: tl.constexpr, STREAM_FIRST: tl.constexpr, READ_WORDS: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
+    DECODE_FOLD_DOT: tl.constexpr, NSPLIT: tl.constexpr, HPP: tl.constexpr, STREAM_STAGES: tl.constexpr, FLUSH_STAGES: tl.constexpr, FUSED_FLUSH: tl.constexpr, STREAM_FIRST: tl.constexpr, READ_WORDS: tl.constexpr, ONEPASS_FLUSH: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
     RING: tl.constexpr, CAP: tl.constexpr, VERIFY_FOLDS: tl.constexpr, T_MAX: tl.constexpr, BT: tl.constexpr, BLF: tl.constexpr, BVW: tl.constexpr,
 ):
     """Install the state after the row's last accepted draft (snap[i_b, a - 1]) as its
