@@ -596,7 +596,10 @@ def onepass_flushes(plan: "KernelPlan") -> bool:
     token too; its flushing programs run 2-3x as long as the others and a launch's last
     ones make a tail (H200, session 30: GDN 4B's staggered launch 7 us longer with them
     spread than first; one pass: the every-row flush step 1.13-1.21x faster). The
-    token's record is rounded to the record precision like every other token's. A key-
+    token's record is rounded to the record precision like every other token's, and a row
+    flushes every L - 1 steps instead of every L (the window's first record is the last
+    flush's token): 1/15 more fold traffic at L = 16, which the tuner's amortised cycle
+    measures (perf.Workload.cycle). A key-
     head record field is shared by the value heads of a key group, which all read its
     row 0 until they have streamed: the last of them to arrive (a count per (slot, key
     head) after the fold queue, ReplayState.fold_queue) writes the token's row 0."""

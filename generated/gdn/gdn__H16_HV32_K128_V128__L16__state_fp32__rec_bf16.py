@@ -3,7 +3,7 @@
 # kernel: gdn__H16_HV32_K128_V128__L16__state_fp32__rec_bf16
 # spec sha256: 269ae606d36dd56b152535499facfacd42680cd4fda27f9a1b04094384a173fb
 # templates sha256: d079cfe4152086344f0ad2ec7dcf39e093383483c6ff848545acf51ec4d4f191
-# generator sha256: f7ee0b121fa2363a2e60e95e1e0f815ee4f1c4d10f34294dbc8ee98f0e9cb68f
+# generator sha256: 0a0b55b6219a7b97bc20eba762636a5b4c9d4bc4fe36b1a72bbf6750016d1221
 """ReplaySSM kernels for gdn: gdn__H16_HV32_K128_V128__L16__state_fp32__rec_bf16.
 
 Replay form: S_t = C·exp(G_t) + Σ_j u_j (exp(G_t - G_j)·k_j)ᵀ,  G_j = Σ_(i<=j) g_i

@@ -3,7 +3,7 @@
 # kernel: gla__H4_HV4_K256_V512__L16__state_bf16__rec_bf16_g-fp32__gcum
 # spec sha256: 2a7fe42937c3f75572badc158aa6b5a3525d5a4bced8d5656b63326bdec79ab1
 # templates sha256: d079cfe4152086344f0ad2ec7dcf39e093383483c6ff848545acf51ec4d4f191
-# generator sha256: f7ee0b121fa2363a2e60e95e1e0f815ee4f1c4d10f34294dbc8ee98f0e9cb68f
+# generator sha256: 0a0b55b6219a7b97bc20eba762636a5b4c9d4bc4fe36b1a72bbf6750016d1221
 """ReplaySSM kernels for gla: gla__H4_HV4_K256_V512__L16__state_bf16__rec_bf16_g-fp32__gcum.
 
 Replay form: S_t = C·Diag(exp(G_t)) + Σ_j w_j (Diag(exp(G_t - G_j))·k_j)ᵀ,  G_j = Σ_(i<=j) g_i

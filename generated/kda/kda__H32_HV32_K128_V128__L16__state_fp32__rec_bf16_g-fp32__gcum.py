@@ -3,7 +3,7 @@
 # kernel: kda__H32_HV32_K128_V128__L16__state_fp32__rec_bf16_g-fp32__gcum
 # spec sha256: 900e043a38a9f7023de2cc4bf78d14388be9de5c6732cf3e1db42c3737507d77
 # templates sha256: d079cfe4152086344f0ad2ec7dcf39e093383483c6ff848545acf51ec4d4f191
-# generator sha256: f7ee0b121fa2363a2e60e95e1e0f815ee4f1c4d10f34294dbc8ee98f0e9cb68f
+# generator sha256: 0a0b55b6219a7b97bc20eba762636a5b4c9d4bc4fe36b1a72bbf6750016d1221
 """ReplaySSM kernels for kda: kda__H32_HV32_K128_V128__L16__state_fp32__rec_bf16_g-fp32__gcum.
 
 Replay form: S_t = C·Diag(exp(G_t)) + Σ_j u_j (Diag(exp(G_t - G_j))·k_j)ᵀ,  G_j = Σ_(i<=j) g_i

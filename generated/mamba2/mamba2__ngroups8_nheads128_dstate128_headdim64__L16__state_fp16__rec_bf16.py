@@ -3,7 +3,7 @@
 # kernel: mamba2__ngroups8_nheads128_dstate128_headdim64__L16__state_fp16__rec_bf16
 # spec sha256: b9b9d1221036064279430b56c5d997514355cbb9c52adf3b69fc5581e1456b5e
 # templates sha256: d079cfe4152086344f0ad2ec7dcf39e093383483c6ff848545acf51ec4d4f191
-# generator sha256: f7ee0b121fa2363a2e60e95e1e0f815ee4f1c4d10f34294dbc8ee98f0e9cb68f
+# generator sha256: 0a0b55b6219a7b97bc20eba762636a5b4c9d4bc4fe36b1a72bbf6750016d1221
 """ReplaySSM kernels for mamba2: mamba2__ngroups8_nheads128_dstate128_headdim64__L16__state_fp16__rec_bf16.
 
 Replay form: S_t = C·exp(G_t) + Σ_j w_j (exp(G_t - G_j)·k_j)ᵀ,  G_j = Σ_(i<=j) g_i
