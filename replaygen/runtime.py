@@ -813,6 +813,14 @@ class Kernels:
             if tuple(t.shape) != (state.num_slots,) + shape or t.dtype != dtype:
                 raise InputError(f"state belongs to another configuration ({name}: {_describe(t)}, "
                                  f"expected [slots, {', '.join(map(str, shape))}] {dtype})")
+        queue = 2 + state.num_slots * (self.plan.HV + self.plan.H)
+        q = state.fold_queue
+        if not isinstance(q, torch.Tensor) or q.dtype != torch.int32 or q.dim() != 1 or q.numel() < queue \
+                or q.device != state.device:
+            # the decode's fold queue and a one-pass flush's arrival counts live there
+            raise InputError(f"state.fold_queue must be a zeroed int32 tensor of {queue} elements on "
+                             f"{state.device} (2 + slots * (HV + H)), got {_describe(q)}; make states with "
+                             f"new_state()")
         rows = {n: t.shape[2] for n, t in state.ring.items()}
         if set(rows.values()) != {self.plan.RING} or state.drafted is None:
             raise InputError(f"state belongs to another configuration (ring rows {rows}, expected "

@@ -3,6 +3,8 @@ ConfigError for a bad configuration) naming the tensor or option, and leaves the
 exactly as it was (all checks run before any launch)."""
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 import torch
 
@@ -127,6 +129,11 @@ def test_bad_state_arguments(kern, state):
         other.decode(state, SLOTS, **inputs())
     with pytest.raises(InputError, match="ReplayState"):
         kern.materialize(state.checkpoint, SLOTS)
+    # a state whose fold queue lacks room for the one-pass flush's arrival counts (a
+    # ReplayState put together by hand, or from before they existed) is refused whole
+    short = dataclasses.replace(state, fold_queue=state.fold_queue[:2 + state.num_slots * HV])
+    with pytest.raises(InputError, match=r"state.fold_queue must be a zeroed int32 tensor of \d+ elements"):
+        kern.decode(short, SLOTS, **inputs())
     with pytest.raises(InputError, match="'out'"):
         kern.materialize(state, SLOTS, out=torch.empty(ROWS, HV, V, K, dtype=torch.bfloat16))
     with pytest.raises(InputError, match="S must be a state pool"):
