@@ -127,6 +127,8 @@ CONFIGS = [(v, c) for v in available_variants() for c in compiled_configs(v)]
 CHUNKED_DECODE = [v for v in available_variants() if decode_is_chunked(
     load(v, config=load_variant(v).configs[0].name, tuning=False).plan)]
 TILED_DECODE = [v for v in available_variants() if v not in CHUNKED_DECODE]   # value tiles
+ONEPASS_DECODE = [v for v in CHUNKED_DECODE if load(   # ... that may fold in one pass
+    v, config=load_variant(v).configs[0].name, tuning=False).plan.onepass_flushes]
 GRID = {"QUEUED": False, "QSPLIT": 1}   # the fold over (rows, value heads); QUEUED: after a decode
 KERNELS = (("replay_decode_kernel", {}), ("replay_decode_kernel", {"FOLD_EVERY_STEP": True}),
            ("replay_decode_kernel", {"FUSED_FLUSH": False}),   # Launch.separate_flush
@@ -366,12 +368,13 @@ def test_default_kernels_compile_for_sm90():
     # every module has the kernels of KERNELS but quantize_kernel, which only a quantised
     # copy's has; plus the tuned launches and each variant's T_MAX = 8 verify kernels
     # (plain, folding), verify_folds commit and L = 32 decode; the read-word decodes, the
-    # key-chunk decodes' pipelining checks and the value-tile decodes streaming first
+    # key-chunk decodes' pipelining checks (and their one-pass flushes) and the
+    # value-tile decodes streaming first
     quantized = sum(c.read_dtype is not None or c.state_dtype in ("fp8", "nvfp4")
                     for _, c in CONFIGS)
     expected = (len(CONFIGS) * (len(KERNELS) - 1) + quantized + len(TUNED)
                 + 4 * len(available_variants()) + len(read_word_configs())
-                + 2 * len(CHUNKED_DECODE) + len(TILED_DECODE))
+                + 2 * len(CHUNKED_DECODE) + len(ONEPASS_DECODE) + len(TILED_DECODE))
     assert f"compiled {expected} kernels, 0 failed" in stdout, stdout[-2000:]
 
 
