@@ -22,6 +22,23 @@ def use_templates(folder) -> None:
     render._environment.cache_clear()
 
 
+def launch_fields(pairs, where: str) -> dict:
+    """Launch fields from (name, text) pairs, as the scripts' launch overrides give them
+    (bench/template_ab.py's `folder@k=v+...`, bench/flush_tail.py's `tab+k=v,...`): ints;
+    booleans as 1 / 0 or True / False; None. A name that is not a Launch field fails
+    with the fields there are, before any GPU time is spent."""
+    import dataclasses
+    from replaygen.tuning import Launch
+    types = {f.name: f.type for f in dataclasses.fields(Launch)}
+    out = {}
+    for key, text in pairs:
+        if key not in types:
+            raise SystemExit(f"{where}: {key!r} is not a Launch field ({', '.join(types)})")
+        out[key] = (None if text == "None" else text in ("1", "True") if types[key] in (bool, "bool")
+                    else int(text))
+    return out
+
+
 # One real geometry per variant (the spec's named configurations).
 GEOMS = {"mamba2": "nemotron3-nano-4b", "gdn": "qwen3.5-4b", "kda": "kimi-linear-48b",
          "gla": "gla-1.3b"}

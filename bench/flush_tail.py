@@ -43,6 +43,7 @@ from replaygen.spec import load_variant  # noqa: E402
 from replaygen.tuning import Launch  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from common import launch_fields  # noqa: E402
 from template_ab import check  # noqa: E402  (one staggered cycle per launch, against the first)
 
 PLACEMENTS = ("none", "first", "spread", "last", "all")
@@ -67,15 +68,8 @@ def parse_launch(text: str) -> tuple[bool, dict]:
     (the table's with those fields replaced), or `k=v,...` (a Launch of those fields);
     values are ints, booleans 0 / 1."""
     base, _, rest = text.partition("+") if text.startswith("tab") else ("", "", text)
-    fields = {f.name: f.type for f in dataclasses.fields(Launch)}
-    kw = {}
-    for item in filter(None, rest.split(",")):
-        key, _, value = item.partition("=")
-        if key not in fields:
-            raise SystemExit(f"flush_tail: --launches {text!r}: {key!r} is not a Launch field "
-                             f"({', '.join(fields)})")
-        kw[key] = bool(int(value)) if fields[key] in (bool, "bool") else int(value)
-    return base == "tab", kw
+    pairs = (item.partition("=")[::2] for item in filter(None, rest.split(",")))
+    return base == "tab", launch_fields(pairs, f"flush_tail: --launches {text!r}")
 
 
 def forced_launch(kern, text: str, rows: int, device) -> Launch | None:

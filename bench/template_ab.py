@@ -96,8 +96,7 @@ def load(folder: str, variant: str, geometry: str, read: str, device=None):
             base = base or (kern.tuning and kern.tuning.lookup(kern.plan.name, KERNEL, gpu, rows))
         if base is None:
             raise SystemExit(f"{folder}@{over}: no tabled {KERNEL} launch to override on {device}")
-        fields = {k: (None if v == "None" else v == "True" if v in ("True", "False") else int(v))
-                  for k, v in (kv.split("=") for kv in over.split("+"))}
+        fields = common.launch_fields((kv.split("=") for kv in over.split("+")), f"{folder}@{over}")
         kern.forced[KERNEL] = dataclasses.replace(base, **fields)
         if KERNEL == "fold":   # the commit's launch of the fold kernel too
             kern.forced["commit"] = kern.forced[KERNEL]

@@ -123,12 +123,13 @@ def compiled_configs(variant: str) -> list:
 
 
 CONFIGS = [(v, c) for v in available_variants() for c in compiled_configs(v)]
-# variants whose decode streams key chunks (scalar decays), at their first geometry
-CHUNKED_DECODE = [v for v in available_variants() if decode_is_chunked(
-    load(v, config=load_variant(v).configs[0].name, tuning=False).plan)]
-TILED_DECODE = [v for v in available_variants() if v not in CHUNKED_DECODE]   # value tiles
-ONEPASS_DECODE = [v for v in CHUNKED_DECODE if load(   # ... that may fold in one pass
-    v, config=load_variant(v).configs[0].name, tuning=False).plan.onepass_flushes]
+# each variant's plan at its first geometry; those whose decode streams key chunks (scalar
+# decays), those of these that may fold in one pass, and the value-tile ones
+FIRST_PLANS = {v: load(v, config=load_variant(v).configs[0].name, tuning=False).plan
+               for v in available_variants()}
+CHUNKED_DECODE = [v for v, p in FIRST_PLANS.items() if decode_is_chunked(p)]
+ONEPASS_DECODE = [v for v, p in FIRST_PLANS.items() if p.onepass_flushes]
+TILED_DECODE = [v for v in available_variants() if v not in CHUNKED_DECODE]
 GRID = {"QUEUED": False, "QSPLIT": 1}   # the fold over (rows, value heads); QUEUED: after a decode
 KERNELS = (("replay_decode_kernel", {}), ("replay_decode_kernel", {"FOLD_EVERY_STEP": True}),
            ("replay_decode_kernel", {"FUSED_FLUSH": False}),   # Launch.separate_flush

@@ -2,7 +2,7 @@
 # the templates and run `replaygen build`.
 # kernel: gla__H4_HV4_K256_V512__L16__state_fp32__read_fp8row__rec_bf16_g-fp32__gcum
 # spec sha256: 2a7fe42937c3f75572badc158aa6b5a3525d5a4bced8d5656b63326bdec79ab1
-# templates sha256: d079cfe4152086344f0ad2ec7dcf39e093383483c6ff848545acf51ec4d4f191
+# templates sha256: d7df8532a46a2be58f73c78facfe5e5f76be546babe2ccbf3f58180859ea73c7
 # generator sha256: 0a0b55b6219a7b97bc20eba762636a5b4c9d4bc4fe36b1a72bbf6750016d1221
 """ReplaySSM kernels for gla: gla__H4_HV4_K256_V512__L16__state_fp32__read_fp8row__rec_bf16_g-fp32__gcum.
 

@@ -2,7 +2,7 @@
 # the templates and run `replaygen build`.
 # kernel: kda__H32_HV32_K128_V128__L16__state_fp16sr__read_nvfp4__rec_bf16_g-fp32__gcum
 # spec sha256: 900e043a38a9f7023de2cc4bf78d14388be9de5c6732cf3e1db42c3737507d77
-# templates sha256: d079cfe4152086344f0ad2ec7dcf39e093383483c6ff848545acf51ec4d4f191
+# templates sha256: d7df8532a46a2be58f73c78facfe5e5f76be546babe2ccbf3f58180859ea73c7
 # generator sha256: 0a0b55b6219a7b97bc20eba762636a5b4c9d4bc4fe36b1a72bbf6750016d1221
 """ReplaySSM kernels for kda: kda__H32_HV32_K128_V128__L16__state_fp16sr__read_nvfp4__rec_bf16_g-fp32__gcum.
 

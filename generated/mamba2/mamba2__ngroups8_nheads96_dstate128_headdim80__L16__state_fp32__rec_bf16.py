@@ -2,7 +2,7 @@
 # the templates and run `replaygen build`.
 # kernel: mamba2__ngroups8_nheads96_dstate128_headdim80__L16__state_fp32__rec_bf16
 # spec sha256: b9b9d1221036064279430b56c5d997514355cbb9c52adf3b69fc5581e1456b5e
-# templates sha256: d079cfe4152086344f0ad2ec7dcf39e093383483c6ff848545acf51ec4d4f191
+# templates sha256: d7df8532a46a2be58f73c78facfe5e5f76be546babe2ccbf3f58180859ea73c7
 # generator sha256: 0a0b55b6219a7b97bc20eba762636a5b4c9d4bc4fe36b1a72bbf6750016d1221
 """ReplaySSM kernels for mamba2: mamba2__ngroups8_nheads96_dstate128_headdim80__L16__state_fp32__rec_bf16.
 
@@ -108,13 +108,15 @@ def replay_decode_kernel(
         # -- committed records: scalar log decays (their rows load without waiting for
         # the cursor; past n they are masked after the load) --------------------------
         r_delta = tl.load(ring_delta_ptr + (i_slot * HV + i_hv) * RING + o_l, mask=o_l < RING, other=0.0).to(tl.float32)  # [BL]
-        if FOLD_IN_STREAM:  # the fold's decays, to the last committed record
+        if FOLD_IN_STREAM:  # the fold's decays: to the last committed record, not the token
             rec_gate = -r_delta * devmath.exp(b_A_log)
             rec_gate = tl.where(m_l, rec_gate, 0.0)  # log decays of the committed records
             G_rec = tl.cumsum(rec_gate, axis=0)  # cumulative log decay after each record
             G_t = tl.sum(rec_gate, axis=0)  # ... and after the last record
-            fold_w = tl.where(m_l, devmath.exp(-G_rec + G_t), 0.0)  # decay from record j to record n - 1
-            fold_ck = devmath.exp(G_t)  # ... and from the checkpoint
+            rec_weight = tl.where(m_l, devmath.exp(-G_rec + G_t), 0.0)  # decay from record j to t, <= 1
+            ck_weight = devmath.exp(G_t)  # decay from the checkpoint to t
+            fold_w = rec_weight  # decay from record j to record n - 1
+            fold_ck = ck_weight  # ... and from the checkpoint (the token's decays follow below)
         else:
             fold_w = tl.zeros([BL], tl.float32)
             fold_ck = tl.full([], 0.0, tl.float32)
