@@ -331,6 +331,8 @@ class KernelPlan:
     STREAM_FIRST: bool    # the decode's stream goes before its head-level work (streams_first)
     READ_WORDS: bool      # the value-tile decode reads its read copy in 8-byte words (launch_constants)
     ONEPASS_FLUSH: bool   # the key-chunk decode folds while it streams; the token opens the window (onepass_flushes)
+    FLUSH_ORDER: int      # 0: grid order; s: flushing rows' programs every s-th from the launch's start (launch_order)
+    ROWS_P2: int          # ... a power of two >= the launch's rows (set per launch by the runtime)
     fold_split: int       # otherwise: programs per queued block of the fold launch (see below)
     decode_warps: int
     decode_template: str  # the decode kernel's structure: key chunks or value tiles
@@ -463,6 +465,9 @@ def _read_word_keys(read: StateFormat | None, K: int) -> int:
 # Nano [128, 32]/w2/s1) lost 5% with 2 (H200, session 13).
 MAX_FLUSH_STAGES = 2
 DEFAULT_STREAM_STAGES = 3   # the plan's own launch: Triton's default depth (make_plan)
+# launch_order.flush_first holds one flag per row in a program's registers (1024 rows: 32
+# per thread at one warp, in the prologue only); a larger launch keeps grid order
+MAX_ORDERED_ROWS = 1024
 
 
 def flush_stages(stream_stages: int) -> int:
@@ -636,7 +641,7 @@ def launch_constants(plan: "KernelPlan", kernel: str, BV: int, BKT: int | None =
                      split: int = 1, stages: int | None = None,
                      separate_flush: bool = False, heads: int = 1,
                      stream_first: bool = False, read_words: bool = False,
-                     onepass_flush: bool = False) -> dict[str, int | bool]:
+                     onepass_flush: bool = False, flush_order: int = 0) -> dict[str, int | bool]:
     """The tl.constexpr arguments that follow from a launch's tiles (the kernels take them
     as arguments, so one module launches with any tiles): for the key-chunked decode
     kernel and the key-chunked verify BV is the value tile DBV (DNV passes cover V) and
@@ -671,7 +676,11 @@ def launch_constants(plan: "KernelPlan", kernel: str, BV: int, BKT: int | None =
     e4m3 conversion alone). It needs the flush out of the launch: a flushing row reads
     the fp32 checkpoint tile, which the word path never forms. `onepass_flush`
     (onepass_flushes(plan), fused flush, unsplit: ONEPASS_FLUSH) folds a flushing row in its
-    stream instead of a second pass over its checkpoint (onepass_flushes says how)."""
+    stream instead of a second pass over its checkpoint (onepass_flushes says how).
+    `flush_order` (the key-chunk decode, its flush fused: FLUSH_ORDER; 0 for grid order, a
+    power of two s otherwise) runs the flushing rows' programs first, at every s-th launch
+    position (launch_order.flush_first; ROWS_P2 follows from the launch's rows, so the
+    runtime sets it, and drops the choice past MAX_ORDERED_ROWS rows)."""
     kernel = launch_kind(kernel)
     for what, v in (("value tile", BV), ("key chunk", BKT), ("split", split)):
         if v is not None and (isinstance(v, bool) or not isinstance(v, int) or v < 1 or v & (v - 1)):
@@ -751,6 +760,15 @@ def launch_constants(plan: "KernelPlan", kernel: str, BV: int, BKT: int | None =
                           + (" with its flush separate" if not out["FUSED_FLUSH"] else "")
                           + (f" split {split} ways" if split != 1 else ""))
     out["ONEPASS_FLUSH"] = bool(onepass_flush)
+    if isinstance(flush_order, bool) or not isinstance(flush_order, int) or flush_order < 0 \
+            or flush_order & (flush_order - 1):
+        raise ConfigError(f"the flush order must be 0 or a power of two, got {flush_order!r}")
+    if flush_order and not (kernel == "replay_decode" and chunked and out["FUSED_FLUSH"]):
+        raise ConfigError("only the key-chunk decode with its flush fused orders its flushing "
+                          f"programs first, not the {kernel} kernel of {plan.name}"
+                          + (" with its flush separate" if not out["FUSED_FLUSH"] else ""))
+    out["FLUSH_ORDER"] = flush_order
+    out["ROWS_P2"] = 1
     out["BL"] = max(_next_pow2(plan.L), 16) if dot else _next_pow2(plan.L)
     return out
 
@@ -1144,6 +1162,8 @@ def make_plan(deriv: Derivation, config: KernelConfig) -> KernelPlan:
         STREAM_FIRST=False,   # (tuned per launch: Launch.stream_first)
         READ_WORDS=False,     # (tuned per launch: Launch.read_words)
         ONEPASS_FLUSH=False,  # (tuned per launch: Launch.onepass_flush)
+        FLUSH_ORDER=0,        # (tuned per launch: Launch.flush_order)
+        ROWS_P2=1,            # (only read with FLUSH_ORDER: runtime.Kernels._launch)
         # That fold launch takes the (slot, value head) blocks the decode queued, each
         # split into this many programs (each folds every fold_split-th value tile, and
         # each loads the block's records and decays again). One program per block: at

@@ -23,9 +23,9 @@ PACKAGE_TEMPLATE_DIR = Path(__file__).resolve().parent.parent / "templates"
 TEMPLATE_DIR = PACKAGE_TEMPLATE_DIR
 PACKAGE_DIR = Path(__file__).resolve().parent
 # The modules whose code decides generated text: a change in them changes the header.
-# (formats.py and devmath.py: device functions the modules call)
+# (formats.py, devmath.py and launch_order.py: device functions the modules call)
 GENERATOR_MODULES = ("formulas.py", "derive.py", "plan.py", "printer.py", "render.py",
-                     "formats.py", "devmath.py")
+                     "formats.py", "devmath.py", "launch_order.py")
 
 
 def _hash_files(paths) -> str:

@@ -22,7 +22,7 @@ import torch
 from .derive import derive
 from .emit import GENERATED_DIR
 from .errors import ConfigError, InputError
-from .plan import (KernelPlan, launch_constants, launch_kind, make_config,
+from .plan import (MAX_ORDERED_ROWS, KernelPlan, launch_constants, launch_kind, make_config,
                    make_plan, plan_tiles)
 from . import render
 from .render import render_module
@@ -68,12 +68,14 @@ class ReplayState:
     int32: the drafts of the last verify that a commit may still accept (cleared by
     commit, decode, a flush that folds, load_state; with plan.VERIFY_FOLDS the low 8
     bits, and bits 8-15 the ring row of the first draft: `pending_drafts` reads the
-    count). fold_queue [2 + slots * HV + slots * H] int32: scratch between a decode launch whose flush is separate and the fold launch that follows it
+    count). fold_queue [2 + slots * (HV + H) + 1 + 2 * slots] int32: scratch between a decode launch whose flush is separate and the fold launch that follows it
     (word 0: the number of queued (slot, value head) blocks whose ring filled, word 1 the
     fold programs that have finished, then the blocks), then one arrival count per (slot,
     key head) for a one-pass flush (plan.onepass_flushes: the last value head of a key
-    group to finish streaming writes the token's shared key record); empty (zero counts)
-    between calls.
+    group to finish streaming writes the token's shared key record), all empty (zero
+    counts) between calls; then the decode's launch-order words (Launch.flush_order,
+    replaygen/launch_order.py: an epoch word and two buffers of one flag per slot), which
+    carry from one decode to the next.
     """
 
     checkpoint: torch.Tensor
@@ -92,6 +94,11 @@ class ReplayState:
     @property
     def device(self) -> torch.device:
         return self.checkpoint.device
+
+
+def fold_queue_words(plan: KernelPlan, num_slots: int) -> int:
+    """The int32 words of ReplayState.fold_queue for a pool of num_slots slots."""
+    return 2 + num_slots * (plan.HV + plan.H) + 1 + 2 * num_slots
 
 
 def _import_module(path: Path, name: str):
@@ -310,7 +317,7 @@ class Kernels:
         drafted = torch.zeros((num_slots, p.HV), dtype=torch.int32, device=device)
         # A fresh stochastic-rounding seed per pool (host randomness, drawn once here).
         seed = int.from_bytes(os.urandom(4), "little") & 0x7FFFFFFF
-        fold_queue = torch.zeros(2 + num_slots * (p.HV + p.H), dtype=torch.int32, device=device)
+        fold_queue = torch.zeros(fold_queue_words(p, num_slots), dtype=torch.int32, device=device)
         return ReplayState(made.pop("ckpt"), ring, cursor, checked, made, seed, drafted, fold_queue)
 
     def _state_layout(self) -> dict[str, tuple[tuple[int, ...], torch.dtype]]:
@@ -682,6 +689,11 @@ class Kernels:
         else:
             hit = ({**self._consts, **launch.constants(self.plan, kernel)},
                    launch.options(), launch)
+        if hit[0].get("FLUSH_ORDER"):
+            # launch_order.flush_first holds one flag per row of this launch: a power of
+            # two of rows (one compile per power of two); a larger launch keeps grid order
+            hit[0].update({"ROWS_P2": 1 << max(rows - 1, 0).bit_length()} if rows <= MAX_ORDERED_ROWS
+                          else {"FLUSH_ORDER": 0})
         self._launches[key] = hit
         return hit
 
@@ -813,14 +825,15 @@ class Kernels:
             if tuple(t.shape) != (state.num_slots,) + shape or t.dtype != dtype:
                 raise InputError(f"state belongs to another configuration ({name}: {_describe(t)}, "
                                  f"expected [slots, {', '.join(map(str, shape))}] {dtype})")
-        queue = 2 + state.num_slots * (self.plan.HV + self.plan.H)
+        queue = fold_queue_words(self.plan, state.num_slots)
         q = state.fold_queue
         if not isinstance(q, torch.Tensor) or q.dtype != torch.int32 or q.dim() != 1 or q.numel() < queue \
                 or q.device != state.device:
-            # the decode's fold queue and a one-pass flush's arrival counts live there
+            # the decode's fold queue, a one-pass flush's arrival counts and the launch
+            # order's words live there
             raise InputError(f"state.fold_queue must be a zeroed int32 tensor of {queue} elements on "
-                             f"{state.device} (2 + slots * (HV + H)), got {_describe(q)}; make states with "
-                             f"new_state()")
+                             f"{state.device} (2 + slots * (HV + H) + 1 + 2 * slots), got {_describe(q)}; "
+                             f"make states with new_state()")
         rows = {n: t.shape[2] for n, t in state.ring.items()}
         if set(rows.values()) != {self.plan.RING} or state.drafted is None:
             raise InputError(f"state belongs to another configuration (ring rows {rows}, expected "

@@ -25,7 +25,9 @@ through a loop (replay_decode, fold: the conventional kernel has no loop, so sta
 change nothing there); for the verify and the decode, the two best under the register
 caps that fit 9, 10, 12 and 16 warps per SM (phase 2b, Launch.maxnreg); for the
 key-chunk decode of a plain checkpoint with scalar decays, the three best folding in one
-pass, at their cap and each of those caps (phase 2d, Launch.onepass_flush); for the verify,
+pass, at their cap and each of those caps (phase 2d, Launch.onepass_flush); for the
+key-chunk decode, the three best with the flushing programs first (phase 2e,
+Launch.flush_order); for the verify,
 the three best with programs over several value heads of a key
 group (phase 2c, Launch.heads); then, for small batches, splits of each (row, value head) over
 several programs (phase 3); then each batch's decode launches within 1.5x of its best
@@ -213,6 +215,21 @@ def onepass_flush_candidates(plan, times: dict[Launch, dict[int, float]], keep: 
     return out
 
 
+FLUSH_ORDERS = (1, 2, 4)   # Launch.flush_order: the flushing programs' spacing from the start
+
+
+def flush_order_candidates(plan, times: dict[Launch, dict[int, float]], keep: int = 3) -> list[Launch]:
+    """Phase 2e (the key-chunk decode, its flush fused): the `keep` best launches so far in
+    grid order with the flushing rows' programs first in the launch, every s-th for s in
+    FLUSH_ORDERS (Launch.flush_order, replaygen/launch_order.py). Placed first, the longer
+    flushing programs stop ending the launch (GDN 4B, batch 256: 7 us of a 0.18 ms launch),
+    but where they fill a wave their second passes can outgrow L2 (GDN 122B: 20 us slower;
+    H200, session 30, bench/flush_tail.py)."""
+    if not (decode_is_chunked(plan) and plan.FUSED_FLUSH):
+        return []
+    return _variants(times, keep, "flush_order", 0, FLUSH_ORDERS)
+
+
 MAX_HEADS = 16   # value heads per verify program (Mamba-2's key groups hold 12 to 16)
 
 
@@ -248,7 +265,7 @@ def separate_flush_candidates(times: dict[Launch, dict[int, float]], keep: int =
         near = [c for n, c in enumerate(ranked)
                 if n < keep or measured[c] <= within * measured[ranked[0]]][:most]
         for c in near:
-            cand = dataclasses.replace(c, separate_flush=True, onepass_flush=False)
+            cand = dataclasses.replace(c, separate_flush=True, onepass_flush=False, flush_order=0)
             if cand not in times and cand not in out:
                 out.append(cand)
     return out
@@ -451,6 +468,8 @@ def _phases():
             ("phase 2b (register caps)", CAPPED, lambda j, t: register_cap_candidates(t)),
             ("phase 2d (the decode's flush in one pass)", ("replay_decode",),
              lambda j, t: onepass_flush_candidates(j.kern.plan, t)),
+            ("phase 2e (the decode's flushing programs first)", ("replay_decode",),
+             lambda j, t: flush_order_candidates(j.kern.plan, t)),
             ("phase 2c (verify programs over several value heads)", ("verify", "verify_fold"),
              lambda j, t: shared_group_candidates(j.kern.plan, t)),
             ("phase 3 (value-axis split of the decode)", ("replay_decode",),

@@ -49,7 +49,7 @@ SPECULATIVE_KERNELS = ("verify", "verify_fold", "fold", "commit")
 BATCH_BUCKETS = (1, 8, 64, 256, 512)
 ENTRY_KEYS = {"config", "kernel", "batch", "BV", "num_warps", "num_stages"}
 OPTIONAL_KEYS = {"BKT", "split", "separate_flush", "maxnreg", "heads", "fold_warps", "fold_split",
-                 "stream_first", "read_words", "onepass_flush"}
+                 "stream_first", "read_words", "onepass_flush", "flush_order"}
 MAX_SPLIT = 64
 INFO_ORDER = ("ms", "plan_ms")   # as written: a set's order changes from run to run
 INFO_KEYS = frozenset(INFO_ORDER)
@@ -60,6 +60,7 @@ MAX_STAGES = 8
 # 2026-12-01 were 1.2-1.6x slower by 2026-12-04): `replaygen bench` notes it and
 # bench/table_audit.py flags it. Run-to-run medians differ by ~1-3% (bench/NOTES.md).
 STALE = 1.10
+MAX_FLUSH_ORDER = 64  # the flushing programs' spacing (Launch.flush_order); one in L flushes
 MAX_FOLD_SPLIT = 64   # value tiles of a fold (V / BV, at most 64 for V <= 1024 and BV >= 16)
 
 
@@ -93,7 +94,10 @@ class Launch:
     word by word in fp16x2, as the key-chunk decode takes them (READ_WORDS). onepass_flush
     (plan.onepass_flushes, fused flush, unsplit): a flushing row folds its records into
     each checkpoint chunk as it streams it, and its token opens the fresh window as ring
-    row 0 (ONEPASS_FLUSH; plan.onepass_flushes)."""
+    row 0 (ONEPASS_FLUSH; plan.onepass_flushes). flush_order (the key-chunk decode, its
+    flush fused; 0: grid order): the flushing rows' programs at every flush_order-th
+    launch position from the start, so that the longest programs do not end the launch
+    (FLUSH_ORDER; replaygen/launch_order.py)."""
 
     BV: int
     num_warps: int
@@ -108,12 +112,13 @@ class Launch:
     stream_first: bool = False
     read_words: bool = False
     onepass_flush: bool = False
+    flush_order: int = 0
 
     def constants(self, plan, kernel: str) -> dict[str, int | bool]:
         """The tl.constexpr arguments of `kernel` launched so (plan.launch_constants)."""
         return launch_constants(plan, kernel, self.BV, self.BKT, self.split, self.num_stages,
                                 self.separate_flush, self.heads, self.stream_first, self.read_words,
-                                self.onepass_flush)
+                                self.onepass_flush, self.flush_order)
 
     def options(self) -> dict[str, int]:
         """The launch's compile options (Triton's num_warps, num_stages, maxnreg)."""
@@ -162,6 +167,8 @@ class Launch:
             out["read_words"] = True
         if self.onepass_flush:
             out["onepass_flush"] = True
+        if self.flush_order:
+            out["flush_order"] = self.flush_order
         return out
 
 
@@ -321,7 +328,8 @@ class TuningTable:
                                  e.get("split", 1), e.get("separate_flush", False),
                                  e.get("maxnreg"), e.get("heads", 1), e.get("fold_warps"),
                                  e.get("fold_split"), e.get("stream_first", False),
-                                 e.get("read_words", False), e.get("onepass_flush", False)), **info)
+                                 e.get("read_words", False), e.get("onepass_flush", False),
+                                 e.get("flush_order", 0)), **info)
         return table
 
     @classmethod
@@ -379,6 +387,11 @@ class TuningTable:
                                   or e["kernel"] != "replay_decode"):
             self._fail(key, f"'fold_split' is a power of two <= {MAX_FOLD_SPLIT}, and only for "
                             f"replay_decode, got {e['fold_split']!r} for {e['kernel']!r}")
+        if "flush_order" in e and (not _power_of_two(e["flush_order"], MAX_FLUSH_ORDER)
+                                   or e["kernel"] != "replay_decode"):
+            self._fail(key, f"'flush_order' is a power of two <= {MAX_FLUSH_ORDER} (absent: grid "
+                            f"order), and only for replay_decode, got {e['flush_order']!r} for "
+                            f"{e['kernel']!r}")
         if not _power_of_two(e["num_warps"], MAX_WARPS):
             self._fail(key, f"'num_warps' must be a power of two <= {MAX_WARPS}, got {e['num_warps']!r}")
         s = e["num_stages"]

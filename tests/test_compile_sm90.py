@@ -86,7 +86,7 @@ def compile_kernel(kern, name, launch=None, warps=None, table_kernel=None, **fla
         consts.update(launch_constants(kern.plan, "verify", *plan_tiles(kern.plan, "verify")[:2]))
     if launch is not None:
         kernel = table_kernel or {v[0]: k for k, v in TABLE_KERNELS.items()}[name]
-        consts.update(launch.constants(kern.plan, kernel))
+        consts.update(launch.constants(kern.plan, kernel), **flags)   # (flags still override)
         options = launch.options()
     if warps is not None:
         options = {**options, "num_warps": warps}
@@ -343,6 +343,21 @@ def compile_all(workers: int) -> tuple[int, list[str]]:
                     "no acq_rel arrival count"
             except Exception as exc:  # report every failure, not only the first
                 failures.append(f"{kern.name}: replay_decode_kernel folding in one pass: {exc}")
+        # The launch order (Launch.flush_order, launch_order.flush_first, at 256 rows): the
+        # epoch word's arrival and flip are atomics, and the chunk stream is still pipelined
+        # (the interpreter has neither concurrent programs nor a pipeliner)
+        count += 1
+        try:
+            compiled = compile_kernel(kern, "replay_decode_kernel", Launch(bv, warps, 3, bkt, flush_order=1),
+                                      ROWS_P2=256)
+            copies = [ln for ln in compiled.asm["ttgir"].splitlines()
+                      if "async_copy_global_to_local" in ln and stream in ln]
+            assert copies, "the chunk stream is not pipelined"
+            ptx = compiled.asm["ptx"]
+            assert re.search(r"atom\.global\.(gpu\.)?(relaxed\.)?add", ptx), "no epoch arrival"
+            assert re.search(r"atom\.global\.(gpu\.)?(relaxed\.)?exch", ptx), "no epoch flip"
+        except Exception as exc:  # report every failure, not only the first
+            failures.append(f"{kern.name}: replay_decode_kernel in flush order: {exc}")
     return count, failures
 
 
@@ -369,13 +384,13 @@ def test_default_kernels_compile_for_sm90():
     # every module has the kernels of KERNELS but quantize_kernel, which only a quantised
     # copy's has; plus the tuned launches and each variant's T_MAX = 8 verify kernels
     # (plain, folding), verify_folds commit and L = 32 decode; the read-word decodes, the
-    # key-chunk decodes' pipelining checks (and their one-pass flushes) and the
+    # key-chunk decodes' pipelining checks (their one-pass flushes, their flush order) and the
     # value-tile decodes streaming first
     quantized = sum(c.read_dtype is not None or c.state_dtype in ("fp8", "nvfp4")
                     for _, c in CONFIGS)
     expected = (len(CONFIGS) * (len(KERNELS) - 1) + quantized + len(TUNED)
                 + 4 * len(available_variants()) + len(read_word_configs())
-                + 2 * len(CHUNKED_DECODE) + len(ONEPASS_DECODE) + len(TILED_DECODE))
+                + 3 * len(CHUNKED_DECODE) + len(ONEPASS_DECODE) + len(TILED_DECODE))
     assert f"compiled {expected} kernels, 0 failed" in stdout, stdout[-2000:]
 
 

@@ -23,6 +23,8 @@ examples (REPLAYGEN_EXAMPLES=factor overrides, see harness.scale).
 """
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 import torch
 from hypothesis import HealthCheck, event, given, settings
@@ -221,9 +223,55 @@ def test_onepass_flush(variant, device, K, V):
             (0, 1, 2), (2, 1, 0)]
     h.run([Step(r, flush=(2, -1) if i == 5 else None, fold=i == 7) for i, r in enumerate(rows)])
     assert h.device_flushes >= 5 and h.mixed_launches >= 3
-    arrivals = h.state.fold_queue[2 + h.num_slots * p.HV:]   # one count per (slot, key head)
+    arrivals = h.state.fold_queue[2 + h.num_slots * p.HV:2 + h.num_slots * (p.HV + p.H)]   # per (slot, key head)
     assert arrivals.numel() == h.num_slots * p.H and int(arrivals.abs().sum()) == 0, \
         f"arrival counts left behind: {arrivals.tolist()}"
+
+
+CHUNK_CASES = [v for v in sorted(ALL_CASES)
+               if "kchunks" in Config(v, H=1, ratio=2, K=16, V=16, L=4, state_dtype="fp32",
+                                      record_dtype="bf16", input_dtype="bf16").load().plan.decode_template]
+
+
+@pytest.mark.parametrize("variant", CHUNK_CASES)
+@pytest.mark.parametrize("order", [0, 1, 4])
+def test_flush_order(variant, order, device):
+    """Launch.flush_order (the key-chunk decode): each program takes its (row, value head)
+    from launch_order.flush_first, the flushing rows' programs first (order 1) or at every
+    4th launch position, the others in grid order around them. Five slots at staggered
+    ring positions, a padding row and duplicate-free batches of 3-6 rows, so most launches
+    hold 1-2 flushing rows among appending ones; one launch folds every row, one step
+    follows a one-pass flush where the plan can fold so. Every output (in its own row),
+    state, cursor and ring row is checked against the reference (harness): a program that
+    served the wrong row or value head, or two programs serving one, would show."""
+    cfg = Config(variant, H=1, ratio=2, K=16, V=16, L=4, state_dtype="fp32",
+                 record_dtype="bf16", input_dtype="bf16",
+                 optional=ALL_CASES[variant].optional_inputs)
+    h = Harness(cfg, num_slots=5, device=device, seed=31 + order)
+    p = h.kern.plan
+    launch = Launch(p.DBV, 1, 2, BKT=p.BKT, flush_order=order)
+    h.kern.forced["replay_decode"] = launch
+    consts = h.kern.launch_args("replay_decode", 6, device)[0]
+    assert consts["FLUSH_ORDER"] == order and consts["ROWS_P2"] == (8 if order else 1)
+    rows = [(0, 1, 2), (3, 0, 1, 4, 2), (0, -1, 3, 1), (4, 2, 0, 1, 3, -1), (1, 0, 3),
+            (2, 4, 3, 0, 1), (3, 1, -1, 4, 0, 2), (0, 1, 2, 3, 4), (4, 3, 2, 1, 0)]
+    words = 2 + h.num_slots * (p.HV + p.H)   # the order words (launch_order)
+    moved, decode = [], h.kern.decode
+
+    def watched(state, slots, **kw):   # which launches had a flagged row that is not first
+        epoch = int(state.fold_queue[words]) >> 24
+        flags = state.fold_queue[words + 1 + epoch * h.num_slots:][:h.num_slots].tolist()
+        flagged = [r for r, s in enumerate(slots.tolist()) if s >= 0 and flags[s]]
+        moved.append(bool(flagged) and flagged != list(range(len(flagged))))
+        return decode(state, slots, **kw)
+
+    h.kern.decode = watched
+    h.run([Step(r, fold=i == 6) for i, r in enumerate(rows)])
+    assert h.device_flushes >= 5 and h.mixed_launches >= 3
+    assert order == 0 or sum(moved) >= 3, f"launches that reordered: {moved}"
+    if p.onepass_flushes:
+        h.kern.forced["replay_decode"] = dataclasses.replace(launch, onepass_flush=True)
+        h.run([Step(r) for r in rows[:5]])
 
 
 def test_all_padding_launch_writes_nothing(device):

@@ -23,10 +23,12 @@ from harness import ALL_CASES, Config, Harness, Step, same_bits, snapshot
 from replaygen import load
 from replaygen.emit import GENERATED_DIR, default_configs, orphans, table_configs
 from replaygen.errors import ConfigError, TuningError
-from replaygen.plan import decode_is_chunked, launch_constants, plan_tiles, streams_first
+from replaygen.plan import (MAX_ORDERED_ROWS, decode_is_chunked, launch_constants, plan_tiles,
+                            streams_first)
 from replaygen.runtime import device_name
 from replaygen.spec import available_variants, load_variant
-from replaygen.tune import onepass_flush_candidates, register_caps, split_candidates
+from replaygen.tune import (flush_order_candidates, onepass_flush_candidates, register_caps,
+                            split_candidates)
 from replaygen.tuning import TUNING_FILE, Launch, TuningTable, bucket
 
 
@@ -170,6 +172,45 @@ def test_onepass_flush_round_trips_and_is_checked(tmp_path):
     assert cands == [dataclasses.replace(fast, onepass_flush=True, maxnreg=c)
                      for c in (None, *register_caps(1))]
     assert onepass_flush_candidates(gdn(read_dtype="fp8"), {fast: {256: 1.0}}) == []
+
+
+def test_flush_order_round_trips_and_is_checked(tmp_path):
+    """Launch.flush_order: kept by a table (absent: grid order); taken by the key-chunk
+    decode with its flush fused, as a power of two; refused for another kernel, value
+    tiles, a separate flush and a spacing that is no power of two; ROWS_P2 set by the
+    runtime from the launch's rows, the choice dropped past MAX_ORDERED_ROWS rows; tried
+    by the tuner's phase 2e on the best launches in grid order."""
+    gdn = lambda **o: load("gdn", H=1, HV=2, K=16, V=32, L=4, tuning=False, **o)   # noqa: E731
+    kern = gdn()
+    plan = kern.plan
+    consts = launch_constants(plan, "replay_decode", 16, 8, flush_order=2)
+    assert (consts["FLUSH_ORDER"], consts["ROWS_P2"]) == (2, 1)
+    assert launch_constants(plan, "replay_decode", 16, 8)["FLUSH_ORDER"] == 0
+    refused = [(plan, "fold", {}, 1), (plan, "replay_decode", {"separate_flush": True}, 1),
+               (gdn(decode_structure="vtiles").plan, "replay_decode", {}, 1),
+               (plan, "replay_decode", {}, 3), (plan, "replay_decode", {}, True)]
+    for p, kernel, extra, order in refused:
+        with pytest.raises(ConfigError, match="flush order must be|orders its flushing programs"):
+            launch_constants(p, kernel, 16, 8 if kernel == "replay_decode" and decode_is_chunked(p)
+                             else None, flush_order=order, **extra)
+    launch = Launch(16, 1, 3, BKT=8, flush_order=4)
+    for rows, want in ((1, (4, 1)), (5, (4, 8)), (256, (4, 256)), (MAX_ORDERED_ROWS + 1, (0, 1))):
+        c = kern.launch_args("replay_decode", rows, "cpu", launch)[0]
+        assert (c["FLUSH_ORDER"], c["ROWS_P2"]) == want, rows
+    table = TuningTable()
+    table.add("G", "cfg", "replay_decode", 8, launch, ms=1.0)
+    path = tmp_path / TUNING_FILE
+    table.write(path, "gdn")
+    assert TuningTable.read(path, "gdn").lookup("cfg", "replay_decode", "G", 8).flush_order == 4
+    data = json.loads(path.read_text())
+    data["gpus"]["G"]["entries"][0]["flush_order"] = 3
+    path.write_text(json.dumps(data))
+    with pytest.raises(TuningError, match="'flush_order' is a power of two <= 64"):
+        TuningTable.read(path, "gdn")
+    fast, slow = Launch(16, 1, 3, BKT=8), Launch(32, 2, 3, BKT=8)
+    assert flush_order_candidates(plan, {fast: {256: 1.0}, slow: {256: 2.0}}, keep=1) == [
+        dataclasses.replace(fast, flush_order=s) for s in (1, 2, 4)]
+    assert flush_order_candidates(gdn(decode_structure="vtiles").plan, {fast: {256: 1.0}}) == []
 
 
 def test_verify_heads_round_trip_and_are_checked(tmp_path):
