@@ -24,6 +24,9 @@ timed run (perf.Timer). `--launches` times each configuration under several deco
 launches (`tab`: the table's; else Launch fields `key=value,...`, e.g.
 `BV=64,num_warps=1,num_stages=3,BKT=32,stream_first=1,split=2`): does a split of each
 (row, value head) over more programs, each folding fewer value tiles, shorten the tail?
+A launch with `flush_order` (replaygen/launch_order.py) orders its programs by flags the
+decode before it wrote: the single-launch columns set their cursors before each run, so
+those flags never match them; only the amortised column (a real cycle) shows its effect.
 """
 from __future__ import annotations
 
