@@ -222,9 +222,10 @@ def flush_order_candidates(plan, times: dict[Launch, dict[int, float]], keep: in
     """Phase 2e (the key-chunk decode, its flush fused): the `keep` best launches so far in
     grid order with the flushing rows' programs first in the launch, every s-th for s in
     FLUSH_ORDERS (Launch.flush_order, replaygen/launch_order.py). Placed first, the longer
-    flushing programs stop ending the launch (GDN 4B, batch 256: 7 us of a 0.18 ms launch),
-    but where they fill a wave their second passes can outgrow L2 (GDN 122B: 20 us slower;
-    H200, session 30, bench/flush_tail.py)."""
+    flushing programs stop ending the launch, but where they fill a wave their second
+    passes can outgrow L2, and every program pays the order's prologue (H200, session 31,
+    batch 256, L = 16, amortised: GDN 4B 0.1725 -> 0.1692 ms, GDN 122B 0.3192 -> 0.3207,
+    Mamba-2 Nano 0.3013 -> 0.3335; bench/results/session31-2026-12-04/)."""
     if not (decode_is_chunked(plan) and plan.FUSED_FLUSH):
         return []
     return _variants(times, keep, "flush_order", 0, FLUSH_ORDERS)

@@ -240,8 +240,8 @@ def test_flush_order(variant, order, device):
     from launch_order.flush_first, the flushing rows' programs first (order 1) or at every
     4th launch position, the others in grid order around them. Five slots at staggered
     ring positions, a padding row and duplicate-free batches of 3-6 rows, so most launches
-    hold 1-2 flushing rows among appending ones; one launch folds every row, one step
-    follows a one-pass flush where the plan can fold so. Every output (in its own row),
+    hold 1-2 flushing rows among appending ones; one launch folds every row; where the
+    plan can fold in one pass, five more steps with both. Every output (in its own row),
     state, cursor and ring row is checked against the reference (harness): a program that
     served the wrong row or value head, or two programs serving one, would show."""
     cfg = Config(variant, H=1, ratio=2, K=16, V=16, L=4, state_dtype="fp32",
