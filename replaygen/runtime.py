@@ -101,6 +101,13 @@ def fold_queue_words(plan: KernelPlan, num_slots: int) -> int:
     return 2 + num_slots * (plan.HV + plan.H) + 1 + 2 * num_slots
 
 
+def order_flags(state: "ReplayState", plan: KernelPlan) -> torch.Tensor:
+    """[2, slots] view of the decode's launch-order flags in state.fold_queue, one buffer per
+    epoch (launch_order.flush_first): 1 where the slot's ring fills at its next decode."""
+    start = 2 + state.num_slots * (plan.HV + plan.H) + 1
+    return state.fold_queue[start:start + 2 * state.num_slots].view(2, state.num_slots)
+
+
 def _import_module(path: Path, name: str):
     mod_name = "replaygen_generated." + name
     if mod_name in sys.modules and getattr(sys.modules[mod_name], "__file__", None) == str(path):
@@ -363,6 +370,10 @@ class Kernels:
                 num_warps=self.module.NUM_WARPS)
         state.cursor[slots.long()] = 0
         state.drafted[slots.long()] = 0
+        # an empty ring does not flush at its next decode (L >= 2): the launch order's
+        # flags of these slots, which a previous occupant may have set, cleared in both
+        # epochs' buffers (launch_order; stale flags would only cost time)
+        order_flags(state, self.plan)[:, slots.long()] = int(self.plan.L < 2)
 
     def folds_every_step(self, rows: int) -> bool:
         """The size-based dispatch: does a decode of `rows` rows fold every step by default?"""

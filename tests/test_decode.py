@@ -32,6 +32,7 @@ from hypothesis import strategies as st
 
 from harness import (ALL_CASES, CUDA, FIXTURES, VARIANTS, Config, Harness, Step, examples,
                      snapshot)
+from replaygen.runtime import order_flags
 from replaygen.spec import available_variants
 from replaygen.tuning import Launch
 
@@ -260,7 +261,7 @@ def test_flush_order(variant, order, device):
 
     def watched(state, slots, **kw):   # which launches had a flagged row that is not first
         epoch = int(state.fold_queue[words]) >> 24
-        flags = state.fold_queue[words + 1 + epoch * h.num_slots:][:h.num_slots].tolist()
+        flags = order_flags(state, p)[epoch].tolist()
         flagged = [r for r, s in enumerate(slots.tolist()) if s >= 0 and flags[s]]
         moved.append(bool(flagged) and flagged != list(range(len(flagged))))
         return decode(state, slots, **kw)
@@ -272,6 +273,12 @@ def test_flush_order(variant, order, device):
     if p.onepass_flushes:
         h.kern.forced["replay_decode"] = dataclasses.replace(launch, onepass_flush=True)
         h.run([Step(r) for r in rows[:5]])
+    if order:   # a slot reloaded (a new request) is not flagged, whatever its ring held
+        flagged = [s for s in range(h.num_slots) if order_flags(h.state, p)[:, s].any()]
+        assert flagged, "no slot flagged after the run"
+        h.kern.load_state(h.state, torch.tensor(flagged, dtype=torch.int32, device=device),
+                          torch.randn(len(flagged), *h.kern.state_shape, device=device))
+        assert not order_flags(h.state, p)[:, flagged].any()
 
 
 def test_all_padding_launch_writes_nothing(device):
