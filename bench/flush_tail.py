@@ -24,9 +24,11 @@ timed run (perf.Timer). `--launches` times each configuration under several deco
 launches (`tab`: the table's; else Launch fields `key=value,...`, e.g.
 `BV=64,num_warps=1,num_stages=3,BKT=32,stream_first=1,split=2`): does a split of each
 (row, value head) over more programs, each folding fewer value tiles, shorten the tail?
-A launch with `flush_order` (replaygen/launch_order.py) orders its programs by flags the
-decode before it wrote: the single-launch columns set their cursors before each run, so
-those flags never match them; only the amortised column (a real cycle) shows its effect.
+A launch with `flush_order` (replaygen/launch_order.py) orders its programs by per-slot
+flags the decode before it wrote: before each single-launch run they are set here from the
+cursors it gets (value head 0's, both epochs' buffers), as a decode before it would have
+left them. "first" and "last" flush some heads of every row, so every row is flagged and
+the order is the grid's there.
 """
 from __future__ import annotations
 
@@ -42,6 +44,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from replaygen import load  # noqa: E402
 from replaygen.perf import Timer, Workload, environment, require_cuda  # noqa: E402
+from replaygen.runtime import order_flags  # noqa: E402
 from replaygen.spec import load_variant  # noqa: E402
 from replaygen.tuning import Launch  # noqa: E402
 
@@ -64,6 +67,14 @@ def cursors(rows: int, heads: int, L: int, placement: str) -> torch.Tensor:
              "spread": row % L == L - 1,
              "all": torch.ones_like(row, dtype=torch.bool)}[placement]
     return torch.where(flush, L - 1, L // 2).to(torch.int32)
+
+
+def set_cursors(state, plan, c: torch.Tensor) -> None:
+    """Rows 0.. at cursors c [rows, heads], and the launch order's flags of those slots (both
+    epochs) as the decode before would have left them: flushing at the next decode where
+    value head 0's ring is full."""
+    state.cursor[:c.shape[0]].copy_(c)
+    order_flags(state, plan)[:, :c.shape[0]] = (c[:, 0] + 1 >= plan.L).to(torch.int32)
 
 
 def parse_launch(text: str) -> tuple[bool, dict]:
@@ -131,7 +142,7 @@ def main(argv=None) -> int:
                 for placement in PLACEMENTS:
                     c = cursors(args.batch, kern.plan.HV, args.L, placement).to(device)
                     row[placement] = timer(lambda: work.decode(args.batch),
-                                           lambda c=c: work.state.cursor[:args.batch].copy_(c))
+                                           lambda c=c: set_cursors(work.state, kern.plan, c))
                 # what a launch with one flushing program in L would take were the flushing
                 # programs' time simply additive
                 row["additive"] = row["none"] + (row["all"] - row["none"]) / args.L

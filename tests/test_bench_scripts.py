@@ -6,8 +6,11 @@ import importlib.util
 from pathlib import Path
 
 import pytest
+import torch
 
 from harness import CUDA
+from replaygen import load
+from replaygen.runtime import order_flags
 
 BENCH = Path(__file__).resolve().parent.parent / "bench"
 
@@ -193,6 +196,23 @@ def test_flush_tail_places_one_flushing_program_in_L():
     assert all(order[i][0] % L == L - 1 for i in flushing("spread"))
     assert (ft.cursors(rows, heads, L, "none") == L // 2).all() and (ft.cursors(rows, heads, L, "all") == L - 1).all()
     assert ft.parse(["--out", "x", "--variants", "gdn"]).batch == 256
+
+
+def test_flush_tail_sets_the_launch_order_flags_with_the_cursors():
+    """bench/flush_tail.py's single-launch runs set, with the cursors, the launch order's
+    flags (Launch.flush_order) of those slots in both epochs' buffers, as the decode before
+    would have left them: flagged exactly where value head 0 flushes; other slots' flags
+    and cursors untouched."""
+    ft = _load("flush_tail")
+    kern = load("gdn", H=1, HV=2, K=16, V=16, L=4, tuning=False)
+    state = kern.new_state(9, "cpu", A_log=torch.randn(2), dt_bias=torch.randn(2))
+    flags = order_flags(state, kern.plan)
+    flags[:, 6:] = 1
+    c = ft.cursors(6, 2, 4, "spread")
+    ft.set_cursors(state, kern.plan, c)
+    assert state.cursor[:6].tolist() == c.tolist() and state.cursor[6:].eq(0).all()
+    want = [int(n + 1 >= 4) for n in c[:, 0].tolist()] + [1, 1, 1]
+    assert sum(want[:6]) == 1 and flags.tolist() == [want, want]
 
 
 def test_flush_tail_launches_parse_before_any_gpu_time():
