@@ -468,6 +468,8 @@ DEFAULT_STREAM_STAGES = 3   # the plan's own launch: Triton's default depth (mak
 # launch_order.flush_first holds one flag per row in a program's registers (1024 rows: 32
 # per thread at one warp, in the prologue only); a larger launch keeps grid order
 MAX_ORDERED_ROWS = 1024
+# ... and its epoch word counts a launch's programs in 24 bits (rows x HV x split)
+MAX_ORDERED_PROGRAMS = (1 << 24) - 1
 
 
 def flush_stages(stream_stages: int) -> int:
@@ -680,7 +682,8 @@ def launch_constants(plan: "KernelPlan", kernel: str, BV: int, BKT: int | None =
     `flush_order` (the key-chunk decode, its flush fused: FLUSH_ORDER; 0 for grid order, a
     power of two s otherwise) runs the flushing rows' programs first, at every s-th launch
     position (launch_order.flush_first; ROWS_P2 follows from the launch's rows, so the
-    runtime sets it, and drops the choice past MAX_ORDERED_ROWS rows)."""
+    runtime sets it, and drops the choice past MAX_ORDERED_ROWS rows or
+    MAX_ORDERED_PROGRAMS programs)."""
     kernel = launch_kind(kernel)
     for what, v in (("value tile", BV), ("key chunk", BKT), ("split", split)):
         if v is not None and (isinstance(v, bool) or not isinstance(v, int) or v < 1 or v & (v - 1)):

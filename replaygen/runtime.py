@@ -22,8 +22,8 @@ import torch
 from .derive import derive
 from .emit import GENERATED_DIR
 from .errors import ConfigError, InputError
-from .plan import (MAX_ORDERED_ROWS, KernelPlan, launch_constants, launch_kind, make_config,
-                   make_plan, plan_tiles)
+from .plan import (MAX_ORDERED_PROGRAMS, MAX_ORDERED_ROWS, KernelPlan, launch_constants,
+                   launch_kind, make_config, make_plan, plan_tiles)
 from . import render
 from .render import render_module
 from .spec import Spec, load_spec, load_variant
@@ -702,8 +702,11 @@ class Kernels:
                    launch.options(), launch)
         if hit[0].get("FLUSH_ORDER"):
             # launch_order.flush_first holds one flag per row of this launch: a power of
-            # two of rows (one compile per power of two); a larger launch keeps grid order
-            hit[0].update({"ROWS_P2": 1 << max(rows - 1, 0).bit_length()} if rows <= MAX_ORDERED_ROWS
+            # two of rows (one compile per power of two); a larger launch, or one whose
+            # programs would overflow the epoch word's count, keeps grid order
+            ordered = (rows <= MAX_ORDERED_ROWS
+                       and rows * self.plan.HV * hit[0]["NSPLIT"] <= MAX_ORDERED_PROGRAMS)
+            hit[0].update({"ROWS_P2": 1 << max(rows - 1, 0).bit_length()} if ordered
                           else {"FLUSH_ORDER": 0})
         self._launches[key] = hit
         return hit

@@ -23,8 +23,8 @@ from harness import ALL_CASES, Config, Harness, Step, same_bits, snapshot
 from replaygen import load
 from replaygen.emit import GENERATED_DIR, default_configs, orphans, table_configs
 from replaygen.errors import ConfigError, TuningError
-from replaygen.plan import (MAX_ORDERED_ROWS, decode_is_chunked, launch_constants, plan_tiles,
-                            streams_first)
+from replaygen.plan import (MAX_ORDERED_PROGRAMS, MAX_ORDERED_ROWS, decode_is_chunked,
+                            launch_constants, plan_tiles, streams_first)
 from replaygen.runtime import device_name
 from replaygen.spec import available_variants, load_variant
 from replaygen.tune import (flush_order_candidates, onepass_flush_candidates, register_caps,
@@ -178,7 +178,8 @@ def test_flush_order_round_trips_and_is_checked(tmp_path):
     """Launch.flush_order: kept by a table (absent: grid order); taken by the key-chunk
     decode with its flush fused, as a power of two; refused for another kernel, value
     tiles, a separate flush and a spacing that is no power of two; ROWS_P2 set by the
-    runtime from the launch's rows, the choice dropped past MAX_ORDERED_ROWS rows; tried
+    runtime from the launch's rows, the choice dropped past MAX_ORDERED_ROWS rows or
+    MAX_ORDERED_PROGRAMS programs; tried
     by the tuner's phase 2e on the best launches in grid order."""
     gdn = lambda **o: load("gdn", H=1, HV=2, K=16, V=32, L=4, tuning=False, **o)   # noqa: E731
     kern = gdn()
@@ -197,6 +198,11 @@ def test_flush_order_round_trips_and_is_checked(tmp_path):
     for rows, want in ((1, (4, 1)), (5, (4, 8)), (256, (4, 256)), (MAX_ORDERED_ROWS + 1, (0, 1))):
         c = kern.launch_args("replay_decode", rows, "cpu", launch)[0]
         assert (c["FLUSH_ORDER"], c["ROWS_P2"]) == want, rows
+    # the epoch word counts a launch's programs in 24 bits: a launch of more keeps grid order
+    wide = load("gdn", H=1, HV=1 << 14, K=16, V=32, L=4, tuning=False)
+    for rows, order in ((MAX_ORDERED_ROWS - 1, 4), (MAX_ORDERED_ROWS, 0)):
+        assert (rows * (1 << 14) <= MAX_ORDERED_PROGRAMS) == bool(order)
+        assert wide.launch_args("replay_decode", rows, "cpu", launch)[0]["FLUSH_ORDER"] == order
     table = TuningTable()
     table.add("G", "cfg", "replay_decode", 8, launch, ms=1.0)
     path = tmp_path / TUNING_FILE
