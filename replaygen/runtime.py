@@ -96,15 +96,22 @@ class ReplayState:
         return self.checkpoint.device
 
 
+def order_word_at(plan: KernelPlan, num_slots: int) -> int:
+    """Where the launch order's epoch word sits in ReplayState.fold_queue: after the fold
+    queue (2 + slots * HV words) and the one-pass arrival counts (slots * H); its two flag
+    buffers follow it (the templates' order_words macro says the same)."""
+    return 2 + num_slots * (plan.HV + plan.H)
+
+
 def fold_queue_words(plan: KernelPlan, num_slots: int) -> int:
     """The int32 words of ReplayState.fold_queue for a pool of num_slots slots."""
-    return 2 + num_slots * (plan.HV + plan.H) + 1 + 2 * num_slots
+    return order_word_at(plan, num_slots) + 1 + 2 * num_slots
 
 
 def order_flags(state: "ReplayState", plan: KernelPlan) -> torch.Tensor:
     """[2, slots] view of the decode's launch-order flags in state.fold_queue, one buffer per
     epoch (launch_order.flush_first): 1 where the slot's ring fills at its next decode."""
-    start = 2 + state.num_slots * (plan.HV + plan.H) + 1
+    start = order_word_at(plan, state.num_slots) + 1
     return state.fold_queue[start:start + 2 * state.num_slots].view(2, state.num_slots)
 
 

@@ -2,7 +2,7 @@
 # the templates and run `replaygen build`.
 # kernel: gdn__H16_HV32_K128_V128__L16__state_fp16__rec_bf16
 # spec sha256: 269ae606d36dd56b152535499facfacd42680cd4fda27f9a1b04094384a173fb
-# templates sha256: 07ac913cd4c5dea24f32e6665b25064a4f630f72fd0769c135c56b0012cc96d6
+# templates sha256: ae3432a72276e895dc1a70914709e526c6072bff85d4c7d01d1978b8b9dfe50c
 # generator sha256: 49e712f706fe8e4cf2290b91d0c3fa6db8eb59f51b40a345cc0e4632bb8fd434
 """ReplaySSM kernels for gdn: gdn__H16_HV32_K128_V128__L16__state_fp16__rec_bf16.
 
@@ -64,7 +64,7 @@ def replay_decode_kernel(
         i_b = tl.program_id(0)
         i_hv = tl.program_id(1)
     else:  # (a tuned launch choice) the flushing rows' programs early in the launch
-        i_b, i_hv, epoch = launch_order.flush_first(slots_ptr, num_slots, fold_queue_ptr + 2 + num_slots * (HV + H), HV, FLUSH_ORDER, ROWS_P2)
+        i_b, i_hv, epoch = launch_order.flush_first(slots_ptr, num_slots, fold_queue_ptr + 2 + num_slots * HV + num_slots * H, HV, FLUSH_ORDER, ROWS_P2)
     if NSPLIT == 1:
         i_split = 0  # a compile-time 0: unsplit launches keep static value-tile offsets
     else:
@@ -286,7 +286,7 @@ def replay_decode_kernel(
         p_drafted = drafted_ptr + i_slot * HV + i_hv
         if FLUSH_ORDER > 0:  # (static; the key-chunk decode) the next launch's order: does this slot flush then?
             if (i_hv == 0) & (i_split == 0):
-                tl.store(fold_queue_ptr + 2 + num_slots * (HV + H) + 1 + (1 - epoch) * num_slots + i_slot, (new_n + 1 >= L).to(tl.int32))
+                tl.store(fold_queue_ptr + 2 + num_slots * HV + num_slots * H + 1 + (1 - epoch) * num_slots + i_slot, (new_n + 1 >= L).to(tl.int32))
         if NSPLIT == 1:
             tl.store(p_cursor, new_n)
             tl.store(p_drafted, 0)  # a decode discards pending drafts
