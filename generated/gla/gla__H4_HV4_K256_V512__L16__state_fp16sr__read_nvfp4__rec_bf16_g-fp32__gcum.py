@@ -2,7 +2,7 @@
 # the templates and run `replaygen build`.
 # kernel: gla__H4_HV4_K256_V512__L16__state_fp16sr__read_nvfp4__rec_bf16_g-fp32__gcum
 # spec sha256: 2a7fe42937c3f75572badc158aa6b5a3525d5a4bced8d5656b63326bdec79ab1
-# templates sha256: ae3432a72276e895dc1a70914709e526c6072bff85d4c7d01d1978b8b9dfe50c
+# templates sha256: 8ab6a5372055d00863d66eaa134d8e303a73618381b1ced07b4c256feaa68f33
 # generator sha256: 49e712f706fe8e4cf2290b91d0c3fa6db8eb59f51b40a345cc0e4632bb8fd434
 """ReplaySSM kernels for gla: gla__H4_HV4_K256_V512__L16__state_fp16sr__read_nvfp4__rec_bf16_g-fp32__gcum.
 
@@ -549,8 +549,9 @@ def verify_kernel(
     S·Decay·k_i without the window, the drafts' written values solve (I + A) W_d = R with
     R_i = β_i (v_i - X[T_MAX + i]) and A[i, i'] = β_i (exp(G_i - G_i') k_i')·k_i (i' < i)
     (the same product's key rows): (I + A)^-1 diag(β) is built by forward substitution
-    once per program, so that
-    W_d = M_v · V_d - M_x · X (M_x reads the key rows). Each draft's record is stored at
+    once per program, so that W_d = M_v · V_d - M_x · X (M_x reads the key rows); and the
+    window is two matrices F and G_v built once per program (below), so that a value
+    tile's outputs and records are F · X + G_v · V_d. Each draft's record is stored at
     ring row n + i (the capacity rule guarantees n + T_MAX <= RING; the count is clamped
     to the rows left all the same), and drafted[slot, head] = n_d, the most a commit
     may accept (VERIFY_FOLDS: plus 256 n, the drafts' first ring row). With VERIFY_FOLDS
@@ -742,9 +743,8 @@ def verify_kernel(
                         x_rec = tl.dot(S_c, rec_value, input_precision="tf32")
                     else:
                         x_rec = tl.sum(S_c[:, :, None] * rec_value[None, :, :], axis=1)
-                    X = x_ck + x_rec  # [BT, BV]: S_n·Decay·q_i (rows i), S_n·Decay·k_i (rows T_MAX + i)
-                w_d = t_value  # [BT, BV]
-                w_d = tl.where(m_t[:, None], w_d, 0.0)
+                    X = x_ck + x_rec  # [BT, BV]: the probes' checkpoint and committed-record terms
+                w_d = tl.where(m_t[:, None], t_value, 0.0)  # [BT, BV]
                 if FOLD_DOT:
                     x_win = tl.dot(S_d, w_d, input_precision="tf32")
                 else:

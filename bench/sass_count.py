@@ -1,0 +1,123 @@
+"""Offline SASS of one tuned kernel: compiled for sm_90 on a CPU machine (no GPU), its
+static instruction count, registers, spills and tensor-core instructions, optionally the
+instructions per kernel source line.
+
+A proxy, not a timing: static counts weigh a loop body once and say nothing of latency
+or bandwidth. It sizes an instruction-bound kernel's change between GPU sessions (the
+A/B on the H200 decides); sessions 22-23 did the same by hand.
+
+Usage (from the repository root, without TRITON_INTERPRET; with the Triton the H200's
+image has, 3.6, for counts that match its compiles: `pip download --no-deps
+triton==3.6.0` into a virtual environment of its own):
+    python bench/sass_count.py --variant kda --L 16 --max-drafts 8 --kernel verify \
+        [--batch 256] [--templates DIR] [--lines 20] [--verify-folds]
+The launch is the committed table's entry for that configuration, kernel and batch (the
+plan's when there is none). --templates renders the kernels from another template folder
+(as bench/template_ab.py does), so two versions compare on the same launch.
+"""
+from __future__ import annotations
+
+import argparse
+import collections
+import os
+import re
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests"))
+os.environ.pop("TRITON_INTERPRET", None)
+
+
+def sass_of(compiled) -> str:
+    """nvdisasm of the compiled cubin, with source line markers."""
+    from triton.backends.nvidia.compiler import get_ptxas
+    ptxas = get_ptxas(90)
+    nvdisasm = Path(getattr(ptxas, "path", ptxas)).with_name("nvdisasm")
+    with tempfile.TemporaryDirectory() as tmp:
+        cubin = Path(tmp) / "k.cubin"
+        cubin.write_bytes(compiled.asm["cubin"])
+        return subprocess.run([str(nvdisasm), "-g", "-c", str(cubin)], capture_output=True,
+                              text=True, check=True).stdout
+
+
+INSTRUCTION = re.compile(r"^\s*/\*[0-9a-f]{4,}\*/\s+(@!?U?P\w+\s+)?([A-Z][A-Z0-9_.]*)")
+LINE_MARK = re.compile(r'File "([^"]+)", line (\d+)')
+
+
+LABEL = re.compile(r"^(\.L_x_\d+):")
+BRANCH = re.compile(r"\bBRA\b.*`\((\.L_x_\d+)\)")
+
+
+def summarise(sass: str) -> tuple[collections.Counter, collections.Counter, list]:
+    """(opcodes, instructions per source line, loops) of a kernel's SASS. A loop is a
+    branch back to a label: (label, instructions from the label to the branch)."""
+    ops, lines, line = collections.Counter(), collections.Counter(), None
+    labels, loops, count = {}, [], 0
+    for text in sass.splitlines():
+        if "//## File" in text:
+            mark = LINE_MARK.search(text)
+            line = f"{Path(mark.group(1)).stem.split('__')[0]}:{mark.group(2)}" if mark else None
+            continue
+        label = LABEL.match(text)
+        if label:
+            labels[label.group(1)] = count
+            continue
+        m = INSTRUCTION.match(text)
+        if m:
+            count += 1
+            ops[m.group(2).split(".")[0]] += 1
+            lines[line] += 1
+            target = BRANCH.search(text)
+            if target and target.group(1) in labels:
+                loops.append((target.group(1), count - labels[target.group(1)]))
+    return ops, lines, loops
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--variant", required=True)
+    ap.add_argument("--config", default=None, help="geometry (default: the spec's first)")
+    ap.add_argument("--L", type=int, default=16)
+    ap.add_argument("--max-drafts", type=int, default=1)
+    ap.add_argument("--verify-folds", action="store_true", help="load(..., verify_folds=True) "
+                    "(its verify_fold launch)")
+    ap.add_argument("--kernel", default="verify", help="a tuning-table kernel: verify, "
+                    "verify_fold, replay_decode, fold, commit, conventional_decode")
+    ap.add_argument("--batch", type=int, default=256)
+    ap.add_argument("--templates", default=None, help="render from this template folder")
+    ap.add_argument("--lines", type=int, default=0, help="print the N busiest source lines")
+    args = ap.parse_args(argv)
+
+    if args.templates:
+        sys.path.insert(0, str(ROOT / "bench"))
+        from common import use_templates
+        use_templates(Path(args.templates))
+    import test_compile_sm90 as sm90
+    from replaygen.runtime import load
+
+    kern = load(args.variant, config=args.config, L=args.L, max_drafts=args.max_drafts,
+                **({"verify_folds": True} if args.verify_folds else {}))
+    name, flags = sm90.TABLE_KERNELS[args.kernel]
+    launch = kern.table_launch(args.kernel, args.batch, "NVIDIA H200")
+    compiled = sm90.compile_kernel(kern, name, launch, table_kernel=args.kernel, **flags)
+    ops, lines, loops = summarise(sass_of(compiled))
+    print(f"{kern.name} {args.kernel} batch {args.batch}: launch {launch}")
+    print(f"  {sum(ops.values())} SASS instructions; {sm90.ptxas_usage(compiled)}")
+    mma = {k: v for k, v in ops.items() if k.startswith(("HMMA", "HGMMA", "IMMA"))}
+    print("  tensor-core: " + (", ".join(f"{k} {v}" for k, v in sorted(mma.items())) or "none"))
+    print("  top opcodes: " + ", ".join(f"{k} {v}" for k, v in ops.most_common(12)))
+    print("  loops (instructions per iteration): "
+          + (", ".join(f"{label} {n}" for label, n in loops) or "none"))
+    if args.lines:
+        print("  busiest source lines (line: instructions):")
+        for line, count in lines.most_common(args.lines):
+            print(f"    {line}: {count}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
