@@ -2,7 +2,7 @@
 # the templates and run `replaygen build`.
 # kernel: kda__H32_HV32_K128_V128__L16__state_bf16__rec_bf16_g-fp32__gcum
 # spec sha256: 900e043a38a9f7023de2cc4bf78d14388be9de5c6732cf3e1db42c3737507d77
-# templates sha256: 8ab6a5372055d00863d66eaa134d8e303a73618381b1ced07b4c256feaa68f33
+# templates sha256: 69d846509dc3f77ce645058ac5ab6594b56f11ce1d69a023946249e50c24ad3d
 # generator sha256: 49e712f706fe8e4cf2290b91d0c3fa6db8eb59f51b40a345cc0e4632bb8fd434
 """ReplaySSM kernels for kda: kda__H32_HV32_K128_V128__L16__state_bf16__rec_bf16_g-fp32__gcum.
 
@@ -585,8 +585,6 @@ def verify_kernel(
                 b_k = tl.load(k_ptr + (i_b * T_IN + i_ld) * stride_k + i_kh * K + o_k, mask=m_k, other=0.0).to(tl.float32)
                 b_f = tl.load(f_ptr + (i_b * T_IN + i_ld) * stride_f + i_hv * K + o_k, mask=m_k, other=0.0).to(tl.float32)
                 b_b = tl.load(b_ptr + (i_b * T_IN + i_ld) * stride_b + i_hv).to(tl.float32)
-                b_A_log = tl.load(A_log_ptr + i_hv).to(tl.float32)
-                b_dt_bias = tl.load(dt_bias_ptr + i_hv * K + o_k, mask=m_k, other=0.0).to(tl.float32)
                 b_q_hat = b_q * (0.08838834764831845 * tl.math.rsqrt(tl.sum((b_q) * (b_q), axis=0) + 1e-06))
                 b_k_hat = b_k * (tl.math.rsqrt(tl.sum((b_k) * (b_k), axis=0) + 1e-06))
                 b_g = -devmath.exp(b_A_log) * tl.where((b_dt_bias + b_f) > 20.0, (b_dt_bias + b_f), devmath.log(1.0 + devmath.exp(tl.minimum((b_dt_bias + b_f), 20.0))))
