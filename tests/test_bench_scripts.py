@@ -225,3 +225,28 @@ def test_flush_tail_launches_parse_before_any_gpu_time():
     assert ft.parse(["--out", "x", "--launches", "tab;tab+split=2"]).launch_list == ["tab", "tab+split=2"]
     with pytest.raises(SystemExit, match="'splits' is not a Launch field"):
         ft.parse(["--out", "x", "--launches", "tab;tab+splits=2"])
+
+
+def test_sass_count_counts_opcodes_lines_and_loops():
+    """bench/sass_count.py's parser, on a hand-written nvdisasm listing: opcodes by their
+    stem, instructions per source line (the kernel's file named by its stem), and a loop
+    as the instructions from a label to the branch back to it (a forward branch is none)."""
+    sc = _load("sass_count")
+    listing = "\n".join([
+        '\t//## File "/x/kda__H32__abc.py", line 10',
+        "        /*0000*/                   MOV R1, c[0x0][0x28] ;",
+        "        /*0010*/               @P0 BRA `(.L_x_1) ;",
+        ".L_x_0:",
+        '\t//## File "/y/standard.py", line 263',
+        "        /*0020*/                   FADD R2, R2, R3 ;",
+        "        /*0030*/              @!P1 FADD.FTZ R2, R2, R4 ;",
+        '\t//## File "/x/kda__H32__abc.py", line 12',
+        "        /*0040*/                   HMMA.1688.F32.TF32 R4, R8, R12, R4 ;",
+        "        /*0050*/               @P2 BRA `(.L_x_0) ;",
+        ".L_x_1:",
+        "        /*0060*/                   EXIT ;",
+    ])
+    ops, lines, loops = sc.summarise(listing)
+    assert ops == {"MOV": 1, "BRA": 2, "FADD": 2, "HMMA": 1, "EXIT": 1}
+    assert lines == {"kda:10": 2, "standard:263": 2, "kda:12": 3}   # (EXIT: the last line seen)
+    assert loops == [(".L_x_0", 4)]
