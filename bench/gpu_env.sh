@@ -1,4 +1,4 @@
-# Sourced by the bench/gpu_session*.sh device scripts: failing pipes fail, Python output
+# Sourced by the bench/sessions/gpu_session*.sh device scripts: failing pipes fail, Python output
 # unbuffered, the output folder $OUT (the device tool sets it), the GPU's name and clocks,
 # and the optional external baselines (fla-core and einops wheels, when carried along).
 set -o pipefail

@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Session 8, third device call: tuner phase 5 (the separate fold launch's warps) for the
+# fp16 stochastically rounded checkpoint with an NVFP4 read copy (GDN 4B, Mamba-2 Nano,
+# batch 256: its fold, with Philox bits, cost 0.16 ms per step) and for GDN 4B fp32 +
+# NVFP4 at batches 64 and 512; precision_bench's timings with the new tables.
+source "$(dirname "$0")/../gpu_env.sh"   # pipefail, OUT, gpu.txt, the baselines' wheels
+for vc in "gdn qwen3.5-4b" "mamba2 nemotron3-nano-4b"; do
+    set -- $vc
+    timeout 130 python3 -m replaygen tune --variant "$1" --config "$2" --L 16 --state-dtype fp16 \
+        --stochastic --read-dtype nvfp4 --kernels replay_decode --batches 256 --budget-s 100 >> "$OUT/tune.log" 2>&1
+done
+timeout 130 python3 -m replaygen tune --variant gdn --config qwen3.5-4b --L 16 --read-dtype nvfp4 \
+    --kernels replay_decode --batches 64,512 --budget-s 100 >> "$OUT/tune.log" 2>&1
+grep "replay_decode \|phase\|budget" "$OUT/tune.log"
+mkdir -p "$OUT/tables" && for v in gdn mamba2; do cp generated/$v/tuning.json "$OUT/tables/$v.json"; done
+timeout 130 python3 bench/precision_bench.py --out "$OUT/prec" --variants gdn,mamba2 \
+    --checks fp16sr+nvfp4 > "$OUT/prec.log" 2>&1
+sed -n '/## Timings/,$p' "$OUT/prec/precision_bench.md"; grep -c "ok\": false" "$OUT/prec.log"
+tar czf "$OUT/data.tgz" -C "$OUT" $(cd "$OUT" && ls -d tables prec *.log *.txt 2>/dev/null)
+ls "$OUT" | grep -v data.tgz | xargs -I{} rm -rf "$OUT/{}"
