@@ -90,6 +90,7 @@ def main(argv=None) -> int:
     ap.add_argument("--batch", type=int, default=256)
     ap.add_argument("--templates", default=None, help="render from this template folder")
     ap.add_argument("--lines", type=int, default=0, help="print the N busiest source lines")
+    ap.add_argument("--json", default=None, help="append the counts to this JSON-lines file")
     args = ap.parse_args(argv)
 
     if args.templates:
@@ -112,6 +113,18 @@ def main(argv=None) -> int:
     print("  top opcodes: " + ", ".join(f"{k} {v}" for k, v in ops.most_common(12)))
     print("  loops (instructions per iteration): "
           + (", ".join(f"{label} {n}" for label, n in loops) or "none"))
+    if args.json:
+        import json
+        import triton
+        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT,
+                                capture_output=True, text=True).stdout.strip()
+        row = {"commit": commit, "config": kern.name, "kernel": args.kernel, "batch": args.batch,
+               "templates": args.templates or "templates", "launch": str(launch),
+               "triton": triton.__version__, "instructions": sum(ops.values()),
+               "ptxas": sm90.ptxas_usage(compiled), "loops": loops, "opcodes": dict(ops),
+               "command": "python bench/sass_count.py " + " ".join(argv or sys.argv[1:])}
+        with open(args.json, "a") as f:
+            f.write(json.dumps(row) + "\n")
     if args.lines:
         print("  busiest source lines (line: instructions):")
         for line, count in lines.most_common(args.lines):
