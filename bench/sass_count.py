@@ -29,7 +29,6 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
-os.environ.pop("TRITON_INTERPRET", None)
 
 
 def sass_of(compiled) -> str:
@@ -133,4 +132,7 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
+    # the compiler, not the interpreter (set here only: tests import this module for its
+    # parser, in processes that must keep interpreting)
+    os.environ.pop("TRITON_INTERPRET", None)
     sys.exit(main())

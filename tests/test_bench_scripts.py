@@ -3,6 +3,7 @@ the H200, so a broken import would otherwise surface there, costing a device run
 from __future__ import annotations
 
 import importlib.util
+import os
 from pathlib import Path
 
 import pytest
@@ -230,8 +231,11 @@ def test_flush_tail_launches_parse_before_any_gpu_time():
 def test_sass_count_counts_opcodes_lines_and_loops():
     """bench/sass_count.py's parser, on a hand-written nvdisasm listing: opcodes by their
     stem, instructions per source line (the kernel's file named by its stem), and a loop
-    as the instructions from a label to the branch back to it (a forward branch is none)."""
+    as the instructions from a label to the branch back to it (a forward branch is none).
+    Importing it leaves the process interpreting (a CPU suite's later tests need that)."""
+    interpret = os.environ.get("TRITON_INTERPRET")
     sc = _load("sass_count")
+    assert os.environ.get("TRITON_INTERPRET") == interpret
     listing = "\n".join([
         '\t//## File "/x/kda__H32__abc.py", line 10',
         "        /*0000*/                   MOV R1, c[0x0][0x28] ;",
