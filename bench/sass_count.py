@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import collections
+import json
 import os
 import re
 import subprocess
@@ -113,7 +114,6 @@ def main(argv=None) -> int:
     print("  loops (instructions per iteration): "
           + (", ".join(f"{label} {n}" for label, n in loops) or "none"))
     if args.json:
-        import json
         import triton
         commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT,
                                 capture_output=True, text=True).stdout.strip()
