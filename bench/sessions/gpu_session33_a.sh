@@ -6,9 +6,11 @@
 # 256 instructions per value tile, 6192 -> 6096 static, 222 registers either way.
 # (1) A/B against the session's starting templates (bench/ab_templates/s32_base: make it
 # with `bash bench/ab_templates_at.sh 01c4611 s32_base` and carry it), at the tabled
-# launch and two warps, plain rows and folding rows; (2) its GPU tests; (3) its verify
-# launches re-tuned (batch 256 and 512, both protocols); (4) issue 3's table at T = 8
-# (KDA 1.367x a decode step in session 25; GDN as the control).
+# launch and two warps, plain rows and folding rows (the check compares outputs, records
+# and drafted counts with the base's: ~1e-6 expected, the tf32 products reordered);
+# (2) its GPU tests; (3) ncu of the verify at its tabled launch, warp states and stall
+# reasons per SASS line: is the head phase (before the value-tile loop) or the stream
+# waiting, and on what? (4) then gpu_session33_d.sh re-tunes and times issue 3's table.
 source "$(dirname "$0")/../gpu_env.sh"
 export PYTHONPATH=.
 timeout 120 python3 bench/template_ab.py --kernel verify --rounds 3 \
@@ -21,14 +23,14 @@ timeout 80 python3 bench/template_ab.py --kernel verify_fold --rounds 2 \
 tail -3 "$OUT/ab_verify_fold.log"
 timeout 90 python3 -m pytest -q -n 8 -p xdist tests/test_speculative.py -k "kda or gla" > "$OUT/tests.log" 2>&1
 tail -2 "$OUT/tests.log"
-timeout 100 python3 -m replaygen tune --variant kda --config kimi-linear-48b --L 16 --max-drafts 8 \
-    --kernels verify --batches 256,512 --budget-s 75 >> "$OUT/tune.log" 2>&1
-timeout 60 python3 -m replaygen tune --variant kda --config kimi-linear-48b --L 16 --max-drafts 8 \
-    --verify-folds --kernels verify_fold --batches 256 --budget-s 35 >> "$OUT/tune.log" 2>&1
-mkdir -p "$OUT/tables" && cp generated/kda/tuning.json "$OUT/tables/kda.json"
-grep "T8" "$OUT/tune.log" | tail -6
-timeout 100 python3 bench/spec_bench.py --variants kda,gdn --drafts 8 --batches 256,512 \
-    --skip-accuracy --out "$OUT/spec_t8" > "$OUT/spec_t8.log" 2>&1
-grep "^| [a-z]" "$OUT/spec_t8/spec_bench.md"
-tar czf "$OUT/data.tgz" -C "$OUT" $(cd "$OUT" && ls -d *.txt *.log ab_verify ab_verify_fold spec_t8 tables 2>/dev/null)
+if command -v ncu >/dev/null; then
+    timeout 120 ncu --clock-control none -k regex:"verify_kernel" --launch-skip 1 --launch-count 1 \
+        --section SpeedOfLight --section WarpStateStats --section SourceCounters --section Occupancy \
+        --section LaunchStats --import-source yes -o "$OUT/kda-verify" -f \
+        python3 bench/profile_workload.py kda --config kimi-linear-48b --max-drafts 8 > "$OUT/ncu.log" 2>&1
+    ncu -i "$OUT/kda-verify.ncu-rep" --page details > "$OUT/ncu-kda-verify.txt" 2>&1
+    ncu -i "$OUT/kda-verify.ncu-rep" --page source --csv --print-source sass > "$OUT/ncu-kda-verify-source.csv" 2>&1
+    grep -E "Duration|DRAM Throughput|Registers Per|Achieved Occupancy|Theoretical Occ|Block Limit|Stall" "$OUT/ncu-kda-verify.txt" | head -30
+fi
+tar czf "$OUT/data.tgz" -C "$OUT" $(cd "$OUT" && ls -d *.txt *.log *.csv *.ncu-rep ab_verify ab_verify_fold 2>/dev/null)
 ls "$OUT" | grep -v data.tgz | xargs -I{} rm -rf "$OUT/{}"
