@@ -52,11 +52,13 @@ LABEL = re.compile(r"^(\.L_x_\d+):")
 BRANCH = re.compile(r"\bBRA\b.*`\((\.L_x_\d+)\)")
 
 
-def summarise(sass: str) -> tuple[collections.Counter, collections.Counter, list]:
-    """(opcodes, instructions per source line, loops) of a kernel's SASS. A loop is a
-    branch back to a label: (label, instructions from the label to the branch)."""
+def summarise(sass: str) -> tuple[collections.Counter, collections.Counter, list, list]:
+    """(opcodes, instructions per source line, loops, skips) of a kernel's SASS. A loop is
+    a branch back to a label: (label, instructions from the label to the branch). A skip
+    is a conditional branch forward within a loop: (loop label, instructions it jumps
+    over), e.g. work a loop does in some iterations only."""
     ops, lines, line = collections.Counter(), collections.Counter(), None
-    labels, loops, count = {}, [], 0
+    labels, loops, count, forward = {}, [], 0, []
     for text in sass.splitlines():
         if "//## File" in text:
             mark = LINE_MARK.search(text)
@@ -74,7 +76,15 @@ def summarise(sass: str) -> tuple[collections.Counter, collections.Counter, list
             target = BRANCH.search(text)
             if target and target.group(1) in labels:
                 loops.append((target.group(1), count - labels[target.group(1)]))
-    return ops, lines, loops
+            elif target and m.group(1):   # predicated: a conditional branch forward
+                forward.append((count, target.group(1)))
+    skips = []
+    for start, label in forward:
+        inside = [(n, name) for name, n in loops if labels[name] < start <= labels[name] + n
+                  and labels[label] <= labels[name] + n]
+        if inside:   # (the innermost loop holding the branch and its label)
+            skips.append((min(inside)[1], labels[label] - start))
+    return ops, lines, loops, skips
 
 
 def main(argv=None) -> int:
@@ -88,6 +98,11 @@ def main(argv=None) -> int:
     ap.add_argument("--kernel", default="verify", help="a tuning-table kernel: verify, "
                     "verify_fold, replay_decode, fold, commit, conventional_decode")
     ap.add_argument("--batch", type=int, default=256)
+    ap.add_argument("--launch", default=None, help="overrides of the tabled launch, "
+                    "k=v[,k=v...] (Launch fields, e.g. BV=32,num_warps=2)")
+    ap.add_argument("--decode-structure", default=None, help="kchunks or vtiles")
+    ap.add_argument("--read-dtype", default=None, help="a read copy: fp8 or nvfp4")
+    ap.add_argument("--fp8-scale", default=None, help="the fp8 read copy's scales: row, col, tile")
     ap.add_argument("--templates", default=None, help="render from this template folder")
     ap.add_argument("--lines", type=int, default=0, help="print the N busiest source lines")
     ap.add_argument("--json", default=None, help="append the counts to this JSON-lines file")
@@ -101,11 +116,24 @@ def main(argv=None) -> int:
     from replaygen.runtime import load
 
     kern = load(args.variant, config=args.config, L=args.L, max_drafts=args.max_drafts,
+                read_dtype=args.read_dtype, fp8_scale=args.fp8_scale,
+                decode_structure=args.decode_structure,
                 **({"verify_folds": True} if args.verify_folds else {}))
     name, flags = sm90.TABLE_KERNELS[args.kernel]
     launch = kern.table_launch(args.kernel, args.batch, "NVIDIA H200")
+    if args.launch:
+        import dataclasses
+        sys.path.insert(0, str(ROOT / "bench"))
+        from common import launch_fields
+        pairs = [item.split("=", 1) for item in args.launch.split(",")]
+        if launch is None:   # no table entry: the plan's own launch
+            from replaygen.plan import plan_tiles
+            from replaygen.tuning import Launch
+            BV, BKT, warps = plan_tiles(kern.plan, args.kernel)
+            launch = Launch(BV=BV, BKT=BKT, num_warps=warps, num_stages=3)
+        launch = dataclasses.replace(launch, **launch_fields(pairs, "--launch"))
     compiled = sm90.compile_kernel(kern, name, launch, table_kernel=args.kernel, **flags)
-    ops, lines, loops = summarise(sass_of(compiled))
+    ops, lines, loops, skips = summarise(sass_of(compiled))
     print(f"{kern.name} {args.kernel} batch {args.batch}: launch {launch}")
     print(f"  {sum(ops.values())} SASS instructions; {sm90.ptxas_usage(compiled)}")
     mma = {k: v for k, v in ops.items() if k.startswith(("HMMA", "HGMMA", "IMMA"))}
@@ -113,6 +141,10 @@ def main(argv=None) -> int:
     print("  top opcodes: " + ", ".join(f"{k} {v}" for k, v in ops.most_common(12)))
     print("  loops (instructions per iteration): "
           + (", ".join(f"{label} {n}" for label, n in loops) or "none"))
+    big = [(label, n) for label, n in skips if n >= 32]
+    if big:
+        print("  branches forward inside loops (instructions skipped): "
+              + ", ".join(f"{label} {n}" for label, n in big))
     if args.json:
         import triton
         commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT,
@@ -120,7 +152,7 @@ def main(argv=None) -> int:
         row = {"commit": commit, "config": kern.name, "kernel": args.kernel, "batch": args.batch,
                "templates": args.templates or "templates", "launch": str(launch),
                "triton": triton.__version__, "instructions": sum(ops.values()),
-               "ptxas": sm90.ptxas_usage(compiled), "loops": loops, "opcodes": dict(ops),
+               "ptxas": sm90.ptxas_usage(compiled), "loops": loops, "skips": skips, "opcodes": dict(ops),
                "command": "python bench/sass_count.py " + " ".join(argv or sys.argv[1:])}
         with open(args.json, "a") as f:
             f.write(json.dumps(row) + "\n")

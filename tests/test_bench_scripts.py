@@ -231,8 +231,10 @@ def test_flush_tail_launches_parse_before_any_gpu_time():
 def test_sass_count_counts_opcodes_lines_and_loops():
     """bench/sass_count.py's parser, on a hand-written nvdisasm listing: opcodes by their
     stem, instructions per source line (the kernel's file named by its stem), and a loop
-    as the instructions from a label to the branch back to it (a forward branch is none).
-    Importing it leaves the process interpreting (a CPU suite's later tests need that)."""
+    as the instructions from a label to the branch back to it (a forward branch is none);
+    a conditional branch forward inside a loop is a skip of the instructions up to its
+    label (one before the loop is not). Importing it leaves the process interpreting (a
+    CPU suite's later tests need that)."""
     interpret = os.environ.get("TRITON_INTERPRET")
     sc = _load("sass_count")
     assert os.environ.get("TRITON_INTERPRET") == interpret
@@ -244,13 +246,17 @@ def test_sass_count_counts_opcodes_lines_and_loops():
         '\t//## File "/y/standard.py", line 263',
         "        /*0020*/                   FADD R2, R2, R3 ;",
         "        /*0030*/              @!P1 FADD.FTZ R2, R2, R4 ;",
+        "        /*0038*/              @!P3 BRA `(.L_x_2) ;",
+        "        /*0039*/                   FADD R2, R2, R2 ;",
+        ".L_x_2:",
         '\t//## File "/x/kda__H32__abc.py", line 12',
         "        /*0040*/                   HMMA.1688.F32.TF32 R4, R8, R12, R4 ;",
         "        /*0050*/               @P2 BRA `(.L_x_0) ;",
         ".L_x_1:",
         "        /*0060*/                   EXIT ;",
     ])
-    ops, lines, loops = sc.summarise(listing)
-    assert ops == {"MOV": 1, "BRA": 2, "FADD": 2, "HMMA": 1, "EXIT": 1}
-    assert lines == {"kda:10": 2, "standard:263": 2, "kda:12": 3}   # (EXIT: the last line seen)
-    assert loops == [(".L_x_0", 4)]
+    ops, lines, loops, skips = sc.summarise(listing)
+    assert ops == {"MOV": 1, "BRA": 3, "FADD": 3, "HMMA": 1, "EXIT": 1}
+    assert lines == {"kda:10": 2, "standard:263": 4, "kda:12": 3}   # (EXIT: the last line seen)
+    assert loops == [(".L_x_0", 6)]
+    assert skips == [(".L_x_0", 1)]
