@@ -203,13 +203,15 @@ ONEPASS_CASES = [v for v in sorted(ALL_CASES)
 
 
 @pytest.mark.parametrize("variant", ONEPASS_CASES)
-@pytest.mark.parametrize("K,V", [(16, 16), (5, 3)])
-def test_onepass_flush(variant, device, K, V):
+@pytest.mark.parametrize("K,V,DBV", [(16, 16, None), (5, 3, None), (16, 20, 8)])
+def test_onepass_flush(variant, device, K, V, DBV):
     """Launch.onepass_flush (plan.onepass_flushes: the key-chunk decode of scalar decays):
     a flushing row folds its committed records into each chunk as it streams it and its
     token becomes ring row 0 (cursor 1), the key record shared by a key group of two
     value heads written by the last of them to finish streaming. K = V = 16 takes the
-    fold's tl.dot, (5, 3) its broadcast sum. Three slots at staggered ring positions and a
+    fold's tl.dot, (5, 3) its broadcast sum; V = 20 in value tiles of 8 streams three
+    tiles per program, the records' scores taken in the first tile's stream only (and
+    the fold's record keys in every tile's). Three slots at staggered ring positions and a
     padding row: device flushes in launches that mix flushing and appending rows, an
     explicit flush, and a launch that folds every row (two passes: cursor 0). Every output,
     state, cursor and untouched ring row is checked against the reference (harness)."""
@@ -218,8 +220,9 @@ def test_onepass_flush(variant, device, K, V):
                  optional=ALL_CASES[variant].optional_inputs)
     h = Harness(cfg, num_slots=3, device=device, seed=23)
     p = h.kern.plan
-    h.kern.forced["replay_decode"] = Launch(p.DBV, 1, 2, BKT=p.BKT, onepass_flush=True)
-    assert h.kern.launch_args("replay_decode", 3, device)[0]["ONEPASS_FLUSH"] is True
+    h.kern.forced["replay_decode"] = Launch(DBV or p.DBV, 1, 2, BKT=p.BKT, onepass_flush=True)
+    consts = h.kern.launch_args("replay_decode", 3, device)[0]
+    assert consts["ONEPASS_FLUSH"] is True and consts["DNV"] == (3 if DBV else 1)
     rows = [(0, -1, 1), (0, 1, 2), (2, 0, -1), (0, 1, 2), (-1, 1, 0), (2, 0, 1), (1, 2, 0),
             (0, 1, 2), (2, 1, 0)]
     h.run([Step(r, flush=(2, -1) if i == 5 else None, fold=i == 7) for i, r in enumerate(rows)])
