@@ -2,7 +2,7 @@
 # the templates and run `replaygen build`.
 # kernel: gdn__H16_HV32_K128_V128__L16__state_fp32__read_nvfp4__rec_bf16
 # spec sha256: 269ae606d36dd56b152535499facfacd42680cd4fda27f9a1b04094384a173fb
-# templates sha256: dd8900ea2898a0155420e973d6a5caf39a5ff182aca7e5059c093885240cf51e
+# templates sha256: aff35fe1bee12193922909296a4ae9c4b5e4c62d1033e2c7740732b1535982d4
 # generator sha256: 49e712f706fe8e4cf2290b91d0c3fa6db8eb59f51b40a345cc0e4632bb8fd434
 """ReplaySSM kernels for gdn: gdn__H16_HV32_K128_V128__L16__state_fp32__read_nvfp4__rec_bf16.
 

@@ -2,7 +2,7 @@
 # the templates and run `replaygen build`.
 # kernel: gla__H4_HV4_K256_V512__L16__state_fp32__read_nvfp4__rec_bf16_g-fp32__gcum
 # spec sha256: 2a7fe42937c3f75572badc158aa6b5a3525d5a4bced8d5656b63326bdec79ab1
-# templates sha256: dd8900ea2898a0155420e973d6a5caf39a5ff182aca7e5059c093885240cf51e
+# templates sha256: aff35fe1bee12193922909296a4ae9c4b5e4c62d1033e2c7740732b1535982d4
 # generator sha256: 49e712f706fe8e4cf2290b91d0c3fa6db8eb59f51b40a345cc0e4632bb8fd434
 """ReplaySSM kernels for gla: gla__H4_HV4_K256_V512__L16__state_fp32__read_nvfp4__rec_bf16_g-fp32__gcum.
 

@@ -2,7 +2,7 @@
 # the templates and run `replaygen build`.
 # kernel: mamba2__ngroups8_nheads96_dstate128_headdim80__L16__state_fp32__rec_bf16
 # spec sha256: b9b9d1221036064279430b56c5d997514355cbb9c52adf3b69fc5581e1456b5e
-# templates sha256: dd8900ea2898a0155420e973d6a5caf39a5ff182aca7e5059c093885240cf51e
+# templates sha256: aff35fe1bee12193922909296a4ae9c4b5e4c62d1033e2c7740732b1535982d4
 # generator sha256: 49e712f706fe8e4cf2290b91d0c3fa6db8eb59f51b40a345cc0e4632bb8fd434
 """ReplaySSM kernels for mamba2: mamba2__ngroups8_nheads96_dstate128_headdim80__L16__state_fp32__rec_bf16.
 
