@@ -245,6 +245,8 @@ def test_cumulative_gate_record_precision(variant, device):
     ("fp32+fp8row", (16, 32, 1)),     # value tile = scale tile: two passes over V
     ("fp16sr+nvfp4", (16, 16, 1)),
     ("fp32+fp8row", (32, 32, 1, True)),   # the flush in a separate fold launch
+    ("fp32+nvfp4", (64, 16, 2, False, True)),    # streaming first (as GDN's NVFP4 table)
+    ("fp32+fp8row", (16, 32, 1, True, True)),    # ... two passes over V, flush separate
 ])
 def test_read_copy_key_chunks_with_other_launches(precision, launch, device):
     """The key-chunk decode of a read copy reads and writes its scales per row (tile
@@ -252,17 +254,22 @@ def test_read_copy_key_chunks_with_other_launches(precision, launch, device):
     keeps the layout the fold and quantize kernels use: checked bit for bit (fp32
     checkpoint) after every flush, with chunks other than the plan's; and with the
     flush left to the fold kernel (every decode row reads the read copy, then the fold
-    kernel folds the full rings and quantises them)."""
+    kernel folds the full rings and quantises them). The launches streaming first
+    (Launch.stream_first) run at K = 32, rows of whole 8-byte words: their fp16x2 word
+    products take the checkpoint's decay after the stream, where otherwise it is applied
+    with the probes' fp16 scales (the other cases, K = 20, multiply per element)."""
     from replaygen.plan import decode_is_chunked
     from replaygen.tuning import Launch
     # (NVFP4 and stochastic rounding default to value tiles, measured faster amortised;
     # their key-chunk path stays selectable and is checked here, forced)
-    h = Harness(_config("gdn", precision, decode_structure="kchunks"), num_slots=3,
-                device=device, seed=3, check_conventional=False)
-    assert decode_is_chunked(h.kern.plan)
-    bv, bkt, warps, *separate = launch
+    bv, bkt, warps, *flags = launch
+    separate, first = (list(flags) + [False, False])[:2]
+    h = Harness(_config("gdn", precision, decode_structure="kchunks", K=32 if first else 20),
+                num_slots=3, device=device, seed=3, check_conventional=False)
+    assert decode_is_chunked(h.kern.plan) and bool(h.kern.plan.read_word_keys) == first
     h.kern.forced["replay_decode"] = Launch(BV=bv, BKT=bkt, num_warps=warps, num_stages=1,
-                                            separate_flush=bool(separate))
+                                            separate_flush=separate, stream_first=first)
+    assert h.kern.launch_args("replay_decode", 3, device)[0]["STREAM_FIRST"] is first
     h.run([Step(r) for r in ROWS])
     assert h.device_flushes >= 3
 

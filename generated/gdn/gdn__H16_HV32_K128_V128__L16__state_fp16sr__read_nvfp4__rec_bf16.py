@@ -2,8 +2,8 @@
 # the templates and run `replaygen build`.
 # kernel: gdn__H16_HV32_K128_V128__L16__state_fp16sr__read_nvfp4__rec_bf16
 # spec sha256: 269ae606d36dd56b152535499facfacd42680cd4fda27f9a1b04094384a173fb
-# templates sha256: aff35fe1bee12193922909296a4ae9c4b5e4c62d1033e2c7740732b1535982d4
-# generator sha256: 49e712f706fe8e4cf2290b91d0c3fa6db8eb59f51b40a345cc0e4632bb8fd434
+# templates sha256: 982a099da7e41f2ac5f6d212531a3680c6ed0149090efb053af943bb2d32794f
+# generator sha256: 99b32ad912db7db525833d5c2110aab116385ccc978a68be3e5ed4fc498bef35
 """ReplaySSM kernels for gdn: gdn__H16_HV32_K128_V128__L16__state_fp16sr__read_nvfp4__rec_bf16.
 
 Replay form: S_t = C·exp(G_t) + Σ_j u_j (exp(G_t - G_j)·k_j)ᵀ,  G_j = Σ_(i<=j) g_i
@@ -133,6 +133,8 @@ def replay_decode_kernel(
         s_q = tl.zeros([BL], tl.float32)  # record scores for q
         kq = tl.zeros([BKT], tl.float32)  # the token's own score, per lane
         s_k = tl.zeros([BL], tl.float32)  # record scores for k
+        up_q, dn_q = formats.word_probe_scale(tl.max(tl.abs(t_query), axis=0), True)
+        up_k, dn_k = formats.word_probe_scale(tl.max(tl.abs(t_key), axis=0), True)
         for i_vs in range((DNV + NSPLIT - 1) // NSPLIT):  # this program's value tiles
             i_v = i_split + i_vs * NSPLIT  # (past DNV: a fully masked tile, when NSPLIT does not divide it)
             m_first = m_l & (i_vs == 0)  # the committed records, loaded in the first tile only (record_scores)
@@ -187,7 +189,7 @@ def replay_decode_kernel(
                     b_scale = tl.load(p_bscale[:, None] + o_ks[None, :], mask=m_v[:, None] & (o_ks < KS)[None, :], other=0.0).to(tl.float32)  # [DBV, NBC]
                     o_kw = i_k * WPC + o_kwb  # the chunk's words
                     words = tl.load(p_words[:, None] + o_kw[None, :], mask=m_v[:, None] & (o_kw < KW)[None, :], other=0)
-                    d_q, d_k = formats.read_words_dot2(words, (ct_query if STREAM_FIRST else ck_weight * ct_query), (ct_key if STREAM_FIRST else ck_weight * ct_key), WPC, True)  # [DBV, WPC]
+                    d_q, d_k = formats.read_words_dot2_at(words, ct_query, ct_key, up_q, up_k, WPC, True)  # [DBV, WPC]
                     acc_q += d_q * b_scale
                     acc_k += d_k * b_scale
                     if i_vs == 0:  # the records' scores: once per program
@@ -198,6 +200,8 @@ def replay_decode_kernel(
                         s_k += tl.sum(kw * ct_key[None, :], axis=1)
                 acc_q = tl.sum(acc_q, axis=1)
                 acc_k = tl.sum(acc_k, axis=1)
+                acc_q = acc_q * (dn_q if STREAM_FIRST else dn_q * ck_weight)
+                acc_k = acc_k * (dn_k if STREAM_FIRST else dn_k * ck_weight)
                 s_kq = tl.sum(kq, axis=0)
                 acc_q = acc_q * r_scale
                 acc_k = acc_k * r_scale

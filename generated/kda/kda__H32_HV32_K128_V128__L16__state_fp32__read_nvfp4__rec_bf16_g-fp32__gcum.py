@@ -2,8 +2,8 @@
 # the templates and run `replaygen build`.
 # kernel: kda__H32_HV32_K128_V128__L16__state_fp32__read_nvfp4__rec_bf16_g-fp32__gcum
 # spec sha256: 900e043a38a9f7023de2cc4bf78d14388be9de5c6732cf3e1db42c3737507d77
-# templates sha256: aff35fe1bee12193922909296a4ae9c4b5e4c62d1033e2c7740732b1535982d4
-# generator sha256: 49e712f706fe8e4cf2290b91d0c3fa6db8eb59f51b40a345cc0e4632bb8fd434
+# templates sha256: 982a099da7e41f2ac5f6d212531a3680c6ed0149090efb053af943bb2d32794f
+# generator sha256: 99b32ad912db7db525833d5c2110aab116385ccc978a68be3e5ed4fc498bef35
 """ReplaySSM kernels for kda: kda__H32_HV32_K128_V128__L16__state_fp32__read_nvfp4__rec_bf16_g-fp32__gcum.
 
 Replay form: S_t = C·Diag(exp(G_t)) + Σ_j u_j (Diag(exp(G_t - G_j))·k_j)ᵀ,  G_j = Σ_(i<=j) g_i
@@ -125,6 +125,9 @@ def replay_decode_kernel(
         s_kq = tl.sum(t_key * t_query, axis=0)  # the current token's own score
         s_k = tl.sum(kw * t_key[None, :], axis=1)  # [BL] record scores for the key
         k_ck = ck_weight * t_key  # [BK]
+        if READ_WORDS:  # (static) the word products' fp16 scales, once (formats.word_probe_scale)
+            up_q, dn_q = formats.word_probe_scale(tl.max(tl.abs(q_ck), axis=0), True)
+            up_k, dn_k = formats.word_probe_scale(tl.max(tl.abs(k_ck), axis=0), True)
         for i_vs in tl.range((NV + NSPLIT - 1) // NSPLIT, num_stages=STREAM_STAGES):  # this program's value tiles (pipelined)
             i_v = i_split + i_vs * NSPLIT  # (past NV: a fully masked tile, when NSPLIT does not divide it)
             o_v = i_v * BV + o_vb
@@ -134,9 +137,9 @@ def replay_decode_kernel(
                 words = tl.load(read_ptr.to(tl.pointer_type(tl.uint64)) + ((i_slot * HV + i_hv) * V + o_v[:, None]) * KW + o_kw[None, :], mask=m_v[:, None], other=0)  # [BV, KW]
                 w_scale = tl.load(read_bscale_ptr + ((i_slot * HV + i_hv) * V + o_v[:, None]) * KS + o_kw[None, :], mask=m_v[:, None], other=0.0).to(tl.float32)  # a block scale per word
                 r_scale = tl.load(read_scale_ptr + (i_slot * HV + i_hv) * NV + i_vq) * 16384.0  # values come out as 2^-14 e2m1
-                d_q, d_k = formats.read_words_dot2(words, q_ck, k_ck, KW, True)  # [BV, KW]
-                c_k = tl.sum(d_k * w_scale, axis=1) * r_scale
-                c_q = tl.sum(d_q * w_scale, axis=1) * r_scale
+                d_q, d_k = formats.read_words_dot2_at(words, q_ck, k_ck, up_q, up_k, KW, True)  # [BV, KW]
+                c_k = tl.sum(d_k * w_scale, axis=1) * (r_scale * dn_k)
+                c_q = tl.sum(d_q * w_scale, axis=1) * (r_scale * dn_q)
                 c_tile = tl.zeros([BV, BK], tl.float32)  # (the fold below is dead here, FLUSH being False, but Triton builds it)
             else:
                 c_next = tl.load(read_ptr + ((i_slot * HV + i_hv) * V + o_v[:, None]) * KH + o_kh[None, :], mask=(o_v < V)[:, None] & (o_kh < KH)[None, :], other=0)

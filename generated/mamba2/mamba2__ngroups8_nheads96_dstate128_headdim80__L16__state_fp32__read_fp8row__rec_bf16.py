@@ -2,8 +2,8 @@
 # the templates and run `replaygen build`.
 # kernel: mamba2__ngroups8_nheads96_dstate128_headdim80__L16__state_fp32__read_fp8row__rec_bf16
 # spec sha256: b9b9d1221036064279430b56c5d997514355cbb9c52adf3b69fc5581e1456b5e
-# templates sha256: aff35fe1bee12193922909296a4ae9c4b5e4c62d1033e2c7740732b1535982d4
-# generator sha256: 49e712f706fe8e4cf2290b91d0c3fa6db8eb59f51b40a345cc0e4632bb8fd434
+# templates sha256: 982a099da7e41f2ac5f6d212531a3680c6ed0149090efb053af943bb2d32794f
+# generator sha256: 99b32ad912db7db525833d5c2110aab116385ccc978a68be3e5ed4fc498bef35
 """ReplaySSM kernels for mamba2: mamba2__ngroups8_nheads96_dstate128_headdim80__L16__state_fp32__read_fp8row__rec_bf16.
 
 Replay form: S_t = C·exp(G_t) + Σ_j w_j (exp(G_t - G_j)·k_j)ᵀ,  G_j = Σ_(i<=j) g_i
@@ -120,6 +120,7 @@ def replay_decode_kernel(
             ck_weight = tl.full([], 0.0, tl.float32)
         s_q = tl.zeros([BL], tl.float32)  # record scores for q
         kq = tl.zeros([BKT], tl.float32)  # the token's own score, per lane
+        up_q, dn_q = formats.word_probe_scale(tl.max(tl.abs(t_query), axis=0), False)
         for i_vs in range((DNV + NSPLIT - 1) // NSPLIT):  # this program's value tiles
             i_v = i_split + i_vs * NSPLIT  # (past DNV: a fully masked tile, when NSPLIT does not divide it)
             m_first = m_l & (i_vs == 0)  # the committed records, loaded in the first tile only (record_scores)
@@ -159,7 +160,7 @@ def replay_decode_kernel(
                     r_B = tl.load(ring_B_ptr + ((i_slot * H + i_kh) * RING + o_l[:, None]) * K + o_kc[None, :], mask=m_first[:, None] & m_kc[None, :], other=0.0).to(tl.float32)  # [BL, BKT]
                     o_kw = i_k * WPC + o_kwb  # the chunk's words
                     words = tl.load(p_words[:, None] + o_kw[None, :], mask=m_v[:, None] & (o_kw < KW)[None, :], other=0)
-                    d_q = formats.read_words_dot(words, (ct_query if STREAM_FIRST else ck_weight * ct_query), WPC, False)  # [DBV, WPC]
+                    d_q = formats.read_words_dot_at(words, ct_query, up_q, WPC, False)  # [DBV, WPC]
                     acc_q += d_q
                     if i_vs == 0:  # the records' scores: once per program
                         rec_key = r_B
@@ -167,6 +168,7 @@ def replay_decode_kernel(
                         s_q += tl.sum(kw * ct_query[None, :], axis=1)
                         kq += ct_key * ct_query
                 acc_q = tl.sum(acc_q, axis=1)
+                acc_q = acc_q * (dn_q if STREAM_FIRST else dn_q * ck_weight)
                 s_kq = tl.sum(kq, axis=0)
                 acc_q = acc_q * r_scale
             if STREAM_FIRST:  # (static) the decays, after the stream
