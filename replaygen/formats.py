@@ -133,11 +133,13 @@ def e2m1_pairs_scaled(packed):
 # e2m1 and e4m3 values are fp16 values) and each probe takes one fp16x2 FMA per pair,
 # its pair sums widened to fp32 once per word. The probe is scaled by a power of two so
 # that its largest element lies in [2^(P-1), 2^P) before it is rounded to fp16 (P = 14
-# for NVFP4's 2^-14-scaled values, 4 for e4m3's values up to 448): no product or pair sum
-# can overflow (NVFP4: < 6 per product and < 48 per half-word sum; FP8: < 7168 and
-# < 28672), and the power of two is undone exactly. Error: the probe's rounding to fp16
-# (2^-12 of its largest element) and the fp16 sums of 4 or 8 products (2^-11 each), far
-# below the read copy's own quantisation error (2^-4 for FP8, 1/4 for NVFP4).
+# for NVFP4's 2^-14-scaled values, 4 for e4m3's values up to 448; a decode that streams
+# the probe in key chunks takes the power of two once, from the whole probe's largest
+# element: word_probe_scale): no product or pair sum can overflow (NVFP4: < 6 per product
+# and < 48 per half-word sum; FP8: < 7168 and < 28672), and the power of two is undone
+# exactly. Error: the probe's rounding to fp16 (2^-12 of its largest element) and the fp16
+# sums of 4 or 8 products (2^-11 each), far below the read copy's own quantisation error
+# (2^-4 for FP8, 1/4 for NVFP4).
 # The keys of the fp16x2 pairs each word decodes to, in register order.
 _NVFP4_PAIR_KEYS = ((0, 2), (4, 6), (1, 3), (5, 7), (8, 10), (12, 14), (9, 11), (13, 15))
 _FP8_PAIR_KEYS = ((0, 1), (2, 3), (4, 5), (6, 7))
