@@ -112,7 +112,7 @@ def test_packed_e2m1_pairs_decode_every_byte():
 
 
 @triton.jit
-def _word_dot_kernel(w_ptr, p_ptr, q_ptr, one_ptr, two_p_ptr, two_q_ptr, R: tl.constexpr,
+def _word_dot_kernel(w_ptr, p_ptr, q_ptr, one_ptr, two_p_ptr, two_q_ptr, at_ptr, R: tl.constexpr,
                      NW: tl.constexpr, KW: tl.constexpr, NVFP4: tl.constexpr):
     o_r = tl.arange(0, R)
     o_w = tl.arange(0, NW)
@@ -123,9 +123,14 @@ def _word_dot_kernel(w_ptr, p_ptr, q_ptr, one_ptr, two_p_ptr, two_q_ptr, R: tl.c
     q = tl.load(q_ptr + o_p)
     one = formats.read_words_dot(words, p, NW, NVFP4)
     two_p, two_q = formats.read_words_dot2(words, p, q, NW, NVFP4)
+    # at a scale taken from a larger max (as a decode streaming the probe in key chunks
+    # takes it from the whole probe): 8 times p's own
+    up, down = formats.word_probe_scale(8.0 * tl.max(tl.abs(p), axis=0), NVFP4)
+    at_p, _ = formats.read_words_dot2_at(words, p, q, up, up, NW, NVFP4)
     tl.store(one_ptr + o, one)
     tl.store(two_p_ptr + o, two_p)
     tl.store(two_q_ptr + o, two_q)
+    tl.store(at_ptr + o, at_p * down)
 
 
 @pytest.mark.parametrize("fmt", ["nvfp4", "fp8"])
@@ -137,7 +142,8 @@ def test_read_word_products(fmt, NW, magnitude):
     probes of every sign at magnitudes from 1e-36 (below fp16's range before scaling) to
     1e4, and all-zero probes. Bound: the probe's rounding to fp16 and at most 9 fp16
     roundings of the half-word sums, 10 * 2^-11 of sum |value * probe| (a mispaired key
-    or a lost scale is off by about that sum itself). On a GPU this checks the PTX
+    or a lost scale is off by about that sum itself); with the scale given from a max 8
+    times the probe's (read_words_dot2_at), the same. On a GPU this checks the PTX
     (decode, pairing, fp16x2 FMAs); the interpreter runs no inline assembly and checks
     the per-element path that replaces it."""
     device = "cuda" if CUDA else "cpu"
@@ -152,10 +158,10 @@ def test_read_word_products(fmt, NW, magnitude):
         codes = torch.stack([raw & 15, raw >> 4], dim=-1).reshape(R, NW, KW)
         vals = F.e2m1_values(codes).double() * 2.0 ** -14
     p, q = (torch.randn(NW * KW, generator=g) * magnitude for _ in range(2))
-    out = [torch.full((R, NW), float("nan"), device=device) for _ in range(3)]
+    out = [torch.full((R, NW), float("nan"), device=device) for _ in range(4)]
     _word_dot_kernel[(1,)](raw.to(device), p.to(device), q.to(device), *out, R=R, NW=NW, KW=KW,
                            NVFP4=fmt == "nvfp4")
-    for got, probe in zip(out, (p, p, q)):
+    for got, probe in zip(out, (p, p, q, p)):
         probe = probe.double().reshape(NW, KW)
         want = (vals * probe).sum(-1)
         bound = 10 * 2.0 ** -11 * (vals.abs() * probe.abs()).sum(-1) + 1e-300
