@@ -30,6 +30,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
+sys.path.insert(0, str(ROOT / "bench"))   # (common: the A/B template folders, launch fields)
 
 
 def sass_of(compiled) -> str:
@@ -109,7 +110,6 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
 
     if args.templates:
-        sys.path.insert(0, str(ROOT / "bench"))
         from common import use_templates
         use_templates(Path(args.templates))
     import test_compile_sm90 as sm90
@@ -123,7 +123,6 @@ def main(argv=None) -> int:
     launch = kern.table_launch(args.kernel, args.batch, "NVIDIA H200")
     if args.launch:
         import dataclasses
-        sys.path.insert(0, str(ROOT / "bench"))
         from common import launch_fields
         pairs = [item.split("=", 1) for item in args.launch.split(",")]
         if launch is None:   # no table entry: the plan's own launch

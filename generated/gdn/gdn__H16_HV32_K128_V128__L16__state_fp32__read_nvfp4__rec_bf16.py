@@ -2,7 +2,7 @@
 # the templates and run `replaygen build`.
 # kernel: gdn__H16_HV32_K128_V128__L16__state_fp32__read_nvfp4__rec_bf16
 # spec sha256: 269ae606d36dd56b152535499facfacd42680cd4fda27f9a1b04094384a173fb
-# templates sha256: 982a099da7e41f2ac5f6d212531a3680c6ed0149090efb053af943bb2d32794f
+# templates sha256: dcc7d24137aea84925f0b3842043d5a96b5b84fa3136fde69f9642ca2b306480
 # generator sha256: 0d7b55503716e1aa7131d5b6dc577b15ceaade8ed004b36cbff86c46828f8c77
 """ReplaySSM kernels for gdn: gdn__H16_HV32_K128_V128__L16__state_fp32__read_nvfp4__rec_bf16.
 
@@ -130,6 +130,8 @@ def replay_decode_kernel(
         s_q = tl.zeros([BL], tl.float32)  # record scores for q
         kq = tl.zeros([BKT], tl.float32)  # the token's own score, per lane
         s_k = tl.zeros([BL], tl.float32)  # record scores for k
+        # the word products' fp16 scales from the head's probes, not a warp max per chunk
+        # (offline sm_90, GDN 4B: 34 instructions per chunk iteration of FP8 row, 29 of NVFP4)
         up_q, dn_q = formats.word_probe_scale(tl.max(tl.abs(t_query), axis=0), True)
         up_k, dn_k = formats.word_probe_scale(tl.max(tl.abs(t_key), axis=0), True)
         for i_vs in range((DNV + NSPLIT - 1) // NSPLIT):  # this program's value tiles

@@ -2,7 +2,7 @@
 # the templates and run `replaygen build`.
 # kernel: gla__H4_HV4_K256_V512__L16__state_fp16sr__read_nvfp4__rec_bf16_g-fp32__gcum
 # spec sha256: 2a7fe42937c3f75572badc158aa6b5a3525d5a4bced8d5656b63326bdec79ab1
-# templates sha256: 982a099da7e41f2ac5f6d212531a3680c6ed0149090efb053af943bb2d32794f
+# templates sha256: dcc7d24137aea84925f0b3842043d5a96b5b84fa3136fde69f9642ca2b306480
 # generator sha256: 0d7b55503716e1aa7131d5b6dc577b15ceaade8ed004b36cbff86c46828f8c77
 """ReplaySSM kernels for gla: gla__H4_HV4_K256_V512__L16__state_fp16sr__read_nvfp4__rec_bf16_g-fp32__gcum.
 
@@ -117,7 +117,7 @@ def replay_decode_kernel(
         s_q = tl.sum(kw * t_query[None, :], axis=1)  # [BL] record scores for q
         q_ck = ck_weight * t_query  # [BK]
         s_kq = tl.sum(t_key * t_query, axis=0)  # the current token's own score
-        if READ_WORDS:  # (static) the word products' fp16 scales, once (formats.word_probe_scale)
+        if READ_WORDS:  # (static) the word products' fp16 scales, once
             up_q, dn_q = formats.word_probe_scale(tl.max(tl.abs(q_ck), axis=0), True)
         for i_vs in tl.range((NV + NSPLIT - 1) // NSPLIT, num_stages=STREAM_STAGES):  # this program's value tiles (pipelined)
             i_v = i_split + i_vs * NSPLIT  # (past NV: a fully masked tile, when NSPLIT does not divide it)

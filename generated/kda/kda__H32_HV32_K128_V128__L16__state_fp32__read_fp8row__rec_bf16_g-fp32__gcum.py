@@ -2,7 +2,7 @@
 # the templates and run `replaygen build`.
 # kernel: kda__H32_HV32_K128_V128__L16__state_fp32__read_fp8row__rec_bf16_g-fp32__gcum
 # spec sha256: 900e043a38a9f7023de2cc4bf78d14388be9de5c6732cf3e1db42c3737507d77
-# templates sha256: 982a099da7e41f2ac5f6d212531a3680c6ed0149090efb053af943bb2d32794f
+# templates sha256: dcc7d24137aea84925f0b3842043d5a96b5b84fa3136fde69f9642ca2b306480
 # generator sha256: 0d7b55503716e1aa7131d5b6dc577b15ceaade8ed004b36cbff86c46828f8c77
 """ReplaySSM kernels for kda: kda__H32_HV32_K128_V128__L16__state_fp32__read_fp8row__rec_bf16_g-fp32__gcum.
 
@@ -123,7 +123,7 @@ def replay_decode_kernel(
         s_kq = tl.sum(t_key * t_query, axis=0)  # the current token's own score
         s_k = tl.sum(kw * t_key[None, :], axis=1)  # [BL] record scores for the key
         k_ck = ck_weight * t_key  # [BK]
-        if READ_WORDS:  # (static) the word products' fp16 scales, once (formats.word_probe_scale)
+        if READ_WORDS:  # (static) the word products' fp16 scales, once
             up_q, dn_q = formats.word_probe_scale(tl.max(tl.abs(q_ck), axis=0), False)
             up_k, dn_k = formats.word_probe_scale(tl.max(tl.abs(k_ck), axis=0), False)
         for i_vs in tl.range((NV + NSPLIT - 1) // NSPLIT, num_stages=STREAM_STAGES):  # this program's value tiles (pipelined)

@@ -2,7 +2,7 @@
 # the templates and run `replaygen build`.
 # kernel: mamba2__ngroups8_nheads96_dstate128_headdim80__L16__state_fp16sr__read_nvfp4__rec_bf16
 # spec sha256: b9b9d1221036064279430b56c5d997514355cbb9c52adf3b69fc5581e1456b5e
-# templates sha256: 982a099da7e41f2ac5f6d212531a3680c6ed0149090efb053af943bb2d32794f
+# templates sha256: dcc7d24137aea84925f0b3842043d5a96b5b84fa3136fde69f9642ca2b306480
 # generator sha256: 0d7b55503716e1aa7131d5b6dc577b15ceaade8ed004b36cbff86c46828f8c77
 """ReplaySSM kernels for mamba2: mamba2__ngroups8_nheads96_dstate128_headdim80__L16__state_fp16sr__read_nvfp4__rec_bf16.
 
@@ -127,6 +127,8 @@ def replay_decode_kernel(
             ck_weight = tl.full([], 0.0, tl.float32)
         s_q = tl.zeros([BL], tl.float32)  # record scores for q
         kq = tl.zeros([BKT], tl.float32)  # the token's own score, per lane
+        # the word products' fp16 scales from the head's probes, not a warp max per chunk
+        # (offline sm_90, GDN 4B: 34 instructions per chunk iteration of FP8 row, 29 of NVFP4)
         up_q, dn_q = formats.word_probe_scale(tl.max(tl.abs(t_query), axis=0), True)
         for i_vs in range((DNV + NSPLIT - 1) // NSPLIT):  # this program's value tiles
             i_v = i_split + i_vs * NSPLIT  # (past DNV: a fully masked tile, when NSPLIT does not divide it)
