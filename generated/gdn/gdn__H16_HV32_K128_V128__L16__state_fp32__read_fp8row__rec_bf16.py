@@ -2,7 +2,7 @@
 # the templates and run `replaygen build`.
 # kernel: gdn__H16_HV32_K128_V128__L16__state_fp32__read_fp8row__rec_bf16
 # spec sha256: 269ae606d36dd56b152535499facfacd42680cd4fda27f9a1b04094384a173fb
-# templates sha256: dcc7d24137aea84925f0b3842043d5a96b5b84fa3136fde69f9642ca2b306480
+# templates sha256: fa545d03b6b57ca7abe6faa164bdd90e621ab6592dba1a7d7cb4fd4b035335d2
 # generator sha256: 0d7b55503716e1aa7131d5b6dc577b15ceaade8ed004b36cbff86c46828f8c77
 """ReplaySSM kernels for gdn: gdn__H16_HV32_K128_V128__L16__state_fp32__read_fp8row__rec_bf16.
 

@@ -2,7 +2,7 @@
 # the templates and run `replaygen build`.
 # kernel: gla__H4_HV4_K256_V512__L16__state_fp16sr__read_nvfp4__rec_bf16_g-fp32__gcum
 # spec sha256: 2a7fe42937c3f75572badc158aa6b5a3525d5a4bced8d5656b63326bdec79ab1
-# templates sha256: dcc7d24137aea84925f0b3842043d5a96b5b84fa3136fde69f9642ca2b306480
+# templates sha256: fa545d03b6b57ca7abe6faa164bdd90e621ab6592dba1a7d7cb4fd4b035335d2
 # generator sha256: 0d7b55503716e1aa7131d5b6dc577b15ceaade8ed004b36cbff86c46828f8c77
 """ReplaySSM kernels for gla: gla__H4_HV4_K256_V512__L16__state_fp16sr__read_nvfp4__rec_bf16_g-fp32__gcum.
 
@@ -551,9 +551,8 @@ def verify_kernel(
     S·Decay·k_i without the window, the drafts' written values solve (I + A) W_d = R with
     R_i = β_i (v_i - X[T_MAX + i]) and A[i, i'] = β_i (exp(G_i - G_i') k_i')·k_i (i' < i)
     (the same product's key rows): (I + A)^-1 diag(β) is built by forward substitution
-    once per program, so that W_d = M_v · V_d - M_x · X (M_x reads the key rows); and the
-    window is two matrices F and G_v built once per program (below), so that a value
-    tile's outputs and records are F · X + G_v · V_d. Each draft's record is stored at
+    once per program, so that
+    W_d = M_v · V_d - M_x · X (M_x reads the key rows). Each draft's record is stored at
     ring row n + i (the capacity rule guarantees n + T_MAX <= RING; the count is clamped
     to the rows left all the same), and drafted[slot, head] = n_d, the most a commit
     may accept (VERIFY_FOLDS: plus 256 n, the drafts' first ring row). With VERIFY_FOLDS
@@ -745,8 +744,9 @@ def verify_kernel(
                         x_rec = tl.dot(S_c, rec_value, input_precision="tf32")
                     else:
                         x_rec = tl.sum(S_c[:, :, None] * rec_value[None, :, :], axis=1)
-                    X = x_ck + x_rec  # [BT, BV]: the probes' checkpoint and committed-record terms
-                w_d = tl.where(m_t[:, None], t_value, 0.0)  # [BT, BV]
+                    X = x_ck + x_rec  # [BT, BV]: S_n·Decay·q_i (rows i), S_n·Decay·k_i (rows T_MAX + i)
+                w_d = t_value  # [BT, BV]
+                w_d = tl.where(m_t[:, None], w_d, 0.0)
                 if FOLD_DOT:
                     x_win = tl.dot(S_d, w_d, input_precision="tf32")
                 else:

@@ -2,7 +2,7 @@
 # the templates and run `replaygen build`.
 # kernel: kda__H32_HV32_K128_V128__L16__state_fp32__read_fp8row__rec_bf16_g-fp32__gcum
 # spec sha256: 900e043a38a9f7023de2cc4bf78d14388be9de5c6732cf3e1db42c3737507d77
-# templates sha256: dcc7d24137aea84925f0b3842043d5a96b5b84fa3136fde69f9642ca2b306480
+# templates sha256: fa545d03b6b57ca7abe6faa164bdd90e621ab6592dba1a7d7cb4fd4b035335d2
 # generator sha256: 0d7b55503716e1aa7131d5b6dc577b15ceaade8ed004b36cbff86c46828f8c77
 """ReplaySSM kernels for kda: kda__H32_HV32_K128_V128__L16__state_fp32__read_fp8row__rec_bf16_g-fp32__gcum.
 
@@ -551,9 +551,8 @@ def verify_kernel(
     S·Decay·k_i without the window, the drafts' written values solve (I + A) W_d = R with
     R_i = β_i (v_i - X[T_MAX + i]) and A[i, i'] = β_i (exp(G_i - G_i') k_i')·k_i (i' < i)
     (the same product's key rows): (I + A)^-1 diag(β) is built by forward substitution
-    once per program, so that W_d = M_v · V_d - M_x · X (M_x reads the key rows); and the
-    window is two matrices F and G_v built once per program (below), so that a value
-    tile's outputs and records are F · X + G_v · V_d. Each draft's record is stored at
+    once per program, so that
+    W_d = M_v · V_d - M_x · X (M_x reads the key rows). Each draft's record is stored at
     ring row n + i (the capacity rule guarantees n + T_MAX <= RING; the count is clamped
     to the rows left all the same), and drafted[slot, head] = n_d, the most a commit
     may accept (VERIFY_FOLDS: plus 256 n, the drafts' first ring row). With VERIFY_FOLDS
@@ -637,6 +636,8 @@ def verify_kernel(
                 b_k = tl.load(k_ptr + (i_b * T_IN + i_ld) * stride_k + i_kh * K + o_k, mask=m_k, other=0.0).to(tl.float32)
                 b_f = tl.load(f_ptr + (i_b * T_IN + i_ld) * stride_f + i_hv * K + o_k, mask=m_k, other=0.0).to(tl.float32)
                 b_b = tl.load(b_ptr + (i_b * T_IN + i_ld) * stride_b + i_hv).to(tl.float32)
+                b_A_log = tl.load(A_log_ptr + i_hv).to(tl.float32)
+                b_dt_bias = tl.load(dt_bias_ptr + i_hv * K + o_k, mask=m_k, other=0.0).to(tl.float32)
                 b_q_hat = b_q * (0.08838834764831845 * tl.math.rsqrt(tl.sum((b_q) * (b_q), axis=0) + 1e-06))
                 b_k_hat = b_k * (tl.math.rsqrt(tl.sum((b_k) * (b_k), axis=0) + 1e-06))
                 b_g = -devmath.exp(b_A_log) * tl.where((b_dt_bias + b_f) > 20.0, (b_dt_bias + b_f), devmath.log(1.0 + devmath.exp(tl.minimum((b_dt_bias + b_f), 20.0))))
@@ -710,27 +711,12 @@ def verify_kernel(
                 S_c = tl.sum(P_w[:, None, :] * kw[None, :, :], axis=2)
             if FOLDING:  # a folding row's probes read S_n and no committed records
                 S_c = tl.zeros_like(S_c)
-            # The window as two matrices, once per program, so that a value tile's outputs
-            # and records are Z = F·X + G_v·V_d ([BT, BV]: rows i draft i's output, rows
-            # T_MAX + i its record), two products on X where the tile's window was a chain
-            # of three (w_d = M_v·V_d − M_x·X, then out = X + S_d·w_d), each waiting on the
-            # last at one warp. With shift[i, T_MAX + i] = 1 (M_x = M_v·shift reads X's key
-            # rows), Q = S_d + shiftᵀ (row T_MAX + i takes w_d[i]) and E the identity on the
-            # query rows: Z = E·X + Q·w_d = F·X + G_v·V_d, G_v = Q·M_v, F = E − G_v·shift.
-            # (F folded into the probes instead, F·P_ck, would leave one product per tile,
-            # but its product's layout then converts inside the stream loop: Triton 3.6,
-            # sm_90, KDA T = 8: 329 -> 312 instructions per tile, against 329 -> 256 here.)
+            # M_x[i, T_MAX + i'] = M_v[i, i']: the same solve, reading X's key rows
             shift = (o_t[None, :] == o_t[:, None] + T_MAX).to(tl.float32)
-            Q = S_d + tl.trans(shift)
             if FOLD_DOT:
-                G_v = tl.dot(Q, M_v, input_precision="tf32")
+                M_x = tl.dot(M_v, shift, input_precision="tf32")
             else:
-                G_v = tl.sum(Q[:, :, None] * M_v[None, :, :], axis=1)
-            if FOLD_DOT:
-                F = tl.dot(G_v, shift, input_precision="tf32")
-            else:
-                F = tl.sum(G_v[:, :, None] * shift[None, :, :], axis=1)
-            F = ((o_t[:, None] == o_t[None, :]) & (o_t < T_MAX)[:, None]).to(tl.float32) - F
+                M_x = tl.sum(M_v[:, :, None] * shift[None, :, :], axis=1)
             for i_v in tl.range(NV, num_stages=STREAM_STAGES):  # the value tiles (pipelined)
                 o_v = i_v * BV + o_vb
                 m_v = o_v < V
@@ -763,20 +749,25 @@ def verify_kernel(
                         x_rec = tl.dot(S_c, rec_value, input_precision="tf32")
                     else:
                         x_rec = tl.sum(S_c[:, :, None] * rec_value[None, :, :], axis=1)
-                    X = x_ck + x_rec  # [BT, BV]: the probes' checkpoint and committed-record terms
+                    X = x_ck + x_rec  # [BT, BV]: S_n·Decay·q_i (rows i), S_n·Decay·k_i (rows T_MAX + i)
                 if FOLD_DOT:
-                    x_win = tl.dot(F, X, input_precision="tf32")
+                    w_v = tl.dot(M_v, t_value, input_precision="tf32")
                 else:
-                    x_win = tl.sum(F[:, :, None] * X[None, :, :], axis=1)
+                    w_v = tl.sum(M_v[:, :, None] * t_value[None, :, :], axis=1)
                 if FOLD_DOT:
-                    w_v = tl.dot(G_v, t_value, input_precision="tf32")
+                    w_x = tl.dot(M_x, X, input_precision="tf32")
                 else:
-                    w_v = tl.sum(G_v[:, :, None] * t_value[None, :, :], axis=1)
-                out = x_win + w_v  # rows i: draft i's output; rows T_MAX + i: its record w_d (above)
-                w_d = out
+                    w_x = tl.sum(M_x[:, :, None] * X[None, :, :], axis=1)
+                w_d = w_v - w_x  # (I + A)^-1 R
+                w_d = tl.where(m_t[:, None], w_d, 0.0)
+                if FOLD_DOT:
+                    x_win = tl.dot(S_d, w_d, input_precision="tf32")
+                else:
+                    x_win = tl.sum(S_d[:, :, None] * w_d[None, :, :], axis=1)
+                out = X + x_win
                 out = tl.where(m_t[:, None], out, 0.0)
                 tl.store(p_out + o_v[None, :], out.to(out_ptr.dtype.element_ty), mask=m_out[:, None] & m_v[None, :])
-                tl.store(ring_u_ptr + ((i_slot * HV + i_hv) * RING + n + (o_t - T_MAX)[:, None]) * V + o_v[None, :], w_d.to(ring_u_ptr.dtype.element_ty), mask=((o_t >= T_MAX) & (o_dr < n_d))[:, None] & m_v[None, :])
+                tl.store(ring_u_ptr + ((i_slot * HV + i_hv) * RING + n + o_t[:, None]) * V + o_v[None, :], w_d.to(ring_u_ptr.dtype.element_ty), mask=m_t[:, None] & m_v[None, :])
             if VERIFY_FOLDS:
                 if FOLDING:
                     tl.store(p_cursor, 0)

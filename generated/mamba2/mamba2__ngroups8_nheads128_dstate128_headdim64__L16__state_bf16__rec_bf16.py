@@ -2,7 +2,7 @@
 # the templates and run `replaygen build`.
 # kernel: mamba2__ngroups8_nheads128_dstate128_headdim64__L16__state_bf16__rec_bf16
 # spec sha256: b9b9d1221036064279430b56c5d997514355cbb9c52adf3b69fc5581e1456b5e
-# templates sha256: dcc7d24137aea84925f0b3842043d5a96b5b84fa3136fde69f9642ca2b306480
+# templates sha256: fa545d03b6b57ca7abe6faa164bdd90e621ab6592dba1a7d7cb4fd4b035335d2
 # generator sha256: 0d7b55503716e1aa7131d5b6dc577b15ceaade8ed004b36cbff86c46828f8c77
 """ReplaySSM kernels for mamba2: mamba2__ngroups8_nheads128_dstate128_headdim64__L16__state_bf16__rec_bf16.
 
