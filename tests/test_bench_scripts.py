@@ -260,29 +260,3 @@ def test_sass_count_counts_opcodes_lines_and_loops():
     assert lines == {"kda:10": 2, "standard:263": 4, "kda:12": 3}   # (EXIT: the last line seen)
     assert loops == [(".L_x_0", 6)]
     assert skips == [(".L_x_0", 1)]
-
-
-def test_key_chunk_decode_scores_its_records_once_per_program(tmp_path):
-    """The key-chunk decode of scalar decays takes the records' scores in a program's first
-    value tile only (session 33): compiled for sm_90 with the Triton installed here, GDN
-    Qwen3.5-4B's tabled decode (V = 128 in value tiles of 64: two per program) has a
-    conditional branch forward inside its key-chunk loop that skips a fifth of it or more
-    (offline: 99 of 344 on Triton 3.9, 131 of 406 on 3.6, the H200 image's). A change that
-    took the scores out of the branch again, or moved their work elsewhere, would fail
-    here, a CPU run, before any device time. bench/sass_count.py in a process of its own:
-    compiled, not interpreted (formats' device paths are chosen at import)."""
-    import json
-    import subprocess
-    import sys
-    out = tmp_path / "counts.jsonl"
-    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
-    run = subprocess.run([sys.executable, str(BENCH / "sass_count.py"), "--variant", "gdn",
-                          "--kernel", "replay_decode", "--launch", "BV=64,BKT=32,num_warps=1",
-                          "--json", str(out)], capture_output=True, text=True, env=env, timeout=300)
-    assert run.returncode == 0, run.stderr[-2000:]
-    row = json.loads(out.read_text().splitlines()[-1])
-    assert "BV=64" in row["launch"] and "BKT=32" in row["launch"]
-    loops = dict((label, n) for label, n in row["loops"])
-    skips = [(label, n) for label, n in row["skips"] if label in loops]
-    assert any(n >= loops[label] // 5 and loops[label] < 1000 for label, n in skips), \
-        f"no large skip inside a chunk loop: loops {row['loops']}, skips {row['skips']}"

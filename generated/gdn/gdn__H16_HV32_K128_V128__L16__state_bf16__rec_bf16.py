@@ -2,7 +2,7 @@
 # the templates and run `replaygen build`.
 # kernel: gdn__H16_HV32_K128_V128__L16__state_bf16__rec_bf16
 # spec sha256: 269ae606d36dd56b152535499facfacd42680cd4fda27f9a1b04094384a173fb
-# templates sha256: fa545d03b6b57ca7abe6faa164bdd90e621ab6592dba1a7d7cb4fd4b035335d2
+# templates sha256: fd3a400b63c86760e2cae89c99962d07a84c28723c227a67fac49cb35761c180
 # generator sha256: 0d7b55503716e1aa7131d5b6dc577b15ceaade8ed004b36cbff86c46828f8c77
 """ReplaySSM kernels for gdn: gdn__H16_HV32_K128_V128__L16__state_bf16__rec_bf16.
 
@@ -140,12 +140,8 @@ def replay_decode_kernel(
         else:  # placeholders, loop-carried: the first tile sets them
             rec_weight = tl.zeros([BL], tl.float32)
             ck_weight = tl.full([], 0.0, tl.float32)
-        s_q = tl.zeros([BL], tl.float32)  # record scores for q
-        kq = tl.zeros([BKT], tl.float32)  # the token's own score, per lane
-        s_k = tl.zeros([BL], tl.float32)  # record scores for k
         for i_vs in range((DNV + NSPLIT - 1) // NSPLIT):  # this program's value tiles
             i_v = i_split + i_vs * NSPLIT  # (past DNV: a fully masked tile, when NSPLIT does not divide it)
-            m_first = m_l & (i_vs == 0)  # the committed records, loaded in the first tile only (record_scores)
             o_v = i_v * DBV + o_vb
             m_v = o_v < V
             p_rows = ckpt_ptr + ((i_slot * HV + i_hv) * V + o_v) * K  # [DBV] checkpoint rows
@@ -155,6 +151,9 @@ def replay_decode_kernel(
                 fold_value = rec_value
             else:
                 fold_value = tl.zeros([BL, DBV], tl.float32)
+            s_q = tl.zeros([BL], tl.float32)  # record scores for q
+            kq = tl.zeros([BKT], tl.float32)  # the token's own score, per lane
+            s_k = tl.zeros([BL], tl.float32)  # record scores for k
             if FOLD_IN_STREAM:
                 acc_q = tl.zeros([DBV, KGC], tl.float32)  # partial sums of C·(decayed q; STREAM_FIRST: q)
                 acc_k = tl.zeros([DBV, KGC], tl.float32)  # ... and of C·(decayed k)
@@ -173,11 +172,10 @@ def replay_decode_kernel(
                     p_chunk = p_rows[:, None] + o_kc[None, :]
                     c_chunk = tl.load(p_chunk, mask=m_v[:, None] & m_kc[None, :], other=0.0).to(tl.float32)
                     acc_q = formats.grouped_dot(acc_q, c_chunk, (ct_query if STREAM_FIRST else ck_weight * ct_query), DBV, BKT, KGC)
+                    s_q += tl.sum(kw * ct_query[None, :], axis=1)
+                    kq += ct_key * ct_query
                     acc_k = formats.grouped_dot(acc_k, c_chunk, (ct_key if STREAM_FIRST else ck_weight * ct_key), DBV, BKT, KGC)
-                    if i_vs == 0:  # the records' scores: once per program
-                        s_q += tl.sum(kw * ct_query[None, :], axis=1)
-                        kq += ct_key * ct_query
-                        s_k += tl.sum(kw * ct_key[None, :], axis=1)
+                    s_k += tl.sum(kw * ct_key[None, :], axis=1)
                     s_tile = c_chunk * fold_ck
                     fold_kw = fold_w[:, None] * rec_key  # [BL, BKT] record keys decayed to record n - 1
                     if DECODE_FOLD_DOT:  # one [BV, BL] x [BL, BK] product
@@ -199,16 +197,15 @@ def replay_decode_kernel(
                     c_k_hat = c_k * tl.math.rsqrt(red_1 + 1e-06)
                     ct_query = c_q_hat
                     ct_key = c_k_hat
-                    r_k_hat = tl.load(ring_k_hat_ptr + ((i_slot * H + i_kh) * RING + o_l[:, None]) * K + o_kc[None, :], mask=m_first[:, None] & m_kc[None, :], other=0.0).to(tl.float32)  # [BL, BKT]
+                    r_k_hat = tl.load(ring_k_hat_ptr + ((i_slot * H + i_kh) * RING + o_l[:, None]) * K + o_kc[None, :], mask=m_l[:, None] & m_kc[None, :], other=0.0).to(tl.float32)  # [BL, BKT]
+                    rec_key = r_k_hat
+                    kw = rec_key if STREAM_FIRST else rec_weight[:, None] * rec_key  # [BL, BKT] (zero past n)
                     c_chunk = tl.load(p_rows[:, None] + o_kc[None, :], mask=m_v[:, None] & m_kc[None, :], other=0.0).to(tl.float32)
                     acc_q = formats.grouped_dot(acc_q, c_chunk, (ct_query if STREAM_FIRST else ck_weight * ct_query), DBV, BKT, KGC)
+                    s_q += tl.sum(kw * ct_query[None, :], axis=1)
+                    kq += ct_key * ct_query
                     acc_k = formats.grouped_dot(acc_k, c_chunk, (ct_key if STREAM_FIRST else ck_weight * ct_key), DBV, BKT, KGC)
-                    if i_vs == 0:  # the records' scores: once per program
-                        rec_key = r_k_hat
-                        kw = rec_key if STREAM_FIRST else rec_weight[:, None] * rec_key  # [BL, BKT] (zero past n)
-                        s_q += tl.sum(kw * ct_query[None, :], axis=1)
-                        kq += ct_key * ct_query
-                        s_k += tl.sum(kw * ct_key[None, :], axis=1)
+                    s_k += tl.sum(kw * ct_key[None, :], axis=1)
                 acc_q = tl.sum(acc_q, axis=1)
                 acc_k = tl.sum(acc_k, axis=1)
             if STREAM_FIRST:  # (static) the decays, after the stream
@@ -219,8 +216,8 @@ def replay_decode_kernel(
                     G_t = tl.sum(rec_gate, axis=0) + t_gate  # ... and after the last record and the current token
                     rec_weight = tl.where(m_l, devmath.exp(-G_rec + G_t), 0.0)  # decay from record j to t, <= 1
                     ck_weight = devmath.exp(G_t)  # decay from the checkpoint to t
-                    s_q = rec_weight * s_q  # the scores' decays (zero past n; the scores are the first tile's)
-                    s_k = rec_weight * s_k
+                s_q = rec_weight * s_q  # the scores' decays (zero past n)
+                s_k = rec_weight * s_k
                 acc_q = acc_q * ck_weight
                 acc_k = acc_k * ck_weight
             # -- this value tile: value-axis inputs and records -----------------------

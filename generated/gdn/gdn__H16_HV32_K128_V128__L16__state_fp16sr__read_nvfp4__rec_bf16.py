@@ -2,7 +2,7 @@
 # the templates and run `replaygen build`.
 # kernel: gdn__H16_HV32_K128_V128__L16__state_fp16sr__read_nvfp4__rec_bf16
 # spec sha256: 269ae606d36dd56b152535499facfacd42680cd4fda27f9a1b04094384a173fb
-# templates sha256: fa545d03b6b57ca7abe6faa164bdd90e621ab6592dba1a7d7cb4fd4b035335d2
+# templates sha256: fd3a400b63c86760e2cae89c99962d07a84c28723c227a67fac49cb35761c180
 # generator sha256: 0d7b55503716e1aa7131d5b6dc577b15ceaade8ed004b36cbff86c46828f8c77
 """ReplaySSM kernels for gdn: gdn__H16_HV32_K128_V128__L16__state_fp16sr__read_nvfp4__rec_bf16.
 
@@ -130,19 +130,18 @@ def replay_decode_kernel(
         else:  # placeholders, loop-carried: the first tile sets them
             rec_weight = tl.zeros([BL], tl.float32)
             ck_weight = tl.full([], 0.0, tl.float32)
-        s_q = tl.zeros([BL], tl.float32)  # record scores for q
-        kq = tl.zeros([BKT], tl.float32)  # the token's own score, per lane
-        s_k = tl.zeros([BL], tl.float32)  # record scores for k
         # the word products' fp16 scales from the head's probes, not a warp max per chunk
         # (offline sm_90, GDN 4B: 34 instructions per chunk iteration of FP8 row, 29 of NVFP4)
         up_q, dn_q = formats.word_probe_scale(tl.max(tl.abs(t_query), axis=0), True)
         up_k, dn_k = formats.word_probe_scale(tl.max(tl.abs(t_key), axis=0), True)
         for i_vs in range((DNV + NSPLIT - 1) // NSPLIT):  # this program's value tiles
             i_v = i_split + i_vs * NSPLIT  # (past DNV: a fully masked tile, when NSPLIT does not divide it)
-            m_first = m_l & (i_vs == 0)  # the committed records, loaded in the first tile only (record_scores)
             o_v = i_v * DBV + o_vb
             m_v = o_v < V
             p_rows = ckpt_ptr + ((i_slot * HV + i_hv) * V + o_v) * K  # [DBV] checkpoint rows
+            s_q = tl.zeros([BL], tl.float32)  # record scores for q
+            kq = tl.zeros([BKT], tl.float32)  # the token's own score, per lane
+            s_k = tl.zeros([BL], tl.float32)  # record scores for k
             if FLUSH:  # a flushing row reads the checkpoint, never the read copy
                 acc_q = tl.zeros([DBV, KGC], tl.float32)  # partial sums of C·(decayed q; STREAM_FIRST: q)
                 acc_k = tl.zeros([DBV, KGC], tl.float32)  # ... and of C·(decayed k)
@@ -155,16 +154,15 @@ def replay_decode_kernel(
                     c_k_hat = c_k * tl.math.rsqrt(red_1 + 1e-06)
                     ct_query = c_q_hat
                     ct_key = c_k_hat
-                    r_k_hat = tl.load(ring_k_hat_ptr + ((i_slot * H + i_kh) * RING + o_l[:, None]) * K + o_kc[None, :], mask=m_first[:, None] & m_kc[None, :], other=0.0).to(tl.float32)  # [BL, BKT]
+                    r_k_hat = tl.load(ring_k_hat_ptr + ((i_slot * H + i_kh) * RING + o_l[:, None]) * K + o_kc[None, :], mask=m_l[:, None] & m_kc[None, :], other=0.0).to(tl.float32)  # [BL, BKT]
+                    rec_key = r_k_hat
+                    kw = rec_key if STREAM_FIRST else rec_weight[:, None] * rec_key  # [BL, BKT] (zero past n)
                     c_chunk = tl.load(p_rows[:, None] + o_kc[None, :], mask=m_v[:, None] & m_kc[None, :], other=0.0).to(tl.float32)
                     acc_q = formats.grouped_dot(acc_q, c_chunk, (ct_query if STREAM_FIRST else ck_weight * ct_query), DBV, BKT, KGC)
+                    s_q += tl.sum(kw * ct_query[None, :], axis=1)
+                    kq += ct_key * ct_query
                     acc_k = formats.grouped_dot(acc_k, c_chunk, (ct_key if STREAM_FIRST else ck_weight * ct_key), DBV, BKT, KGC)
-                    if i_vs == 0:  # the records' scores: once per program
-                        rec_key = r_k_hat
-                        kw = rec_key if STREAM_FIRST else rec_weight[:, None] * rec_key  # [BL, BKT] (zero past n)
-                        s_q += tl.sum(kw * ct_query[None, :], axis=1)
-                        kq += ct_key * ct_query
-                        s_k += tl.sum(kw * ct_key[None, :], axis=1)
+                    s_k += tl.sum(kw * ct_key[None, :], axis=1)
                 acc_q = tl.sum(acc_q, axis=1)
                 acc_k = tl.sum(acc_k, axis=1)
                 s_kq = tl.sum(kq, axis=0)
@@ -186,20 +184,19 @@ def replay_decode_kernel(
                     c_k_hat = c_k * tl.math.rsqrt(red_1 + 1e-06)
                     ct_query = c_q_hat
                     ct_key = c_k_hat
-                    r_k_hat = tl.load(ring_k_hat_ptr + ((i_slot * H + i_kh) * RING + o_l[:, None]) * K + o_kc[None, :], mask=m_first[:, None] & m_kc[None, :], other=0.0).to(tl.float32)  # [BL, BKT]
+                    r_k_hat = tl.load(ring_k_hat_ptr + ((i_slot * H + i_kh) * RING + o_l[:, None]) * K + o_kc[None, :], mask=m_l[:, None] & m_kc[None, :], other=0.0).to(tl.float32)  # [BL, BKT]
+                    rec_key = r_k_hat
+                    kw = rec_key if STREAM_FIRST else rec_weight[:, None] * rec_key  # [BL, BKT] (zero past n)
                     o_ks = i_k * NBC + o_ksb  # the chunk's blocks
                     b_scale = tl.load(p_bscale[:, None] + o_ks[None, :], mask=m_v[:, None] & (o_ks < KS)[None, :], other=0.0).to(tl.float32)  # [DBV, NBC]
                     o_kw = i_k * WPC + o_kwb  # the chunk's words
                     words = tl.load(p_words[:, None] + o_kw[None, :], mask=m_v[:, None] & (o_kw < KW)[None, :], other=0)
                     d_q, d_k = formats.read_words_dot2_at(words, ct_query, ct_key, up_q, up_k, WPC, True)  # [DBV, WPC]
                     acc_q += d_q * b_scale
+                    s_q += tl.sum(kw * ct_query[None, :], axis=1)
+                    kq += ct_key * ct_query
                     acc_k += d_k * b_scale
-                    if i_vs == 0:  # the records' scores: once per program
-                        rec_key = r_k_hat
-                        kw = rec_key if STREAM_FIRST else rec_weight[:, None] * rec_key  # [BL, BKT] (zero past n)
-                        s_q += tl.sum(kw * ct_query[None, :], axis=1)
-                        kq += ct_key * ct_query
-                        s_k += tl.sum(kw * ct_key[None, :], axis=1)
+                    s_k += tl.sum(kw * ct_key[None, :], axis=1)
                 acc_q = tl.sum(acc_q, axis=1)
                 acc_k = tl.sum(acc_k, axis=1)
                 acc_q = acc_q * (dn_q if STREAM_FIRST else dn_q * ck_weight)
@@ -215,8 +212,8 @@ def replay_decode_kernel(
                     G_t = tl.sum(rec_gate, axis=0) + t_gate  # ... and after the last record and the current token
                     rec_weight = tl.where(m_l, devmath.exp(-G_rec + G_t), 0.0)  # decay from record j to t, <= 1
                     ck_weight = devmath.exp(G_t)  # decay from the checkpoint to t
-                    s_q = rec_weight * s_q  # the scores' decays (zero past n; the scores are the first tile's)
-                    s_k = rec_weight * s_k
+                s_q = rec_weight * s_q  # the scores' decays (zero past n)
+                s_k = rec_weight * s_k
                 acc_q = acc_q * ck_weight
                 acc_k = acc_k * ck_weight
             # -- this value tile: value-axis inputs and records -----------------------

@@ -2,7 +2,7 @@
 # the templates and run `replaygen build`.
 # kernel: mamba2__ngroups8_nheads96_dstate128_headdim80__L16__state_fp32__read_fp8row__rec_bf16
 # spec sha256: b9b9d1221036064279430b56c5d997514355cbb9c52adf3b69fc5581e1456b5e
-# templates sha256: fa545d03b6b57ca7abe6faa164bdd90e621ab6592dba1a7d7cb4fd4b035335d2
+# templates sha256: fd3a400b63c86760e2cae89c99962d07a84c28723c227a67fac49cb35761c180
 # generator sha256: 0d7b55503716e1aa7131d5b6dc577b15ceaade8ed004b36cbff86c46828f8c77
 """ReplaySSM kernels for mamba2: mamba2__ngroups8_nheads96_dstate128_headdim80__L16__state_fp32__read_fp8row__rec_bf16.
 
@@ -118,17 +118,16 @@ def replay_decode_kernel(
         else:  # placeholders, loop-carried: the first tile sets them
             rec_weight = tl.zeros([BL], tl.float32)
             ck_weight = tl.full([], 0.0, tl.float32)
-        s_q = tl.zeros([BL], tl.float32)  # record scores for q
-        kq = tl.zeros([BKT], tl.float32)  # the token's own score, per lane
         # the word products' fp16 scales from the head's probes, not a warp max per chunk
         # (offline sm_90, GDN 4B: 34 instructions per chunk iteration of FP8 row, 29 of NVFP4)
         up_q, dn_q = formats.word_probe_scale(tl.max(tl.abs(t_query), axis=0), False)
         for i_vs in range((DNV + NSPLIT - 1) // NSPLIT):  # this program's value tiles
             i_v = i_split + i_vs * NSPLIT  # (past DNV: a fully masked tile, when NSPLIT does not divide it)
-            m_first = m_l & (i_vs == 0)  # the committed records, loaded in the first tile only (record_scores)
             o_v = i_v * DBV + o_vb
             m_v = o_v < V
             p_rows = ckpt_ptr + ((i_slot * HV + i_hv) * V + o_v) * K  # [DBV] checkpoint rows
+            s_q = tl.zeros([BL], tl.float32)  # record scores for q
+            kq = tl.zeros([BKT], tl.float32)  # the token's own score, per lane
             if FLUSH:  # a flushing row reads the checkpoint, never the read copy
                 acc_q = tl.zeros([DBV, KGC], tl.float32)  # partial sums of C·(decayed q; STREAM_FIRST: q)
                 for i_k in tl.range(NK, num_stages=STREAM_STAGES):
@@ -138,14 +137,13 @@ def replay_decode_kernel(
                     c_C = tl.load(C_ptr + i_b * stride_C + i_kh * K + o_kc, mask=m_kc, other=0.0).to(tl.float32)
                     ct_query = c_C
                     ct_key = c_B
-                    r_B = tl.load(ring_B_ptr + ((i_slot * H + i_kh) * RING + o_l[:, None]) * K + o_kc[None, :], mask=m_first[:, None] & m_kc[None, :], other=0.0).to(tl.float32)  # [BL, BKT]
+                    r_B = tl.load(ring_B_ptr + ((i_slot * H + i_kh) * RING + o_l[:, None]) * K + o_kc[None, :], mask=m_l[:, None] & m_kc[None, :], other=0.0).to(tl.float32)  # [BL, BKT]
+                    rec_key = r_B
+                    kw = rec_key if STREAM_FIRST else rec_weight[:, None] * rec_key  # [BL, BKT] (zero past n)
                     c_chunk = tl.load(p_rows[:, None] + o_kc[None, :], mask=m_v[:, None] & m_kc[None, :], other=0.0).to(tl.float32)
                     acc_q = formats.grouped_dot(acc_q, c_chunk, (ct_query if STREAM_FIRST else ck_weight * ct_query), DBV, BKT, KGC)
-                    if i_vs == 0:  # the records' scores: once per program
-                        rec_key = r_B
-                        kw = rec_key if STREAM_FIRST else rec_weight[:, None] * rec_key  # [BL, BKT] (zero past n)
-                        s_q += tl.sum(kw * ct_query[None, :], axis=1)
-                        kq += ct_key * ct_query
+                    s_q += tl.sum(kw * ct_query[None, :], axis=1)
+                    kq += ct_key * ct_query
                 acc_q = tl.sum(acc_q, axis=1)
                 s_kq = tl.sum(kq, axis=0)
             else:
@@ -159,16 +157,15 @@ def replay_decode_kernel(
                     c_C = tl.load(C_ptr + i_b * stride_C + i_kh * K + o_kc, mask=m_kc, other=0.0).to(tl.float32)
                     ct_query = c_C
                     ct_key = c_B
-                    r_B = tl.load(ring_B_ptr + ((i_slot * H + i_kh) * RING + o_l[:, None]) * K + o_kc[None, :], mask=m_first[:, None] & m_kc[None, :], other=0.0).to(tl.float32)  # [BL, BKT]
+                    r_B = tl.load(ring_B_ptr + ((i_slot * H + i_kh) * RING + o_l[:, None]) * K + o_kc[None, :], mask=m_l[:, None] & m_kc[None, :], other=0.0).to(tl.float32)  # [BL, BKT]
+                    rec_key = r_B
+                    kw = rec_key if STREAM_FIRST else rec_weight[:, None] * rec_key  # [BL, BKT] (zero past n)
                     o_kw = i_k * WPC + o_kwb  # the chunk's words
                     words = tl.load(p_words[:, None] + o_kw[None, :], mask=m_v[:, None] & (o_kw < KW)[None, :], other=0)
                     d_q = formats.read_words_dot_at(words, ct_query, up_q, WPC, False)  # [DBV, WPC]
                     acc_q += d_q
-                    if i_vs == 0:  # the records' scores: once per program
-                        rec_key = r_B
-                        kw = rec_key if STREAM_FIRST else rec_weight[:, None] * rec_key  # [BL, BKT] (zero past n)
-                        s_q += tl.sum(kw * ct_query[None, :], axis=1)
-                        kq += ct_key * ct_query
+                    s_q += tl.sum(kw * ct_query[None, :], axis=1)
+                    kq += ct_key * ct_query
                 acc_q = tl.sum(acc_q, axis=1)
                 acc_q = acc_q * (dn_q if STREAM_FIRST else dn_q * ck_weight)
                 s_kq = tl.sum(kq, axis=0)
@@ -181,7 +178,7 @@ def replay_decode_kernel(
                     G_t = tl.sum(rec_gate, axis=0) + t_gate  # ... and after the last record and the current token
                     rec_weight = tl.where(m_l, devmath.exp(-G_rec + G_t), 0.0)  # decay from record j to t, <= 1
                     ck_weight = devmath.exp(G_t)  # decay from the checkpoint to t
-                    s_q = rec_weight * s_q  # the scores' decays (zero past n; the scores are the first tile's)
+                s_q = rec_weight * s_q  # the scores' decays (zero past n)
                 acc_q = acc_q * ck_weight
             # -- this value tile: value-axis inputs and records -----------------------
             b_x = tl.load(x_ptr + i_b * stride_x + i_hv * V + o_v, mask=m_v, other=0.0).to(tl.float32)
