@@ -5,7 +5,8 @@ warm-up (so skip L + 2 launches): the replay decode with every cursor
 at L/2 (a non-flush step), at L - 1 (every row flushes), and the conventional step. The
 tuning table of the repository picks the launches, as in serving. With --max-drafts T
 the configuration is the speculative one and the kernels are verify (T drafts past L/2
-committed records) and the commit's fold (every row accepts them all), each launched
+committed records, or --verify-at N) and the commit's fold (every row accepts them all:
+with N = L every row folds), each launched
 once to warm up and once more to be profiled (skip 2: `-k regex:"verify|fold"`).
 With --staggered: one decode step with staggered cursors (one row in L folds; with
 the flush separate, its fold launch too) between cudaProfilerStart and Stop, for
@@ -41,6 +42,9 @@ ap.add_argument("--staggered", action="store_true",
                 help="profile one decode step with staggered cursors (1 row in L folds; its "
                      "fold launch too, when the flush is separate) between "
                      "cudaProfilerStart/Stop: run ncu with --profile-from-start off")
+ap.add_argument("--verify-at", type=int, default=None,
+                help="with --max-drafts: the committed records before the verify (default L/2; "
+                     "CAP, i.e. L, makes the commit of all T drafts fold every row)")
 ap.add_argument("--device", default="cuda")   # cpu: a check of this script in the interpreter
 args = ap.parse_args()
 read = {"read_dtype": args.read_dtype} if args.read_dtype else {}
@@ -51,14 +55,15 @@ w = Workload(kern, args.batch, args.device)
 L = kern.plan.L
 if args.max_drafts > 1:
     T = args.max_drafts
+    n = L // 2 if args.verify_at is None else args.verify_at
     accepted = torch.full((args.batch,), T, dtype=torch.int32, device=args.device)
     for _ in range(2):   # warm-up, then the profiled launches
-        w.cursors(L // 2)()
+        w.cursors(n)()
         w.verify(args.batch)
         kern.commit(w.state, w.all_slots[:args.batch], accepted, check=False)
     if args.device == "cuda":
         torch.cuda.synchronize()
-    print(kern.name, "profiled: verify of", T, "drafts at n =", L // 2, "and its commit")
+    print(kern.name, "profiled: verify of", T, "drafts at n =", n, "and its commit")
     sys.exit(0)
 if args.staggered:
     for _ in range(2):   # warm-up, then the profiled step
