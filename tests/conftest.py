@@ -37,14 +37,73 @@ if "REPLAYGEN_CACHE" not in os.environ:
     atexit.register(shutil.rmtree, _cache, ignore_errors=True)
 
 
+def _skip_repatching_inside_launches() -> bool:
+    """Make the interpreter's device-function calls cheap; True where it applied.
+
+    Triton's interpreter (3.6 through 3.9) patches the triton.language modules a function
+    sees (`tl`, `tl.core`: its globals) into interpreted ones when a kernel launch starts
+    (`_patch_lang`, undone when the launch ends), and again at every call of a @triton.jit
+    function inside the kernel. For modules already patched the second time changes
+    nothing: their builtins are the interpreted ones by then, and the rest sets the same
+    attributes again. But it walks the modules with inspect.getmembers each time, and the
+    generated kernels call their helpers thousands of times per test: a third of the
+    interpreter's time in test_replay_decode_matches_reference (cProfile, session 35). So
+    inside a launch, a call is patched only when its function sees a set of language
+    modules that no call of this launch has patched yet (triton.language.standard's
+    functions see `tl.core` alone, which the launch's `tl` does not cover): as Triton does
+    it, only not again. A change to how Triton patches shows as an error (a builtin called
+    unpatched raises), not as a wrong result."""
+    try:
+        import triton.language as tl
+        from triton.runtime import interpreter
+    except ImportError:
+        return False
+    patch_lang = getattr(interpreter, "_patch_lang", None)
+    scope_type = getattr(interpreter, "_LangPatchScope", None)
+    if patch_lang is None or scope_type is None or getattr(patch_lang, "replaygen", False):
+        return False
+    langs_of = {}    # function -> the language modules in its globals (as _patch_lang finds them)
+    launch = {"patched": None}   # the module sets patched in the current launch; None outside one
+
+    def patch_once_per_launch(fn):
+        key = langs_of.get(fn)
+        if key is None:
+            key = langs_of[fn] = frozenset(id(v) for v in fn.__globals__.values()
+                                           if v is tl or v is tl.core)
+        patched = launch["patched"]
+        if patched is not None:   # a call inside a launch
+            if key in patched:
+                return scope_type()
+            patched.add(key)
+            return patch_lang(fn)
+        scope = patch_lang(fn)    # a launch
+        restore = scope.restore
+
+        def restore_and_leave():
+            launch["patched"] = None
+            restore()
+        scope.restore = restore_and_leave
+        launch["patched"] = {key}
+        return scope
+    patch_once_per_launch.replaygen = True
+    interpreter._patch_lang = patch_once_per_launch
+    return True
+
+
+INTERPRETER_PATCHED_ONCE = not CUDA and _skip_repatching_inside_launches()
+
+
 # -- the offline sm_90 compile check (test_compile_sm90.py) -----------------------------
-# Its compiles (~12 CPU-minutes cold) run in one child process started as soon as the
+# Its compiles (~11 CPU-minutes cold) run in one child process started as soon as the
 # session knows it runs the test, and overlap the rest of the suite; the test itself runs
 # last and waits for the child. Under pytest-xdist every worker collects every test, so
 # the xdist controller (which lives until the session ends) starts the one child, and the
 # worker that gets the test finds it by the run's id. One child per session: two would
-# compile everything twice on CI's two cores.
+# compile everything twice on CI's two cores. The child compiles on two processes
+# (SM90_WORKERS): once the interpreter tests got faster (session 35) the child became the
+# suite's tail, one core compiling alone for four minutes while the other idled.
 SM90_TEST = "test_default_kernels_compile_for_sm90"
+SM90_WORKERS = min(2, os.cpu_count() or 1)
 
 
 def sm90_child(workers: int, log) -> subprocess.Popen:
@@ -62,7 +121,7 @@ def sm90_run_dir(run_id: str | None = None) -> Path:
 
 
 def _start_sm90(run_dir: Path) -> None:
-    """Start the child on one worker process (once per run directory); its return code
+    """Start the child on SM90_WORKERS processes (once per run directory); its return code
     goes to run_dir/rc when it ends, and it is killed if the session ends first."""
     # test_compile_sm90._ptxas_available's check, repeated: importing that module here
     # would load every configuration in the xdist controller, and it cannot import this
@@ -83,7 +142,7 @@ def _start_sm90(run_dir: Path) -> None:
         (run_dir / "rc.part").rename(run_dir / "rc")   # seen whole or not at all
 
     try:
-        proc = sm90_child(1, log)
+        proc = sm90_child(SM90_WORKERS, log)
     except OSError as exc:   # the test then fails with this, instead of waiting for an rc
         log.write(f"could not start the sm_90 compiles: {exc!r}\n")
         log.close()

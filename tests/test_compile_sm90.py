@@ -11,10 +11,13 @@ runtime specialisation gives real tensors, so the code compiled is the code that
 The compiler must run without TRITON_INTERPRET (which the rest of the suite sets on a
 CPU machine: it turns Triton's own library functions into interpreted ones), so the test
 runs this file as a script in a child process. When the session collects this test,
-conftest.py starts that child at once, on one worker (once per session, pytest-xdist's
-workers included), and runs the test last: the compiles (~12 CPU-minutes cold) then
-overlap the interpreter tests. Session 6 tried a pool of two workers beside a serial
-suite, which slowed it by a third and saved nothing.
+conftest.py starts that child at once, on two worker processes (conftest.SM90_WORKERS;
+once per session, pytest-xdist's workers included), and runs the test last: the compiles
+(~11 CPU-minutes cold) then overlap the interpreter tests. Session 6 tried a pool of two
+workers beside a serial suite, which slowed it by a third and saved nothing; beside
+pytest-xdist's two workers, once the interpreter tests took a third less time, one
+compile worker left the suite waiting four minutes for it (session 35: 889 -> 804 s on
+two cores with two).
 """
 from __future__ import annotations
 
