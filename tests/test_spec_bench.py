@@ -35,22 +35,23 @@ def test_markdown_tables():
 
 
 @pytest.mark.parametrize("verify_folds", [False, True])
-def test_staggered_cycle_positions(verify_folds):
+def test_staggered_cycle_positions(verify_folds, device):
     """The timed cycle (spec_bench's time_step, spec_breakdown's profile) starts with row r
     at cursor (r % period) * T, and in every step of full acceptance one row in each
     period folds: without verify_folds the commit's fold takes a row at 16 to 0 (16 + 8 >
     CAP = 16), so the cursors cycle 0 / 8 / 16; with verify_folds a row at 16 folds in the
     verify and commits to 8, so they alternate 8 / 16. A wrong stagger (every row folding
-    in the same step) fails. Small dims, the interpreter."""
+    in the same step) fails. Small dims; the interpreter, or the GPU where there is one
+    (the cycle's tensors live on the device it is given)."""
     import torch
     import replaygen
     L, T, batch = spec_bench.L, 8, 4
     kern = replaygen.load("gdn", H=1, HV=2, K=16, V=16, L=L, state_dtype="fp32",
                           record_dtype="fp32", max_drafts=T, verify_folds=verify_folds)
     gen = torch.Generator().manual_seed(1)
-    params = {q.name: torch.randn(kern.shape_of(q), generator=gen) * 0.5
+    params = {q.name: (torch.randn(kern.shape_of(q), generator=gen) * 0.5).to(device)
               for q in kern.spec.params()}
-    cyc = spec_bench.StaggeredCycle(kern, params, batch, T, "cpu")
+    cyc = spec_bench.StaggeredCycle(kern, params, batch, T, device)
     if verify_folds:
         assert cyc.period == 2 and cyc.state.cursor[:, 0].tolist() == [0, 8, 0, 8]
         steps = [[8, 16, 8, 16], [16, 8, 16, 8]] * 2
