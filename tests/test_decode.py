@@ -211,9 +211,10 @@ def test_onepass_flush(variant, device, K, V, DBV):
     value heads written by the last of them to finish streaming. K = V = 16 takes the
     fold's tl.dot, (5, 3) its broadcast sum; V = 20 in value tiles of 8 streams three
     tiles per program, each folding the records into its own rows. Three slots at
-    staggered ring positions and a padding row: device flushes in launches that mix flushing and appending rows, an
-    explicit flush, and a launch that folds every row (two passes: cursor 0). Every output,
-    state, cursor and untouched ring row is checked against the reference (harness)."""
+    staggered ring positions and a padding row: device flushes in launches that mix
+    flushing and appending rows, an explicit flush, and a launch that folds every row (two
+    passes: cursor 0). Every output, state, cursor and untouched ring row is checked
+    against the reference (harness)."""
     cfg = Config(variant, H=1, ratio=2, K=K, V=V, L=4, state_dtype="fp32",
                  record_dtype="bf16", input_dtype="bf16",
                  optional=ALL_CASES[variant].optional_inputs)
