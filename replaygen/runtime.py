@@ -27,7 +27,7 @@ from .plan import (MAX_ORDERED_PROGRAMS, MAX_ORDERED_ROWS, KernelPlan, launch_co
 from . import render
 from .render import render_module
 from .spec import Spec, load_spec, load_variant
-from .tuning import Launch, TuningTable, table_for
+from .tuning import Launch, TuningTable, compile_options, table_for
 
 TORCH_DTYPES = {"fp32": torch.float32, "bf16": torch.bfloat16, "fp16": torch.float16}
 # Storage of the quantised formats (replaygen/formats.py): e4m3 values, packed NVFP4 bytes.
@@ -374,7 +374,7 @@ class Kernels:
             self.module.quantize_kernel[(slots.shape[0], self.plan.HV)](
                 slots_ptr=slots, num_slots=state.num_slots, src_ptr=src, ckpt_ptr=state.checkpoint,
                 **self._state_args(state), **self._has, **self._consts,
-                num_warps=self.module.NUM_WARPS)
+                **compile_options(self.module.NUM_WARPS))
         state.cursor[slots.long()] = 0
         state.drafted[slots.long()] = 0
         # an empty ring does not flush at its next decode (L >= 2): the launch order's
@@ -647,7 +647,8 @@ class Kernels:
             self.module.conventional_verify_kernel[(rows, self.plan.HV, self.plan.NV)](
                 slots_ptr=slots, num_slots=S.shape[0], state_ptr=S, **args, **self._param_args(params),
                 num_drafts_ptr=num_drafts, T_IN=T, snap_ptr=snapshots, out_ptr=out,
-                stride_out=_token_stride(out, out.shape[1]), **has, **self._consts, num_warps=self.module.NUM_WARPS)
+                stride_out=_token_stride(out, out.shape[1]), **has, **self._consts,
+                **compile_options(self.module.NUM_WARPS))
         return out
 
     def conventional_commit(self, S: torch.Tensor, slots: torch.Tensor, snapshots: torch.Tensor,
@@ -666,7 +667,7 @@ class Kernels:
             self.module.conventional_select_kernel[(rows, self.plan.HV, self.plan.NV)](
                 slots_ptr=slots, num_slots=S.shape[0], state_ptr=S, snap_ptr=snapshots,
                 accepted_ptr=num_accepted, **self._has, **self._consts,
-                num_warps=self.module.NUM_WARPS)
+                **compile_options(self.module.NUM_WARPS))
 
     # -- launch configurations ---------------------------------------------------------
     def launch_args(self, kernel: str, rows: int, device, launch: Launch | None = None):
@@ -703,7 +704,7 @@ class Kernels:
             # whose tiles the module's CONSTEXPRS hold, this reproduces them: a test checks)
             bv, bkt, warps = plan_tiles(self.plan, kernel)
             hit = ({**self._consts, **launch_constants(self.plan, kernel, bv, bkt)},
-                   {"num_warps": warps}, None)
+                   compile_options(warps), None)
         else:
             hit = ({**self._consts, **launch.constants(self.plan, kernel)},
                    launch.options(), launch)

@@ -38,6 +38,20 @@ from pathlib import Path
 from .errors import TuningError
 from .plan import decode_splits, launch_constants
 
+# Triton compile options every launch pins, whatever the launch: FMA contraction (a*b + c
+# rounded once, FFMA / HFMA2) stays on. It is Triton's default through 3.9, which warns
+# that 3.10 turns it off. Every tolerance and tuned time here was measured with it, and
+# off it would split each FFMA of the instruction-bound read copies into a multiply and
+# an add.
+PINNED_OPTIONS = {"enable_fp_fusion": True}
+
+
+def compile_options(num_warps: int, **options) -> dict:
+    """A launch's Triton compile options: `num_warps`, any `options` (num_stages, maxnreg),
+    and PINNED_OPTIONS."""
+    return {"num_warps": num_warps, **options, **PINNED_OPTIONS}
+
+
 FORMAT = 1
 TUNING_FILE = "tuning.json"
 KERNELS = ("replay_decode", "fold", "conventional_decode", "verify", "verify_fold", "commit")
@@ -120,12 +134,11 @@ class Launch:
                                 self.separate_flush, self.heads, self.stream_first, self.read_words,
                                 self.onepass_flush, self.flush_order)
 
-    def options(self) -> dict[str, int]:
-        """The launch's compile options (Triton's num_warps, num_stages, maxnreg)."""
-        out = {"num_warps": self.num_warps, "num_stages": self.num_stages}
-        if self.maxnreg is not None:
-            out["maxnreg"] = self.maxnreg
-        return out
+    def options(self) -> dict:
+        """The launch's compile options (Triton's num_warps, num_stages, maxnreg; and
+        PINNED_OPTIONS)."""
+        capped = {} if self.maxnreg is None else {"maxnreg": self.maxnreg}
+        return compile_options(self.num_warps, num_stages=self.num_stages, **capped)
 
     def for_fewer_rows(self, plan, tabled: int, rows: int) -> "Launch":
         """This decode launch, tabled at batch `tabled`, for a batch of `rows` < tabled

@@ -40,7 +40,7 @@ from replaygen.emit import GENERATED_DIR, default_configs, table_configs  # noqa
 from replaygen.plan import decode_is_chunked, launch_constants, plan_tiles, streams_first  # noqa: E402
 from replaygen.runtime import commit_move_warps, load  # noqa: E402
 from replaygen.spec import available_variants, load_variant  # noqa: E402
-from replaygen.tuning import TUNING_FILE, Launch, TuningTable  # noqa: E402
+from replaygen.tuning import TUNING_FILE, Launch, TuningTable, compile_options  # noqa: E402
 
 TARGET = GPUTarget("cuda", 90, 32)
 TORCH_TO_TRITON = {torch.float32: "fp32", torch.bfloat16: "bf16", torch.float16: "fp16",
@@ -84,7 +84,7 @@ def compile_kernel(kern, name, launch=None, warps=None, table_kernel=None, **fla
     consts = {**mod.CONSTEXPRS, **flags}
     plan_warps = {"replay_decode_kernel": mod.DECODE_WARPS,   # as the runtime launches them
                   "verify_kernel": mod.VERIFY_WARPS}.get(name, mod.NUM_WARPS)
-    options = {"num_warps": plan_warps}
+    options = compile_options(plan_warps)
     if name == "verify_kernel":   # its tiles, where they differ from the decode's
         consts.update(launch_constants(kern.plan, "verify", *plan_tiles(kern.plan, "verify")[:2]))
     if launch is not None:

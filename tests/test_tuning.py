@@ -29,7 +29,7 @@ from replaygen.runtime import device_name
 from replaygen.spec import available_variants, load_variant
 from replaygen.tune import (flush_order_candidates, onepass_flush_candidates, register_caps,
                             split_candidates)
-from replaygen.tuning import TUNING_FILE, Launch, TuningTable, bucket
+from replaygen.tuning import PINNED_OPTIONS, TUNING_FILE, Launch, TuningTable, bucket, compile_options
 
 
 def entry(**over):
@@ -427,9 +427,9 @@ def test_overrides_pin_the_launch():
     pinned = load("gdn", H=1, HV=1, K=16, V=32, L=2, block_v=32, num_warps=4)
     assert pinned.tuning is None and pinned.name.endswith("__bv32_w4")
     consts, launch = pinned.launch_args("replay_decode", 4, "cpu")
-    assert consts["DBV"] == 32 and consts["DNV"] == 1 and launch == {"num_warps": 4}
+    assert consts["DBV"] == 32 and consts["DNV"] == 1 and launch == compile_options(4)
     consts, launch = pinned.launch_args("fold", 4, "cpu")
-    assert consts["BV"] == 32 and consts["NV"] == 1 and launch == {"num_warps": 4}
+    assert consts["BV"] == 32 and consts["NV"] == 1 and launch == compile_options(4)
     assert load("gdn", H=1, HV=1, K=16, V=32, L=2, tuning=False).tuning is None
 
 
@@ -761,7 +761,7 @@ def test_register_caps_round_trip_and_extend_the_best_verify_and_decode_launches
     assert [e.get("maxnreg") for e in entries] == [128, None]
     back = TuningTable.read(path, "gdn")
     assert back.lookup("cfg", "verify", "G", 1).options() == {"num_warps": 1, "num_stages": 3,
-                                                               "maxnreg": 128}
+                                                               "maxnreg": 128, **PINNED_OPTIONS}
     assert "maxnreg" not in back.lookup("cfg", "verify", "G", 8).options()
     a, b, c = Launch(64, 1, 3, BKT=32), Launch(128, 2, 3, BKT=32), Launch(32, 1, 3, BKT=32)
     times = {a: {256: 0.23}, b: {256: 0.25}, c: {256: 0.30}}
