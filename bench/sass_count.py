@@ -88,6 +88,27 @@ def summarise(sass: str) -> tuple[collections.Counter, collections.Counter, list
     return ops, lines, loops, skips
 
 
+# sm_90's per-SM limits (CUDA occupancy tables): registers, shared memory, warps, blocks
+SM90_REGISTERS, SM90_SHARED, SM90_WARPS, SM90_BLOCKS = 65536, 228 * 1024, 64, 32
+SM90_BLOCK_RESERVED_SHARED = 1024   # the runtime's per-block reservation
+
+
+def residency(compiled, usage: str) -> str:
+    """Programs per SM each resource allows (registers, as ptxas's `usage` line reports
+    them, shared memory, warps): occupancy, which bounds how much latency a latency-bound
+    kernel hides. Registers are allocated per warp in units of 256 (8 per thread)."""
+    regs = int(re.search(r"Used (\d+) registers", usage).group(1))
+    shared = compiled.metadata.shared
+    num_warps = compiled.metadata.num_warps
+    per_warp = -(-regs * 32 // 256) * 256
+    by_regs = SM90_REGISTERS // (per_warp * num_warps) if regs else SM90_BLOCKS
+    by_shared = SM90_SHARED // (shared + SM90_BLOCK_RESERVED_SHARED)
+    by_warps = SM90_WARPS // num_warps
+    programs = min(by_regs, by_shared, by_warps, SM90_BLOCKS)
+    return (f"shared memory {shared} B; programs per SM: {programs} (registers {by_regs}, "
+            f"shared memory {by_shared}, warps {by_warps})")
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--variant", required=True)
@@ -135,6 +156,7 @@ def main(argv=None) -> int:
     ops, lines, loops, skips = summarise(sass_of(compiled))
     print(f"{kern.name} {args.kernel} batch {args.batch}: launch {launch}")
     print(f"  {sum(ops.values())} SASS instructions; {sm90.ptxas_usage(compiled)}")
+    print("  " + residency(compiled, sm90.ptxas_usage(compiled)))
     mma = {k: v for k, v in ops.items() if k.startswith(("HMMA", "HGMMA", "IMMA"))}
     print("  tensor-core: " + (", ".join(f"{k} {v}" for k, v in sorted(mma.items())) or "none"))
     print("  top opcodes: " + ", ".join(f"{k} {v}" for k, v in ops.most_common(12)))
