@@ -440,9 +440,9 @@ def run(args, log=print) -> int:
     args.batches = tuple(args.batches or DEFAULT_BATCHES)
     args.L = tuple(args.L or DEFAULT_LS)
     out = Path(args.out or "bench/results/latest")
-    out.mkdir(parents=True, exist_ok=True)
 
-    def progress(report):
+    def progress(report):   # (the folder is made at the first results: a refused run makes none)
+        out.mkdir(parents=True, exist_ok=True)
         (out / "bench.json").write_text(json.dumps(report, indent=1) + "\n")
     report = run_suite(args, log, progress)
     write_report(report, out, log)

@@ -28,6 +28,7 @@ from .plan import FP8_SCALES, QUANTIZED, STATE_DTYPES, KernelConfig, make_config
 from .spec import DTYPES, Spec, available_variants, load_variant
 
 RECORD_DTYPES = DTYPES
+KERNEL_MODULES = ("replaygen.devmath", "replaygen.formats", "replaygen.launch_order")  # @triton.jit
 CUSTOM_OPTIONS = ("dims", "config", "buffer_length", "state_dtype", "record_dtype",
                   "read_dtype", "stochastic", "fp8_scale", "record_dtypes", "max_drafts",
                   "verify_folds")
@@ -245,6 +246,12 @@ def show(args) -> int:
     print("\nreplay form:")
     print(f"  {deriv.replay_state}\n  {deriv.replay_output}")
 
+    print("\ninputs (per batch row; a verify's drafts add [T] after the row) and parameters:")
+    for q in spec.inputs() + spec.params():
+        shape = ", ".join(f"{d}={dims[d]}" for d in q.shape)
+        role = "input" if q.kind == "input" else "param"
+        print(f"  {q.name:<10} {role:<6} [{shape}]{'  (optional)' if q.optional else ''}")
+
     print(f"\nrecord layout (one token; ring of L = {plan.L}):")
     field_bytes = dict(model.record_fields)
     for f in plan.ring:
@@ -287,7 +294,11 @@ def show(args) -> int:
               f"  (fp32-checkpoint step / this step, n = {mid})")
         print(f"  {'amortised cap':<16} {base.evaluate(base.conventional) / model.evaluate(model.amortised):>12.3f}x"
               "  (conventional fp32 step / this amortised step)")
-    if plan.T_MAX > 1 and plan.L % plan.T_MAX == 0 and plan.read is None:
+    if plan.T_MAX > 1 and (plan.L % plan.T_MAX or plan.read is not None):
+        why = "a read copy" if plan.read is not None else f"L = {plan.L} not a multiple of T"
+        print(f"\n(no speculative bytes model for T = {plan.T_MAX}: the model assumes L = M T"
+              f"\n and a plain checkpoint; this configuration has {why})")
+    elif plan.T_MAX > 1:
         from .traffic import SPECULATIVE, speculative
         print(f"\nspeculative step of T = {plan.T_MAX} drafts, all accepted (L = M T; n committed):")
         for name, formula in SPECULATIVE.items():
@@ -313,6 +324,8 @@ def accuracy(args) -> int:
         return 0
     import torch
     device = args.device or ("cuda" if torch.cuda.is_available() else "cpu")
+    if device == "cpu":
+        interpret_kernels()
     tokens = args.tokens or (32768 if device == "cuda" else 256)
     rows = args.rows or (32 if device == "cuda" else 2)
     out = args.out or Path("bench") / "results" / f"accuracy-{args.variant}"
@@ -334,6 +347,20 @@ def accuracy(args) -> int:
         (r, rs), (k, ks), (r64, _) = fmt("rel_vs_fp32"), fmt("kl_vs_fp32"), fmt("rel_vs_fp64")
         print(f"{m:<14} {r:>16} {rs} {k} {ks} {r64:>16} {row['state_bytes_read']:>13,}")
     return 0
+
+
+def interpret_kernels() -> None:
+    """Run Triton kernels in its interpreter (the only way they run on a CPU). `@triton.jit`
+    reads TRITON_INTERPRET when a kernel is defined, so it is set before any of replaygen's
+    kernel modules load; one loaded earlier in this process would stay compiled, so that
+    case is refused rather than mixed."""
+    if os.environ.get("TRITON_INTERPRET") == "1":
+        return
+    loaded = [m for m in KERNEL_MODULES if m in sys.modules]
+    if loaded:
+        raise ConfigError(f"--device cpu needs Triton's interpreter, but {loaded[0]} was "
+                          "loaded without it: set TRITON_INTERPRET=1")
+    os.environ["TRITON_INTERPRET"] = "1"
 
 
 def mode_list(text: str) -> list[str]:
@@ -386,10 +413,10 @@ def add_config_options(p: argparse.ArgumentParser, several_state_dtypes: bool) -
     p.add_argument("--buffer-length", type=positive_int, metavar="L", help="ring length")
     if several_state_dtypes:
         p.add_argument("--state-dtype", type=dtype_list, action="append", metavar="DT[,DT]",
-                       help=f"checkpoint precisions, from {list(DTYPES)} (repeatable)")
+                       help=f"checkpoint precisions, from {list(STATE_DTYPES)} (repeatable)")
     else:
         p.add_argument("--state-dtype", type=dtype_list, metavar="DT",
-                       help=f"checkpoint precision, one of {list(DTYPES)}")
+                       help=f"checkpoint precision, one of {list(STATE_DTYPES)}")
     p.add_argument("--record-dtype", choices=RECORD_DTYPES, help="record precision")
     p.add_argument("--record-dtypes", type=field_dtypes, metavar="FIELD=DT,...",
                    help="per-field record precisions (e.g. g=fp32)")
@@ -543,6 +570,11 @@ def main(argv: list[str] | None = None) -> int:
         args.parser.error(problem)
     try:
         return args.run(args)
+    except BrokenPipeError:
+        # the reader went away (`replaygen show ... | head`): not an error of this command;
+        # stdout's pipe is closed, so Python's own flush at exit is pointed elsewhere
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
     except (ReplaygenError, OSError) as exc:
         print(f"replaygen: error: {exc}", file=sys.stderr)
         return 1

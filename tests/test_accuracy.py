@@ -91,3 +91,19 @@ def test_unknown_mode_is_a_usage_error(capsys):
     with pytest.raises(SystemExit) as info:
         main(["accuracy", "--variant", "gdn", "--modes", "fp64"])
     assert info.value.code == 2 and "unknown mode 'fp64'" in capsys.readouterr().err
+
+
+def test_cpu_device_selects_the_interpreter(monkeypatch):
+    """`accuracy --device cpu` runs Triton's interpreter (the only way kernels run on a CPU):
+    it sets TRITON_INTERPRET before any kernel module loads, and refuses with a clear error
+    when one was already compiled in this process (kernels and helpers would be mixed)."""
+    from replaygen import cli
+    monkeypatch.delenv("TRITON_INTERPRET", raising=False)
+    for name in cli.KERNEL_MODULES:
+        monkeypatch.delitem(sys.modules, name, raising=False)
+    cli.interpret_kernels()
+    assert cli.os.environ["TRITON_INTERPRET"] == "1"
+    monkeypatch.delenv("TRITON_INTERPRET")
+    monkeypatch.setitem(sys.modules, "replaygen.formats", object())
+    with pytest.raises(ConfigError, match="TRITON_INTERPRET=1"):
+        cli.interpret_kernels()

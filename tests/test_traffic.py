@@ -69,3 +69,18 @@ def test_show_and_build_take_max_drafts(tmp_path, capsys):
                  "--max-drafts", "4", "--out", str(tmp_path)]) == 0
     assert [p.name for p in (tmp_path / "gdn").iterdir()] == [
         "gdn__H16_HV32_K128_V128__L16__T4__state_fp32__rec_bf16.py"]
+
+
+def test_show_lists_inputs_and_says_why_no_speculative_model(capsys):
+    """The README sends users to `show` for each spec's model-native input names and
+    shapes; and a --max-drafts that the speculative bytes model does not cover (L not a
+    multiple of T, or a read copy) says so instead of printing nothing."""
+    assert main(["show", "--variant", "mamba2", "--config", "nemotron3-nano-4b", "--max-drafts", "3"]) == 0
+    out = capsys.readouterr().out
+    spec = load_variant("mamba2")
+    for q in spec.inputs() + spec.params():
+        assert f"  {q.name} " in out
+    assert "z          input  [nheads=" in out and "(optional)" in out
+    assert "no speculative bytes model for T = 3" in out and "not a multiple of T" in out
+    assert main(["show", "--variant", "gdn", "--max-drafts", "8", "--read-dtype", "fp8"]) == 0
+    assert "this configuration has a read copy" in capsys.readouterr().out
