@@ -28,7 +28,8 @@ from .plan import FP8_SCALES, QUANTIZED, STATE_DTYPES, KernelConfig, make_config
 from .spec import DTYPES, Spec, available_variants, load_variant
 
 RECORD_DTYPES = DTYPES
-KERNEL_MODULES = ("replaygen.devmath", "replaygen.formats", "replaygen.launch_order")  # @triton.jit
+# replaygen's modules that define @triton.jit functions (the generated kernels import them)
+KERNEL_MODULES = ("replaygen.devmath", "replaygen.formats", "replaygen.launch_order")
 CUSTOM_OPTIONS = ("dims", "config", "buffer_length", "state_dtype", "record_dtype",
                   "read_dtype", "stochastic", "fp8_scale", "record_dtypes", "max_drafts",
                   "verify_folds")
