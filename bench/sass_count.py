@@ -88,20 +88,21 @@ def summarise(sass: str) -> tuple[collections.Counter, collections.Counter, list
     return ops, lines, loops, skips
 
 
-# sm_90's per-SM limits (CUDA occupancy tables): registers, shared memory, warps, blocks
-SM90_REGISTERS, SM90_SHARED, SM90_WARPS, SM90_BLOCKS = 65536, 228 * 1024, 64, 32
+# sm_90's per-SM limits besides registers (CUDA occupancy tables): shared memory, warps,
+# blocks
+SM90_SHARED, SM90_WARPS, SM90_BLOCKS = 228 * 1024, 64, 32
 SM90_BLOCK_RESERVED_SHARED = 1024   # the runtime's per-block reservation
 
 
 def residency(compiled, usage: str) -> dict:
     """Programs per SM each resource allows (registers, as ptxas's `usage` line reports
-    them, shared memory, warps): occupancy, which bounds how much latency a latency-bound
-    kernel hides. Registers are allocated per warp in units of 256 (8 per thread)."""
+    them, by the tuner's rule `tune.programs_per_sm`; shared memory; warps): occupancy,
+    which bounds how much latency a latency-bound kernel hides."""
+    from replaygen.tune import programs_per_sm
     regs = int(re.search(r"Used (\d+) registers", usage).group(1))
     num_warps = compiled.metadata.num_warps
-    per_warp = -(-regs * 32 // 256) * 256
     out = {"registers": regs, "shared": compiled.metadata.shared, "num_warps": num_warps,
-           "by_registers": SM90_REGISTERS // (per_warp * num_warps) if regs else SM90_BLOCKS,
+           "by_registers": programs_per_sm(regs, num_warps) if regs else SM90_BLOCKS,
            "by_shared": SM90_SHARED // (compiled.metadata.shared + SM90_BLOCK_RESERVED_SHARED),
            "by_warps": SM90_WARPS // num_warps}
     out["programs_per_sm"] = min(out["by_registers"], out["by_shared"], out["by_warps"], SM90_BLOCKS)
@@ -154,8 +155,9 @@ def main(argv=None) -> int:
     compiled = sm90.compile_kernel(kern, name, launch, table_kernel=args.kernel, **flags)
     ops, lines, loops, skips = summarise(sass_of(compiled))
     print(f"{kern.name} {args.kernel} batch {args.batch}: launch {launch}")
-    print(f"  {sum(ops.values())} SASS instructions; {sm90.ptxas_usage(compiled)}")
-    res = residency(compiled, sm90.ptxas_usage(compiled))
+    usage = sm90.ptxas_usage(compiled)   # (runs ptxas: once)
+    print(f"  {sum(ops.values())} SASS instructions; {usage}")
+    res = residency(compiled, usage)
     print(f"  shared memory {res['shared']} B; programs per SM: {res['programs_per_sm']} "
           f"(registers {res['by_registers']}, shared memory {res['by_shared']}, warps {res['by_warps']})")
     mma = {k: v for k, v in ops.items() if k.startswith(("HMMA", "HGMMA", "IMMA"))}
@@ -174,7 +176,7 @@ def main(argv=None) -> int:
         row = {"commit": commit, "config": kern.name, "kernel": args.kernel, "batch": args.batch,
                "templates": args.templates or "templates", "launch": str(launch),
                "triton": triton.__version__, "instructions": sum(ops.values()),
-               "ptxas": sm90.ptxas_usage(compiled), "residency": res, "loops": loops, "skips": skips,
+               "ptxas": usage, "residency": res, "loops": loops, "skips": skips,
                "opcodes": dict(ops),
                "command": "python bench/sass_count.py " + " ".join(argv or sys.argv[1:])}
         with open(args.json, "a") as f:
