@@ -6,13 +6,18 @@ Usage (on the H200, from the repository root):
     python bench/config_ab.py --variant kda --geometry kimi-linear-48b --out DIR \
         --configs "gate_records=cumulative;gate_records=step+g=bf16;gate_records=step+g=fp16" \
         --launches "16/1/3/sep,16/1/3,16/1/2/sep" [--rounds 3]
+    python bench/config_ab.py --variant gdn --geometry qwen3.5-4b --out DIR \
+        --versions "read_dtype=fp8@tab;read_dtype=fp8+decode_structure=vtiles@64/4/2/sep/mma"
 
 A configuration is `+`-separated options of replaygen.load: gate_records=step|cumulative,
-decode_structure=vtiles|kchunks, and FIELD=DTYPE for a record field's precision; all share
-fp32 checkpoints, bf16 records otherwise, L = 16, batch 256. A launch is
-BV/num_warps/num_stages[/sep] (sep: the flush in a separate fold launch), forced for the
-decode (`tab`: the committed table's, or the plan's where there is none). Every
-(configuration, launch) is a version: one staggered flush cycle from the same pool and
+decode_structure=vtiles|kchunks, read_dtype=fp8|nvfp4, fp8_scale=row|tile|col, and
+FIELD=DTYPE for a record field's precision; all share fp32 checkpoints, bf16 records
+otherwise, L = 16, batch 256. A launch is BV/num_warps/num_stages[/flag...], flags sep
+(the flush in a separate fold launch), words (Launch.read_words), mma (Launch.read_mma)
+or a Launch field as k=v (e.g. fold_warps=4), forced for the decode (`tab`: the committed
+table's, or the plan's where there is none). Every (configuration, launch) of --configs x
+--launches, or every `configuration@launch` of --versions (';'-separated: structures whose
+launches differ), is a version: one staggered flush cycle from the same pool and
 inputs (seed 7) per version, outputs and final materialised states against the first
 version's as normwise relative differences (configurations that store gates in bf16 / fp16
 differ at that rounding, ~1e-3; a wrong kernel by O(1) or NaN), then CUDA-graph medians
@@ -45,7 +50,7 @@ def load(variant: str, geometry: str, config: str):
     opts, fields = {}, {}
     for kv in filter(None, config.split("+")):
         k, v = kv.split("=")
-        if k in ("gate_records", "decode_structure"):
+        if k in ("gate_records", "decode_structure", "read_dtype", "fp8_scale"):
             opts[k] = v
         else:
             fields[k] = v
@@ -53,33 +58,40 @@ def load(variant: str, geometry: str, config: str):
                           record_dtypes=fields or None, **opts)
 
 
+FLAGS = {"sep": "separate_flush", "words": "read_words", "mma": "read_mma"}
+
+
 def launch(spec: str) -> Launch | None:
     if spec == "tab":
         return None
-    bv, warps, stages, *sep = spec.split("/")
-    return Launch(int(bv), int(warps), int(stages), separate_flush=sep == ["sep"])
+    bv, warps, stages, *flags = spec.split("/")
+    pairs = [(FLAGS[f], "1") if f in FLAGS else f.split("=", 1) for f in flags]
+    return Launch(int(bv), int(warps), int(stages), **common.launch_fields(pairs, spec))
 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--variant", required=True)
     ap.add_argument("--geometry", required=True)
-    ap.add_argument("--configs", required=True, help="configurations, ';'-separated")
+    ap.add_argument("--configs", default="", help="configurations, ';'-separated")
     ap.add_argument("--launches", default="tab", help="launches, ','-separated")
+    ap.add_argument("--versions", default=None, help="configuration@launch pairs, ';'-separated "
+                    "(instead of --configs x --launches)")
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--batch", type=int, default=BATCH)
     ap.add_argument("--no-time", action="store_true", help="the check only (runs on a CPU too)")
     ap.add_argument("--out", type=Path, required=True)
     args = ap.parse_args()
     device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    pairs = ([v.rpartition("@")[::2] for v in args.versions.split(";")] if args.versions else
+             [(c, spec) for c in args.configs.split(";") for spec in args.launches.split(",")])
     versions = []
-    for config in args.configs.split(";"):
-        for spec in args.launches.split(","):
-            kern = load(args.variant, args.geometry, config)
-            forced = launch(spec)
-            if forced is not None:
-                kern.forced["replay_decode"] = forced
-            versions.append((f"{config or 'default'} @ {spec}", kern))
+    for config, spec in pairs:
+        kern = load(args.variant, args.geometry, config)
+        forced = launch(spec)
+        if forced is not None:
+            kern.forced["replay_decode"] = forced
+        versions.append((f"{config or 'default'} @ {spec}", kern))
     checked = check([k for _, k in versions], device, args.batch)
     result = {"meta": environment(sys.argv), "versions": []}
     for i, (name, kern) in enumerate(versions):

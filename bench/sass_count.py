@@ -160,7 +160,7 @@ def main(argv=None) -> int:
     res = residency(compiled, usage)
     print(f"  shared memory {res['shared']} B; programs per SM: {res['programs_per_sm']} "
           f"(registers {res['by_registers']}, shared memory {res['by_shared']}, warps {res['by_warps']})")
-    mma = {k: v for k, v in ops.items() if k.startswith(("HMMA", "HGMMA", "IMMA"))}
+    mma = {k: v for k, v in ops.items() if k.startswith(("HMMA", "HGMMA", "QGMMA", "IMMA"))}
     print("  tensor-core: " + (", ".join(f"{k} {v}" for k, v in sorted(mma.items())) or "none"))
     print("  top opcodes: " + ", ".join(f"{k} {v}" for k, v in ops.most_common(12)))
     print("  loops (instructions per iteration): "

@@ -340,6 +340,78 @@ def read_words_dot2_at(words, p, q, up_p, up_q, NW: tl.constexpr, NVFP4: tl.cons
     return d_p, d_q
 
 
+# -- an FP8 read copy's tiles against the probes on tensor cores -------------------------
+# The value-tile decode may instead multiply a read copy's e4m3 tile [BV, K] (the A
+# operand, keys contiguous as stored) by an e4m3 probe operand [K, 16] built once per
+# program (the B operand): on sm_90 at four warps per program Triton lowers it to
+# wgmma's e4m3 x e4m3 -> fp32 product, fed by cp.async straight from the pipelined tile
+# loop into shared memory, with no per-element conversion or multiply in the threads
+# (offline, sm_90, Triton 3.6: a [64, 128] tile's loop body ~140 instructions over four
+# warps, ~0.07 per element, against ~2.3 for the fp16x2 word products). Hopper has no
+# e4m3 x fp16 product, so each probe p (fp32) goes in as three e4m3 columns: scaled by a
+# power of two to a largest element in [128, 256), p ~ a + b / 16 + c / 256, each part
+# rounded to e4m3 from the remainder of the parts before it (a remainder is at most half
+# an e4m3 step: 1/16 of its element, or 2^-10 below e4m3's normal range, so the next
+# part's 16x scale cannot overflow e4m3). The three columns' fp32 sums are combined with
+# 1, 1/16, 1/256, and the power of two undone. Error: the probe's representation,
+# within 2^-12 of each element (as fp16's rounding of the word products' probes), and
+# the tensor core's fp32 accumulation (Hopper keeps ~14 bits of an fp8 product sum,
+# DeepSeek-V3's report), against the read copy's own quantisation error of 2^-4.
+MMA_COLUMNS = tl.constexpr(16)   # tl.dot's smallest N; 3 columns per probe are used
+MMA_PART = tl.constexpr(16.0)    # the scale between one part and the next
+
+
+@triton.jit
+def _e4m3_parts(x):
+    """x (fp32, |x| < 256) as three e4m3 values (in fp32): x ~ a + b / 16 + c / 256."""
+    a = e4m3_round(x)
+    r = (x - a) * MMA_PART   # (exact: a is x to its leading bits)
+    b = e4m3_round(r)
+    c = e4m3_round((r - b) * MMA_PART)
+    return a, b, c
+
+
+@triton.jit
+def _part_rows(p, row, first: tl.constexpr):
+    """p's three parts in rows first .. first + 2 of a [MMA_COLUMNS, len(p)] tile, and
+    its scale's inverse (to undo after the product)."""
+    up, down = probe_scale(tl.max(tl.abs(p), axis=0), 8)
+    a, b, c = _e4m3_parts(p * up)
+    x = tl.where(row == first, a[None, :], 0.0)
+    x = tl.where(row == first + 1, b[None, :], x)
+    return tl.where(row == first + 2, c[None, :], x), down
+
+
+@triton.jit
+def mma_probe_operand(p, q, TWO: tl.constexpr):
+    """The e4m3 B operand [len(p), MMA_COLUMNS] of one probe p (columns 0-2) or, with
+    TWO, of p and q (columns 3-5; else q is not read), zeros elsewhere; and the inverses
+    of their scales (down_p, down_q; down_q = down_p without TWO). Built once per
+    program, as its transpose: the key vectors then take the layout of a row of it, keys
+    spread over the threads (as columns of [len(p), 16], each thread held 16 of them:
+    offline sm_90, GDN at four warps, 1,000 instructions of rounding per program, 4x
+    these). The casts see exact e4m3 values only (the interpreter's misround near powers
+    of two cannot reach them)."""
+    row = tl.arange(0, MMA_COLUMNS)[:, None]
+    x, down_p = _part_rows(p, row, 0)
+    down_q = down_p
+    if TWO:
+        y, down_q = _part_rows(q, row, 3)
+        x = x + y   # (disjoint rows)
+    return tl.trans(x.to(tl.float8e4nv)), down_p, down_q
+
+
+@triton.jit
+def mma_probe_sums(acc, first: tl.constexpr):
+    """Per row of acc [R, MMA_COLUMNS] (a tile's product with mma_probe_operand), the sum
+    of one probe's three parts, columns first .. first + 2, weighted 1, 1/16, 1/256."""
+    col = tl.arange(0, MMA_COLUMNS)
+    w = tl.where(col == first, 1.0, 0.0)
+    w = tl.where(col == first + 1, 1.0 / MMA_PART, w)
+    w = tl.where(col == first + 2, 1.0 / (MMA_PART * MMA_PART), w)
+    return tl.sum(acc * w[None, :], axis=1)
+
+
 @triton.jit
 def e2m1_value(c):
     """A 4-bit e2m1 code (uint8, high bits ignored) to fp32."""

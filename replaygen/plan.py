@@ -330,6 +330,7 @@ class KernelPlan:
     FUSED_FLUSH: bool     # a decode row whose ring fills folds in the decode launch (see below)
     STREAM_FIRST: bool    # the decode's stream goes before its head-level work (streams_first)
     READ_WORDS: bool      # the value-tile decode reads its read copy in 8-byte words (launch_constants)
+    READ_MMA: bool        # ... or its FP8 read copy's tiles on tensor cores (launch_constants)
     ONEPASS_FLUSH: bool   # the key-chunk decode folds while it streams; the token opens the window (onepass_flushes)
     FLUSH_ORDER: int      # 0: grid order; s: flushing rows' programs every s-th from the launch's start (launch_order)
     ROWS_P2: int          # ... a power of two >= the launch's rows (set per launch by the runtime)
@@ -413,6 +414,14 @@ class KernelPlan:
         sum (FP8 row or tile scales; NVFP4's block scale is one per word), over the whole
         key block (K a power of two, so BK = K)."""
         return bool(self.read_word_keys and self.read.scale != "col" and self.BK == self.K)
+
+    @property
+    def vtile_read_mma(self) -> bool:
+        """Whether the value-tile decode may take its non-flush products from an FP8 read
+        copy on tensor cores (Launch.read_mma, formats.mma_probe_operand): e4m3 tiles of
+        whole rows whose scales factor out of a row's key sum, as vtile_read_words, of at
+        least 32 keys (one e4m3 product's depth)."""
+        return self.vtile_read_words and self.read.kind == "fp8" and self.K >= 32
 
     @property
     def quantized(self) -> StateFormat | None:
@@ -643,7 +652,8 @@ def launch_constants(plan: "KernelPlan", kernel: str, BV: int, BKT: int | None =
                      split: int = 1, stages: int | None = None,
                      separate_flush: bool = False, heads: int = 1,
                      stream_first: bool = False, read_words: bool = False,
-                     onepass_flush: bool = False, flush_order: int = 0) -> dict[str, int | bool]:
+                     onepass_flush: bool = False, flush_order: int = 0,
+                     read_mma: bool = False) -> dict[str, int | bool]:
     """The tl.constexpr arguments that follow from a launch's tiles (the kernels take them
     as arguments, so one module launches with any tiles): for the key-chunked decode
     kernel and the key-chunked verify BV is the value tile DBV (DNV passes cover V) and
@@ -676,7 +686,12 @@ def launch_constants(plan: "KernelPlan", kernel: str, BV: int, BKT: int | None =
     decoding each element to fp32 and multiplying it per probe (offline sm_90, KDA FP8
     row [8, 128] at one warp: 358 instructions per tile, ~2.5 of them per element for the
     e4m3 conversion alone). It needs the flush out of the launch: a flushing row reads
-    the fp32 checkpoint tile, which the word path never forms. `onepass_flush`
+    the fp32 checkpoint tile, which the word path never forms. `read_mma` (the same
+    decode of an FP8 read copy, plan.vtile_read_mma, its flush in the fold launch, value
+    tiles of at least 16 rows: READ_MMA) multiplies each e4m3 tile by an e4m3 probe
+    operand built once per program (formats.mma_probe_operand): at four warps per
+    program, wgmma's e4m3 product from shared memory, no per-element work in the threads
+    (with fewer warps Triton widens the tile to fp16 for an mma.sync). `onepass_flush`
     (onepass_flushes(plan), fused flush, unsplit: ONEPASS_FLUSH) folds a flushing row in its
     stream instead of a second pass over its checkpoint (onepass_flushes says how).
     `flush_order` (the key-chunk decode, its flush fused: FLUSH_ORDER; 0 for grid order, a
@@ -755,6 +770,16 @@ def launch_constants(plan: "KernelPlan", kernel: str, BV: int, BKT: int | None =
                           f"the fold launch reads words, not the {kernel} kernel of {plan.name}"
                           + (" with its flush fused" if out["FUSED_FLUSH"] else ""))
     out["READ_WORDS"] = bool(read_words)
+    if read_mma and not (kernel == "replay_decode" and not chunked and plan.vtile_read_mma
+                         and not out["FUSED_FLUSH"] and BV >= 16 and not read_words):
+        raise ConfigError("only the value-tile decode of an FP8 read copy (row or tile scales; K a "
+                          "power of two, at least 32) with its flush in the fold launch, value "
+                          "tiles of at least 16 rows and no word products, takes its products "
+                          f"on tensor cores, not the {kernel} kernel of {plan.name}"
+                          + (" with its flush fused" if out["FUSED_FLUSH"] else "")
+                          + (f" at BV = {BV}" if BV < 16 else "")
+                          + (" reading words" if read_words else ""))
+    out["READ_MMA"] = bool(read_mma)
     if onepass_flush and not (kernel == "replay_decode" and onepass_flushes(plan)
                               and out["FUSED_FLUSH"] and split == 1):
         raise ConfigError("only the key-chunk decode of a plain round-to-nearest checkpoint with "
@@ -1164,6 +1189,7 @@ def make_plan(deriv: Derivation, config: KernelConfig) -> KernelPlan:
         FUSED_FLUSH=fused_flush,
         STREAM_FIRST=False,   # (tuned per launch: Launch.stream_first)
         READ_WORDS=False,     # (tuned per launch: Launch.read_words)
+        READ_MMA=False,       # (tuned per launch: Launch.read_mma)
         ONEPASS_FLUSH=False,  # (tuned per launch: Launch.onepass_flush)
         FLUSH_ORDER=0,        # (tuned per launch: Launch.flush_order)
         ROWS_P2=1,            # (only read with FLUSH_ORDER: runtime.Kernels._launch)

@@ -34,7 +34,9 @@ several programs (phase 3); then each batch's decode launches within 1.5x of its
 (3 to 10 of them) with the flush in a separate fold launch (phase 4,
 Launch.separate_flush); for the value-tile decode of a read copy in whole 8-byte words,
 the three best of those at each batch with the non-flush products word by word in
-fp16x2 (phase 4b, Launch.read_words); then the two best of those at each batch with that fold launch
+fp16x2 (phase 4b, Launch.read_words); for the value-tile decode of an FP8 read copy, its
+products on tensor cores at [64, K] and [128, K] tiles, four and eight warps, every
+stage count (phase 4c, Launch.read_mma); then the two best of those at each batch with that fold launch
 at each warp count (phase 5, Launch.fold_warps), and the two best after that with the
 fold launch's blocks split over 1 to 32 programs (phase 6, Launch.fold_split). What is
 measured: replay_decode amortised per step over a whole flush cycle with staggered rows (both launches when the
@@ -283,6 +285,36 @@ def read_words_candidates(plan, times: dict[Launch, dict[int, float]], keep: int
     return _fold_launch_variants(plan, times, keep, "read_words", (True,), unset=False)
 
 
+# phase 4c's tiles and warps: wgmma's e4m3 product takes a warpgroup (four warps) and
+# 64 rows per warpgroup; below that Triton widens the tile to fp16 for an mma.sync
+MMA_BLOCK_VS = (64, 128)
+MMA_WARPS = (4, 8)
+
+
+def read_mma_candidates(plan, times: dict[Launch, dict[int, float]]) -> list[Launch]:
+    """Phase 4c (the value-tile decode of an FP8 read copy, plan.vtile_read_mma): its
+    non-flush products on tensor cores (Launch.read_mma), flush separate, at each
+    MMA_BLOCK_VS tile up to the value dim, MMA_WARPS warps (at most one warpgroup per 64
+    rows) and stage count; those not timed yet. Its own grid, not variants of the best
+    launches so far: those are one- and two-warp programs of 8-32 rows, where an e4m3
+    product runs as fp16 (offline sm_90: KDA's [16, 128] at four warps, HMMA on widened
+    tiles; [64, 128], wgmma on the e4m3 tile from shared memory)."""
+    if decode_is_chunked(plan) or not plan.vtile_read_mma:
+        return []
+    out = []
+    for bv in MMA_BLOCK_VS:
+        if bv > max(_next_pow2(plan.V), MMA_BLOCK_VS[0]):
+            continue
+        for w in MMA_WARPS:
+            if w > 4 * bv // 64:
+                continue
+            for stages in (DEFAULT_STAGES,) + EXTRA_STAGES:
+                cand = Launch(bv, w, stages, separate_flush=True, read_mma=True)
+                if cand not in times and _launchable(plan, "replay_decode", bv, None):
+                    out.append(cand)
+    return out
+
+
 def _fold_launch_variants(plan, times: dict[Launch, dict[int, float]], keep: int, field: str,
                           values, unset=None) -> list[Launch]:
     """At each batch the `keep` fastest launches whose flush is separate (Launch.
@@ -478,6 +510,8 @@ def _phases():
             ("phase 4 (the decode's flush in a separate launch)", ("replay_decode",), decode_sf),
             ("phase 4b (a value-tile read copy's words in fp16x2)", ("replay_decode",),
              lambda j, t: read_words_candidates(j.kern.plan, t)),
+            ("phase 4c (an FP8 read copy's products on tensor cores)", ("replay_decode",),
+             lambda j, t: read_mma_candidates(j.kern.plan, t)),
             ("phase 5 (the warps of the separate fold launch)", ("replay_decode",),
              lambda j, t: fold_warps_candidates(j.kern.plan, t)),
             ("phase 6 (the split of the separate fold launch's blocks)", ("replay_decode",),
@@ -531,13 +565,13 @@ def table_of(jobs: list[Job], gpu: str, meta: dict, batches) -> dict[str, Tuning
 
 def report(tables: dict[str, TuningTable], log=print) -> None:
     log(f"\n{'configuration':<62} {'kernel':<20} {'batch':>5} {'BV':>3} {'BKT':>3} {'w':>2} {'s':>2} "
-        f"{'sp':>2} {'sf':>2} {'fw':>2} {'fs':>2} {'reg':>3} {'hd':>2} {'1st':>3} {'wd':>2} {'1p':>2} {'ord':>3} {'ms':>9} {'plan ms':>9} {'gain':>6}")
+        f"{'sp':>2} {'sf':>2} {'fw':>2} {'fs':>2} {'reg':>3} {'hd':>2} {'1st':>3} {'wd':>2} {'mm':>2} {'1p':>2} {'ord':>3} {'ms':>9} {'plan ms':>9} {'gain':>6}")
     for t in tables.values():
         for gpu, config, kernel, b, launch, info in t.entries():
             gain = info.get("plan_ms", info["ms"]) / info["ms"]
             log(f"{config:<62} {kernel:<20} {b:>5} {launch.BV:>3} {launch.BKT or '-':>3} {launch.num_warps:>2} "
                 f"{launch.num_stages:>2} {launch.split:>2} {'y' if launch.separate_flush else '-':>2} {launch.fold_warps or '-':>2} {launch.fold_split or '-':>2} {launch.maxnreg or '-':>3} {launch.heads:>2} {'y' if launch.stream_first else '-':>3} {'y' if launch.read_words else '-':>2} "
-                f"{'y' if launch.onepass_flush else '-':>2} {launch.flush_order or '-':>3} {info['ms']:>9.4f} {info.get('plan_ms', float('nan')):>9.4f} "
+                f"{'y' if launch.read_mma else '-':>2} {'y' if launch.onepass_flush else '-':>2} {launch.flush_order or '-':>3} {info['ms']:>9.4f} {info.get('plan_ms', float('nan')):>9.4f} "
                 f"{gain:>5.2f}x")
 
 

@@ -63,7 +63,7 @@ SPECULATIVE_KERNELS = ("verify", "verify_fold", "fold", "commit")
 BATCH_BUCKETS = (1, 8, 64, 256, 512)
 ENTRY_KEYS = {"config", "kernel", "batch", "BV", "num_warps", "num_stages"}
 OPTIONAL_KEYS = {"BKT", "split", "separate_flush", "maxnreg", "heads", "fold_warps", "fold_split",
-                 "stream_first", "read_words", "onepass_flush", "flush_order"}
+                 "stream_first", "read_words", "onepass_flush", "flush_order", "read_mma"}
 MAX_SPLIT = 64
 INFO_ORDER = ("ms", "plan_ms")   # as written: a set's order changes from run to run
 INFO_KEYS = frozenset(INFO_ORDER)
@@ -105,7 +105,10 @@ class Launch:
     first tiles are then prefetched into L2 before the cursor; STREAM_FIRST,
     plan.launch_constants says what changes). read_words (the
     value-tile decode of a read copy, with a separate flush): the non-flush products
-    word by word in fp16x2, as the key-chunk decode takes them (READ_WORDS). onepass_flush
+    word by word in fp16x2, as the key-chunk decode takes them (READ_WORDS). read_mma
+    (the value-tile decode of an FP8 read copy, with a separate flush): the non-flush
+    products on tensor cores, an e4m3 tile times an e4m3 probe operand (READ_MMA).
+    onepass_flush
     (plan.onepass_flushes, fused flush, unsplit): a flushing row folds its records into
     each checkpoint chunk as it streams it, and its token opens the fresh window as ring
     row 0 (ONEPASS_FLUSH; plan.onepass_flushes). flush_order (the key-chunk decode, its
@@ -127,12 +130,13 @@ class Launch:
     read_words: bool = False
     onepass_flush: bool = False
     flush_order: int = 0
+    read_mma: bool = False
 
     def constants(self, plan, kernel: str) -> dict[str, int | bool]:
         """The tl.constexpr arguments of `kernel` launched so (plan.launch_constants)."""
         return launch_constants(plan, kernel, self.BV, self.BKT, self.split, self.num_stages,
                                 self.separate_flush, self.heads, self.stream_first, self.read_words,
-                                self.onepass_flush, self.flush_order)
+                                self.onepass_flush, self.flush_order, self.read_mma)
 
     def options(self) -> dict:
         """The launch's compile options (Triton's num_warps, num_stages, maxnreg; and
@@ -182,6 +186,8 @@ class Launch:
             out["onepass_flush"] = True
         if self.flush_order:
             out["flush_order"] = self.flush_order
+        if self.read_mma:
+            out["read_mma"] = True
         return out
 
 
@@ -342,7 +348,7 @@ class TuningTable:
                                  e.get("maxnreg"), e.get("heads", 1), e.get("fold_warps"),
                                  e.get("fold_split"), e.get("stream_first", False),
                                  e.get("read_words", False), e.get("onepass_flush", False),
-                                 e.get("flush_order", 0)), **info)
+                                 e.get("flush_order", 0), e.get("read_mma", False)), **info)
         return table
 
     @classmethod
@@ -380,7 +386,7 @@ class TuningTable:
         if "separate_flush" in e and (e["separate_flush"] is not True or e["kernel"] != "replay_decode"):
             self._fail(key, "'separate_flush' is true or absent, and only for replay_decode, got "
                             f"{e['separate_flush']!r} for {e['kernel']!r}")
-        for flag in ("stream_first", "read_words", "onepass_flush"):
+        for flag in ("stream_first", "read_words", "onepass_flush", "read_mma"):
             if flag in e and (e[flag] is not True or e["kernel"] != "replay_decode"):
                 self._fail(key, f"'{flag}' is true or absent, and only for replay_decode, got "
                                 f"{e[flag]!r} for {e['kernel']!r}")

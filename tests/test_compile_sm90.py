@@ -205,6 +205,12 @@ def read_word_configs() -> list[tuple]:
     return out
 
 
+def read_mma_configs() -> list[tuple]:
+    """(variant, config) of the default configurations with an FP8 read copy, whose
+    value-tile decode can take its products on tensor cores (Launch.read_mma)."""
+    return [(v, c) for v, c in CONFIGS if c.read_dtype == "fp8"]
+
+
 def load_default(variant, config, **options):
     """The kernels of one default configuration, its whole precision configuration
     included (the tuned launches of a read-copy configuration were compiled on the fp32
@@ -298,6 +304,21 @@ def compile_all(workers: int) -> tuple[int, list[str]]:
             assert "fma.rn.f16x2" in compiled.asm["ptx"], "no fp16x2 word products"
         except Exception as exc:  # report every failure, not only the first
             failures.append(f"{config.name}: replay_decode_kernel reading words: {exc}")
+    # The value-tile decode reading an FP8 read copy on tensor cores (Launch.read_mma; the
+    # scalar-decay variants through decode_structure="vtiles"): at [64, K] and four warps
+    # the tile's e4m3 product must be wgmma's, not a widened fp16 mma.sync (the
+    # interpreter runs tl.dot on any types, so only a GPU compile tells)
+    for variant, config in read_mma_configs():
+        kern = load_default(variant, config, tuning=False, decode_structure="vtiles")
+        count += 1
+        try:
+            assert kern.plan.vtile_read_mma
+            launch = Launch(64, 4, 2, separate_flush=True, read_mma=True)
+            ptx = compile_kernel(kern, "replay_decode_kernel", launch).asm["ptx"]
+            assert re.search(r"wgmma\.mma_async\.sync\.aligned\.m64n16k32\.f32\.e4m3\.e4m3", ptx), \
+                "no e4m3 wgmma"
+        except Exception as exc:  # report every failure, not only the first
+            failures.append(f"{config.name}: replay_decode_kernel reading on tensor cores: {exc}")
     # The value-tile decode streaming first (Launch.stream_first, plain checkpoints: KDA,
     # GLA by default): its first tiles' L2 prefetches are issued before the tile loop's
     # first cp.async, which waits for the head-level work (plan.streams_first; inline PTX, so
@@ -386,13 +407,14 @@ def test_default_kernels_compile_for_sm90():
     assert returncode == 0, stdout[-8000:]
     # every module has the kernels of KERNELS but quantize_kernel, which only a quantised
     # copy's has; plus the tuned launches and each variant's T_MAX = 8 verify kernels
-    # (plain, folding), verify_folds commit and L = 32 decode; the read-word decodes, the
+    # (plain, folding), verify_folds commit and L = 32 decode; the read-word and
+    # tensor-core read decodes, the
     # key-chunk decodes' pipelining checks (their one-pass flushes, their flush order) and the
     # value-tile decodes streaming first
     quantized = sum(c.read_dtype is not None or c.state_dtype in ("fp8", "nvfp4")
                     for _, c in CONFIGS)
     expected = (len(CONFIGS) * (len(KERNELS) - 1) + quantized + len(TUNED)
-                + 4 * len(available_variants()) + len(read_word_configs())
+                + 4 * len(available_variants()) + len(read_word_configs()) + len(read_mma_configs())
                 + 3 * len(CHUNKED_DECODE) + len(ONEPASS_DECODE) + len(TILED_DECODE))
     assert f"compiled {expected} kernels, 0 failed" in stdout, stdout[-2000:]
 

@@ -347,32 +347,42 @@ def test_tuned_value_tile_launches_of_read_copies_are_used(precision, tiles, dev
             h.kern.launch_args("replay_decode", 3, device)
 
 
-@pytest.mark.parametrize("variant,precision", [
-    ("kda", "fp32+fp8row"), ("kda", "fp32+nvfp4"), ("gla", "fp32+fp8tile"), ("gla", "fp32+nvfp4")])
-def test_value_tile_word_products_match_the_elementwise_read(variant, precision, device):
-    """Launch.read_words: the value-tile decode takes its non-flush products from the read
-    copy's 8-byte words in fp16x2 (formats.read_words_dot2 / read_words_dot, as the
-    key-chunk decode does) instead of decoding every element to fp32. From one state and
-    one token (fp32 inputs and outputs, rows at staggered cursors), its outputs against
-    the same launch's elementwise read: within 2e-3 normwise (the interpreter: ~1.2e-4).
-    Both read the same read copy, so what differs is the probes' rounding to fp16 (2^-11
-    relative) and, on the GPU, each word's 8-16 products summed in fp16 (the key-chunk
-    decode's words measured 5e-4 from exact, H200, session 11): far below the read copy's own error
-    against the recurrence (FP8 ~2^-4), which is all the reference comparison can bound
-    (a 1% error in the word sums passes the harness's tolerance and fails here). Then
-    the word launch runs the staggered schedule against the references, flushes in the
-    fold launch included."""
+@pytest.mark.parametrize("variant,precision,path", [
+    ("kda", "fp32+fp8row", "words"), ("kda", "fp32+nvfp4", "words"), ("gla", "fp32+fp8tile", "words"),
+    ("gla", "fp32+nvfp4", "words"), ("kda", "fp32+fp8row", "mma"), ("gla", "fp32+fp8tile", "mma"),
+    ("gdn", "fp32+fp8row", "mma"), ("mamba2", "fp32+fp8tile", "mma")])
+def test_value_tile_read_products_match_the_elementwise_read(variant, precision, path, device):
+    """The value-tile decode's non-flush products from the read copy without decoding
+    every element to fp32: Launch.read_words, from its 8-byte words in fp16x2
+    (formats.read_words_dot2 / read_words_dot, as the key-chunk decode), or
+    Launch.read_mma, an FP8 tile times an e4m3 probe operand of three parts per probe
+    (formats.mma_probe_operand; tl.dot, on tensor cores on the GPU; scalar decays in value
+    tiles through decode_structure). From one state and one token (fp32 inputs and
+    outputs, rows at staggered cursors), its outputs against the same launch's
+    elementwise read: within 2e-3 normwise (the interpreter: ~1.2e-4 for words; 1e-4 for
+    the tensor-core path, whose sums it takes exactly). Both
+    read the same read copy, so what differs is the probes' rounding (fp16 or three e4m3
+    parts: 2^-11 or 2^-12 relative) and, on the GPU, each word's 8-16 products summed in
+    fp16 (the key-chunk decode's words measured 5e-4 from exact, H200, session 11) or
+    the tensor core's fp32 accumulation of e4m3 products (~14 bits): far below the read
+    copy's own error against the recurrence (FP8 ~2^-4), which is all the reference
+    comparison can bound (a 1% error in the sums passes the harness's tolerance and fails
+    here). Then the launch runs the staggered schedule against the references, flushes
+    in the fold launch included."""
     import dataclasses
     from replaygen.tuning import Launch
     state_dtype, fields = PRECISIONS[precision]
     cfg = Config(variant, H=1, ratio=2, K=32, V=18, L=3, state_dtype=state_dtype,
-                 record_dtype="bf16", input_dtype="fp32",
+                 record_dtype="bf16", input_dtype="fp32", decode_structure="vtiles",
                  optional=ALL_CASES[variant].optional_inputs, **fields)
     h = Harness(cfg, num_slots=3, device=device, seed=9, check_conventional=False)
     p = h.kern.plan
-    assert p.vtile_read_words and p.decode_template.startswith("replay_decode_vtiles")
+    assert p.decode_template.startswith("replay_decode_vtiles")
+    assert p.vtile_read_words and p.vtile_read_mma == (p.read.kind == "fp8")
     plain = Launch(p.BV, 1, 1, separate_flush=True)
-    words = dataclasses.replace(plain, read_words=True)
+    # (read_mma: 16 rows, tl.dot's least; on sm_90 four warps get wgmma's e4m3 product)
+    fast = dataclasses.replace(plain, **({"read_words": True} if path == "words" else
+                                         {"read_mma": True, "BV": 16, "num_warps": 4}))
     h.kern.forced["replay_decode"] = plain
     h.run([Step(r) for r in ROWS[:4]])
     assert len(set(h.cursor)) > 1 and max(h.cursor) > 0, "rows at staggered cursors, with records"
@@ -380,7 +390,7 @@ def test_value_tile_word_products_match_the_elementwise_read(variant, precision,
     inputs, _ = h.make_inputs(3)
     slots = torch.arange(3, dtype=torch.int32, device=device)
     outs = []
-    for launch in (plain, words):
+    for launch in (plain, fast):
         restore(h.state, saved)
         h.kern.forced["replay_decode"] = launch
         out = torch.full((3, p.HV, p.V), float("nan"), dtype=torch.float32, device=device)
@@ -388,7 +398,11 @@ def test_value_tile_word_products_match_the_elementwise_read(variant, precision,
         outs.append(out.double())
     assert not torch.isnan(outs[1]).any()
     diff = float((outs[1] - outs[0]).norm() / outs[0].norm())
-    assert diff <= 2e-3, f"word products off the elementwise read by {diff:.2e} normwise"
+    # the interpreter's tl.dot sums e4m3 products exactly, so there only the probe's three
+    # parts differ from the elementwise read (5e-6..2e-5; two parts, 2^-8: 2.4e-4..7.4e-4)
+    limit = 1e-4 if path == "mma" and device == "cpu" else 2e-3
+    assert diff <= limit, f"{path} products off the elementwise read by {diff:.2e} normwise"
+    assert diff > 0, f"bit for bit the elementwise read's outputs: the {path} products never ran"
     restore(h.state, saved)   # (the harness's reference never saw those two steps)
     h.run([Step(r) for r in ROWS[4:] + ROWS[:3]])
     assert h.device_flushes >= 3

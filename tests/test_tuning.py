@@ -828,17 +828,70 @@ def test_read_words_round_trip_and_are_checked(tmp_path):
         bkt = 16 if kernel == "replay_decode" and decode_is_chunked(plan) else None
         with pytest.raises(ConfigError, match="reads words"):
             launch_constants(plan, kernel, 16, bkt, read_words=True, **extra)
+    _decode_flag_round_trips(tmp_path, Launch(16, 1, 1, separate_flush=True, read_words=True), "read_words")
+
+
+def _decode_flag_round_trips(tmp_path, launch, flag: str):
+    """A decode launch with the boolean `flag` set is kept by a table written and read
+    back; the same entry as a fold's is refused, naming the flag."""
     table = TuningTable()
-    table.add("G", "cfg", "replay_decode", 8, Launch(16, 1, 1, separate_flush=True, read_words=True), ms=1.0)
+    table.add("G", "cfg", "replay_decode", 8, launch, ms=1.0)
     path = tmp_path / TUNING_FILE
     table.write(path, "kda")
-    assert TuningTable.read(path, "kda").lookup("cfg", "replay_decode", "G", 8).read_words is True
+    assert getattr(TuningTable.read(path, "kda").lookup("cfg", "replay_decode", "G", 8), flag) is True
     data = json.loads(path.read_text())
     data["gpus"]["G"]["entries"][0]["kernel"] = "fold"
     del data["gpus"]["G"]["entries"][0]["separate_flush"]   # (refused for a fold too)
     path.write_text(json.dumps(data))
-    with pytest.raises(TuningError, match="'read_words' is true or absent, and only for replay_decode"):
+    with pytest.raises(TuningError, match=f"'{flag}' is true or absent, and only for replay_decode"):
         TuningTable.read(path, "kda")
+
+
+def test_read_mma_round_trips_and_is_checked(tmp_path):
+    """Launch.read_mma: kept by a table; refused for another kernel, for a key-chunk
+    decode, for an NVFP4 read copy (no e4m3 tile), FP8 column scales, fewer than 32 keys,
+    a decode without a read copy, the flush fused, value tiles of fewer than 16 rows
+    (tl.dot's least), and together with read_words."""
+    kda = lambda K=32, **o: load("kda", H=1, HV=1, K=K, V=32, L=4, tuning=False, **o).plan   # noqa: E731
+    fp8 = kda(read_dtype="fp8", fp8_scale="row")
+    assert fp8.vtile_read_mma and kda(read_dtype="fp8", fp8_scale="tile").vtile_read_mma
+    c = launch_constants(fp8, "replay_decode", 16, separate_flush=True, read_mma=True)
+    assert c["READ_MMA"] is True and c["READ_WORDS"] is False and c["FUSED_FLUSH"] is False
+    assert launch_constants(fp8, "replay_decode", 16)["READ_MMA"] is False
+    gdn = load("gdn", H=1, HV=2, K=32, V=32, L=4, tuning=False, read_dtype="fp8").plan
+    refused = [(fp8, "replay_decode", 16, {}), (fp8, "fold", 16, {}),
+               (fp8, "replay_decode", 8, {"separate_flush": True}),
+               (fp8, "replay_decode", 16, {"separate_flush": True, "read_words": True}),
+               (kda(read_dtype="nvfp4"), "replay_decode", 16, {"separate_flush": True}),
+               (kda(read_dtype="fp8", fp8_scale="col"), "replay_decode", 16, {"separate_flush": True}),
+               (kda(K=16, read_dtype="fp8"), "replay_decode", 16, {"separate_flush": True}),
+               (kda(), "replay_decode", 16, {"separate_flush": True}),
+               (gdn, "replay_decode", 16, {"separate_flush": True})]
+    assert decode_is_chunked(gdn)
+    for plan, kernel, bv, extra in refused:
+        bkt = 16 if kernel == "replay_decode" and decode_is_chunked(plan) else None
+        with pytest.raises(ConfigError, match="on tensor cores"):
+            launch_constants(plan, kernel, bv, bkt, read_mma=True, **extra)
+    _decode_flag_round_trips(tmp_path, Launch(64, 4, 2, separate_flush=True, read_mma=True), "read_mma")
+
+
+def test_phase_4c_times_tensor_core_reads_on_their_own_grid():
+    """Phase 4c: every [64, K] and [128, K] tile up to the value dim at four warps per 64
+    rows, at every stage count, flush separate, reading on tensor cores; never one
+    already timed; nothing where the value-tile decode has no FP8 read copy to read so."""
+    from replaygen.tune import DEFAULT_STAGES, EXTRA_STAGES, read_mma_candidates
+    plan = load("kda", H=1, HV=1, K=128, V=128, L=4, tuning=False, read_dtype="fp8").plan
+    got = read_mma_candidates(plan, {})
+    stages = (DEFAULT_STAGES,) + EXTRA_STAGES
+    assert got == [Launch(bv, w, s, separate_flush=True, read_mma=True)
+                   for bv, ws in ((64, (4,)), (128, (4, 8))) for w in ws for s in stages]
+    assert read_mma_candidates(plan, {got[0]: {256: 0.1}}) == got[1:]
+    small = load("kda", H=1, HV=1, K=32, V=18, L=4, tuning=False, read_dtype="fp8").plan
+    assert {c.BV for c in read_mma_candidates(small, {})} == {64}
+    for other in (load("kda", H=1, HV=1, K=32, V=32, L=4, tuning=False).plan,
+                  load("kda", H=1, HV=1, K=32, V=32, L=4, tuning=False, read_dtype="nvfp4").plan,
+                  load("gdn", H=1, HV=2, K=32, V=32, L=4, tuning=False, read_dtype="fp8").plan):
+        assert read_mma_candidates(other, {}) == []
 
 
 def test_phase_4b_reads_words_in_the_best_separate_flush_launches():
