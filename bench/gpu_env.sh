@@ -28,3 +28,17 @@ tune_decode() {
     mkdir -p "$OUT/tables"
     for v in gdn mamba2 kda gla; do cp generated/$v/tuning.json "$OUT/tables/$v.json"; done
 }
+
+# mma_ab VARIANT GEOMETRY FOLD LAUNCH...: bench/config_ab.py's A/B of an FP8 read copy's
+# decode (session 37, Launch.read_mma): the tabled launch first, then each LAUNCH
+# (BV/warps/stages) in value tiles on tensor cores with the flush separate and the table's
+# fold launch (FOLD: one k=v Launch field), then the fp32 read's tabled launch (issue 4's
+# denominator). Log and JSON in $OUT/mma_VARIANT.
+mma_ab() {
+    local v="$1" g="$2" fold="$3" V="read_dtype=fp8@tab"
+    shift 3
+    for l in "$@"; do V="$V;read_dtype=fp8+decode_structure=vtiles@$l/sep/mma/$fold"; done
+    timeout 280 python3 bench/config_ab.py --variant "$v" --geometry "$g" --versions "$V;@tab" \
+        --rounds 3 --out "$OUT/mma_$v" > "$OUT/mma_$v.log" 2>&1
+    grep " @ " "$OUT/mma_$v.log" | cut -c1-250
+}
