@@ -65,6 +65,9 @@ def launch(spec: str) -> Launch | None:
     if spec == "tab":
         return None
     bv, warps, stages, *flags = spec.split("/")
+    bad = [f for f in flags if f not in FLAGS and "=" not in f]
+    if bad:
+        raise SystemExit(f"{spec}: {bad[0]!r} is neither a flag ({', '.join(FLAGS)}) nor k=v")
     pairs = [(FLAGS[f], "1") if f in FLAGS else f.split("=", 1) for f in flags]
     return Launch(int(bv), int(warps), int(stages), **common.launch_fields(pairs, spec))
 

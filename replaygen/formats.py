@@ -346,8 +346,9 @@ def read_words_dot2_at(words, p, q, up_p, up_q, NW: tl.constexpr, NVFP4: tl.cons
 # program (the B operand): on sm_90 at four warps per program Triton lowers it to
 # wgmma's e4m3 x e4m3 -> fp32 product, fed by cp.async straight from the pipelined tile
 # loop into shared memory, with no per-element conversion or multiply in the threads
-# (offline, sm_90, Triton 3.6: a [64, 128] tile's loop body ~140 instructions over four
-# warps, ~0.07 per element, against ~2.3 for the fp16x2 word products). Hopper has no
+# (offline, sm_90, Triton 3.6, GDN's decode at [64, 128] and four warps: the tile's
+# load, scales and product take ~67 instructions per warp, ~0.03 per element, where
+# the fp16x2 word products take ~2.3 per element; session 37's notes). Hopper has no
 # e4m3 x fp16 product, so each probe p (fp32) goes in as three e4m3 columns: scaled by a
 # power of two to a largest element in [128, 256), p ~ a + b / 16 + c / 256, each part
 # rounded to e4m3 from the remainder of the parts before it (a remainder is at most half

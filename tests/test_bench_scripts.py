@@ -260,3 +260,23 @@ def test_sass_count_counts_opcodes_lines_and_loops():
     assert lines == {"kda:10": 2, "standard:263": 4, "kda:12": 3}   # (EXIT: the last line seen)
     assert loops == [(".L_x_0", 6)]
     assert skips == [(".L_x_0", 1)]
+
+
+def test_config_ab_launches_and_configurations_parse_before_any_gpu_time():
+    """bench/config_ab.py's launch strings (BV/warps/stages, then flags or k=v fields) and
+    configuration strings (load options, record field precisions), as session 37's scripts
+    write them: a wrong flag or field fails before any GPU time is spent."""
+    from replaygen.tuning import Launch
+    ab = _load("config_ab")
+    assert ab.launch("tab") is None
+    assert ab.launch("64/4/2/sep/mma/fold_warps=4") == Launch(
+        64, 4, 2, separate_flush=True, read_mma=True, fold_warps=4)
+    assert ab.launch("8/1/1/sep/words/fold_warps=None") == Launch(8, 1, 1, separate_flush=True,
+                                                                  read_words=True)
+    with pytest.raises(SystemExit, match="not a Launch field"):
+        ab.launch("64/4/2/mmaa=1")
+    with pytest.raises(SystemExit, match="neither a flag"):
+        ab.launch("64/4/2/sep/mmaa")
+    kern = ab.load("gdn", "qwen3.5-4b", "read_dtype=fp8+decode_structure=vtiles")
+    assert kern.plan.read.kind == "fp8" and kern.plan.vtile_read_mma
+    assert ab.load("gdn", "qwen3.5-4b", "").plan.read is None
