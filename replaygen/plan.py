@@ -691,7 +691,8 @@ def launch_constants(plan: "KernelPlan", kernel: str, BV: int, BKT: int | None =
     tiles of at least 16 rows: READ_MMA) multiplies each e4m3 tile by an e4m3 probe
     operand built once per program (formats.mma_probe_operand): at four warps per
     program, wgmma's e4m3 product from shared memory, no per-element work in the threads
-    (with fewer warps Triton widens the tile to fp16 for an mma.sync). `onepass_flush`
+    (with fewer warps or fewer than 64 rows, Triton widens the tile to fp16 for an
+    mma.sync; FP8 tile scales hold the value tile at their plan.BV rows). `onepass_flush`
     (onepass_flushes(plan), fused flush, unsplit: ONEPASS_FLUSH) folds a flushing row in its
     stream instead of a second pass over its checkpoint (onepass_flushes says how).
     `flush_order` (the key-chunk decode, its flush fused: FLUSH_ORDER; 0 for grid order, a

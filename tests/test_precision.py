@@ -380,9 +380,11 @@ def test_value_tile_read_products_match_the_elementwise_read(variant, precision,
     assert p.decode_template.startswith("replay_decode_vtiles")
     assert p.vtile_read_words and p.vtile_read_mma == (p.read.kind == "fp8")
     plain = Launch(p.BV, 1, 1, separate_flush=True)
-    # (read_mma: 16 rows, tl.dot's least; on sm_90 four warps get wgmma's e4m3 product)
-    fast = dataclasses.replace(plain, **({"read_words": True} if path == "words" else
-                                         {"read_mma": True, "BV": 16, "num_warps": 4}))
+    # (read_mma: four warps; with row scales 64 rows, so that on sm_90 the tile's product
+    # is wgmma's e4m3 one; tile scales fix the tile at the scale tile's plan.BV rows,
+    # below 64 here, where Triton widens it to fp16 for an mma.sync)
+    mma = {"read_mma": True, "num_warps": 4, "BV": 64 if p.read.scale == "row" else p.BV}
+    fast = dataclasses.replace(plain, **({"read_words": True} if path == "words" else mma))
     h.kern.forced["replay_decode"] = plain
     h.run([Step(r) for r in ROWS[:4]])
     assert len(set(h.cursor)) > 1 and max(h.cursor) > 0, "rows at staggered cursors, with records"

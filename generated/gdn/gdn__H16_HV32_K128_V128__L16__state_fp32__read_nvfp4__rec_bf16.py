@@ -3,7 +3,7 @@
 # kernel: gdn__H16_HV32_K128_V128__L16__state_fp32__read_nvfp4__rec_bf16
 # spec sha256: 269ae606d36dd56b152535499facfacd42680cd4fda27f9a1b04094384a173fb
 # templates sha256: 2a127c3d7bcaa20be06b9679e4b49d41bd065d0171abe1df42b2539e94358089
-# generator sha256: b8ec086eda4804410d36da295df8b97f513c0c4054a8817647407140b12967bb
+# generator sha256: b76a11d817761ab31867b64902411a5df2be0840a30dff36dbde8716e0b38f5f
 """ReplaySSM kernels for gdn: gdn__H16_HV32_K128_V128__L16__state_fp32__read_nvfp4__rec_bf16.
 
 Replay form: S_t = C·exp(G_t) + Σ_j u_j (exp(G_t - G_j)·k_j)ᵀ,  G_j = Σ_(i<=j) g_i

@@ -3,7 +3,7 @@
 # kernel: kda__H32_HV32_K128_V128__L16__state_fp32__read_nvfp4__rec_bf16_g-fp32__gcum
 # spec sha256: 900e043a38a9f7023de2cc4bf78d14388be9de5c6732cf3e1db42c3737507d77
 # templates sha256: 2a127c3d7bcaa20be06b9679e4b49d41bd065d0171abe1df42b2539e94358089
-# generator sha256: b8ec086eda4804410d36da295df8b97f513c0c4054a8817647407140b12967bb
+# generator sha256: b76a11d817761ab31867b64902411a5df2be0840a30dff36dbde8716e0b38f5f
 """ReplaySSM kernels for kda: kda__H32_HV32_K128_V128__L16__state_fp32__read_nvfp4__rec_bf16_g-fp32__gcum.
 
 Replay form: S_t = C·Diag(exp(G_t)) + Σ_j u_j (Diag(exp(G_t - G_j))·k_j)ᵀ,  G_j = Σ_(i<=j) g_i

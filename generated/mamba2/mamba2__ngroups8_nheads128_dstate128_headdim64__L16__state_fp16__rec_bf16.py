@@ -3,7 +3,7 @@
 # kernel: mamba2__ngroups8_nheads128_dstate128_headdim64__L16__state_fp16__rec_bf16
 # spec sha256: b9b9d1221036064279430b56c5d997514355cbb9c52adf3b69fc5581e1456b5e
 # templates sha256: 2a127c3d7bcaa20be06b9679e4b49d41bd065d0171abe1df42b2539e94358089
-# generator sha256: b8ec086eda4804410d36da295df8b97f513c0c4054a8817647407140b12967bb
+# generator sha256: b76a11d817761ab31867b64902411a5df2be0840a30dff36dbde8716e0b38f5f
 """ReplaySSM kernels for mamba2: mamba2__ngroups8_nheads128_dstate128_headdim64__L16__state_fp16__rec_bf16.
 
 Replay form: S_t = C·exp(G_t) + Σ_j w_j (exp(G_t - G_j)·k_j)ᵀ,  G_j = Σ_(i<=j) g_i
