@@ -33,12 +33,14 @@ tune_decode() {
 # decode (session 37, Launch.read_mma): the tabled launch first, then each LAUNCH
 # (BV/warps/stages) in value tiles on tensor cores with the flush separate and the table's
 # fold launch (FOLD: one k=v Launch field), then the fp32 read's tabled launch (issue 4's
-# denominator). Log and JSON in $OUT/mma_VARIANT.
+# denominator). Log and JSON in $OUT/mma_VARIANT (config_ab writes them at its end only,
+# so the timeout, MMA_AB_TIMEOUT seconds, must cover every version: ~20 s to compile
+# each and ~4 s per version and round to time it).
 mma_ab() {
     local v="$1" g="$2" fold="$3" V="read_dtype=fp8@tab"
     shift 3
     for l in "$@"; do V="$V;read_dtype=fp8+decode_structure=vtiles@$l/sep/mma/$fold"; done
-    timeout 280 python3 bench/config_ab.py --variant "$v" --geometry "$g" --versions "$V;@tab" \
+    timeout ${MMA_AB_TIMEOUT:-280} python3 bench/config_ab.py --variant "$v" --geometry "$g" --versions "$V;@tab" \
         --rounds 3 --out "$OUT/mma_$v" > "$OUT/mma_$v.log" 2>&1
     grep " @ " "$OUT/mma_$v.log" | cut -c1-250
 }

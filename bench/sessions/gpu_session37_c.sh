@@ -1,10 +1,6 @@
 #!/usr/bin/env bash
-# Session 37, if calls a-b found read_mma faster for some variant: the tuner's phase 4c
-# there (GDN 4B in value tiles, KDA), tables in $OUT/tables. For GDN and Mamba-2 the plan's
-# structure for FP8 read copies (plan._pick_decode_template: key chunks) would then move to
-# value tiles, with these tables; precision_bench.py then gives issue 4's table.
+# Session 37: the same A/B for GLA (K = 256: [64, 256] e4m3 tiles, 16 KB per stage;
+# offline, half the tabled launch's instructions per program).
 source "$(dirname "$0")/../gpu_env.sh"
 export PYTHONPATH=.
-tune_decode gdn qwen3.5-4b fp8 200 vtiles
-tune_decode kda kimi-linear-48b fp8 200
-grep -E "^phase|replay_decode +256 " "$OUT/tune.log" | tail -20 | cut -c1-230
+MMA_AB_TIMEOUT=400 mma_ab gla gla-1.3b fold_split=4 64/4/2 64/4/3 128/4/1 128/4/2 128/8/1
