@@ -303,14 +303,15 @@ def read_mma_candidates(plan, times: dict[Launch, dict[int, float]]) -> list[Lau
         return []
     out = []
     for bv in MMA_BLOCK_VS:
-        if bv > max(_next_pow2(plan.V), MMA_BLOCK_VS[0]):
+        too_big = bv > max(_next_pow2(plan.V), MMA_BLOCK_VS[0])
+        if too_big or not _launchable(plan, "replay_decode", bv, None):
             continue
         for w in MMA_WARPS:
             if w > 4 * bv // 64:
                 continue
             for stages in (DEFAULT_STAGES,) + EXTRA_STAGES:
                 cand = Launch(bv, w, stages, separate_flush=True, read_mma=True)
-                if cand not in times and _launchable(plan, "replay_decode", bv, None):
+                if cand not in times:
                     out.append(cand)
     return out
 
