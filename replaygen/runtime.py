@@ -232,6 +232,13 @@ def device_name(device: torch.device) -> str:
     return name
 
 
+def table_device_name(device: torch.device) -> str:
+    """The device name tuned launches are looked up under: REPLAYGEN_TUNING_GPU when set
+    (e.g. "NVIDIA H200" on an H100, which has no table of its own: its launches would
+    otherwise be the plan's untuned ones), else the device's own name."""
+    return os.environ.get("REPLAYGEN_TUNING_GPU") or device_name(device)
+
+
 # Programs per multiprocessor of the queued fold launch (Kernels._fold_queued): what a
 # [16, 128] fold of 4 warps and ~120 registers keeps resident on an H200 (ncu, session
 # 11: 4 blocks per SM). The Triton interpreter runs programs one after another: 3 there,
@@ -696,7 +703,7 @@ class Kernels:
             # quantised configuration but the key-chunk decode of a read copy: KDA's and
             # GLA's read-copy decodes, and every read copy's fold and conventional
             # launches, ran the plan's whatever the tables said)
-            launch = self.table_launch(kernel, rows, device_name(device))
+            launch = self.table_launch(kernel, rows, table_device_name(device))
         if launch is None and kernel in ("verify_fold", "commit"):   # untuned: the verify's / fold's
             return self._launch(launch_kind(kernel), rows, device)
         if launch is None:

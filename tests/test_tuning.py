@@ -433,6 +433,20 @@ def test_overrides_pin_the_launch():
     assert load("gdn", H=1, HV=1, K=16, V=32, L=2, tuning=False).tuning is None
 
 
+def test_tuning_gpu_names_another_gpus_table(monkeypatch):
+    """REPLAYGEN_TUNING_GPU looks launches up under another GPU's name (an H100 reading the
+    H200's tables); unset, a GPU with no entries of its own gets the plan's launch."""
+    t = TuningTable()
+    t.add("NVIDIA H200", load("gdn", H=1, HV=1, K=16, V=32, L=2).name, "replay_decode", 1,
+          Launch(8, 1, 1))
+    monkeypatch.delenv("REPLAYGEN_TUNING_GPU", raising=False)
+    assert load("gdn", H=1, HV=1, K=16, V=32, L=2, tuning=t).launch_args(
+        "replay_decode", 4, "cpu")[0]["DBV"] != 8
+    monkeypatch.setenv("REPLAYGEN_TUNING_GPU", "NVIDIA H200")   # (read as launches are chosen)
+    assert load("gdn", H=1, HV=1, K=16, V=32, L=2, tuning=t).launch_args(
+        "replay_decode", 4, "cpu")[0]["DBV"] == 8
+
+
 # -- tuned launches are correct ---------------------------------------------------------------
 @pytest.mark.parametrize("variant,structure,chunked", [
     ("gdn", None, True), ("mamba2", None, True), ("kda", "kchunks", True), ("kda", None, False)])
