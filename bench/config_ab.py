@@ -15,7 +15,8 @@ FIELD=DTYPE for a record field's precision; all share fp32 checkpoints, bf16 rec
 otherwise, L = 16, batch 256. A launch is BV/num_warps/num_stages[/flag...], flags sep
 (the flush in a separate fold launch), words (Launch.read_words), mma (Launch.read_mma)
 or a Launch field as k=v (e.g. fold_warps=4), forced for the decode (`tab`: the committed
-table's, or the plan's where there is none). Every (configuration, launch) of --configs x
+table's, or the plan's where there is none: in the interpreter set
+REPLAYGEN_TUNING_GPU="NVIDIA H200" to check the H200's tabled launch). Every (configuration, launch) of --configs x
 --launches, or every `configuration@launch` of --versions (';'-separated: structures whose
 launches differ), is a version: one staggered flush cycle from the same pool and
 inputs (seed 7) per version, outputs and final materialised states against the first
