@@ -128,6 +128,9 @@ def main(argv=None) -> int:
     ap.add_argument("--templates", default=None, help="render from this template folder")
     ap.add_argument("--lines", type=int, default=0, help="print the N busiest source lines")
     ap.add_argument("--json", default=None, help="append the counts to this JSON-lines file")
+    ap.add_argument("--split-head", type=int, choices=(1, 2), default=None,
+                    help="a verify launch with head_launch: compile its head launch (1, the "
+                         "default) or its stream launch (2)")
     args = ap.parse_args(argv)
 
     if args.templates:
@@ -152,6 +155,8 @@ def main(argv=None) -> int:
             BV, BKT, warps = plan_tiles(kern.plan, args.kernel)
             launch = Launch(BV=BV, BKT=BKT, num_warps=warps, num_stages=3)
         launch = dataclasses.replace(launch, **launch_fields(pairs, "--launch"))
+    if args.split_head:
+        flags = {**flags, "SPLIT_HEAD": args.split_head}
     compiled = sm90.compile_kernel(kern, name, launch, table_kernel=args.kernel, **flags)
     ops, lines, loops, skips = summarise(sass_of(compiled))
     print(f"{kern.name} {args.kernel} batch {args.batch}: launch {launch}")
@@ -174,6 +179,7 @@ def main(argv=None) -> int:
         commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT,
                                 capture_output=True, text=True).stdout.strip()
         row = {"commit": commit, "config": kern.name, "kernel": args.kernel, "batch": args.batch,
+               "split_head": args.split_head,
                "templates": args.templates or "templates", "launch": str(launch),
                "triton": triton.__version__, "instructions": sum(ops.values()),
                "ptxas": usage, "residency": res, "loops": loops, "skips": skips,

@@ -333,6 +333,8 @@ class KernelPlan:
     READ_MMA: bool        # ... or its FP8 read copy's tiles on tensor cores (launch_constants)
     ONEPASS_FLUSH: bool   # the key-chunk decode folds while it streams; the token opens the window (onepass_flushes)
     FLUSH_ORDER: int      # 0: grid order; s: flushing rows' programs every s-th from the launch's start (launch_order)
+    SPLIT_HEAD: int       # the value-tile verify in one launch (0) or as a head launch (1) and a stream launch (2)
+    WS: int               # ... the fp32 floats per (row, value head) the head launch leaves the stream launch
     ROWS_P2: int          # ... a power of two >= the launch's rows (set per launch by the runtime)
     fold_split: int       # otherwise: programs per queued block of the fold launch (see below)
     decode_warps: int
@@ -653,7 +655,7 @@ def launch_constants(plan: "KernelPlan", kernel: str, BV: int, BKT: int | None =
                      separate_flush: bool = False, heads: int = 1,
                      stream_first: bool = False, read_words: bool = False,
                      onepass_flush: bool = False, flush_order: int = 0,
-                     read_mma: bool = False) -> dict[str, int | bool]:
+                     read_mma: bool = False, head_launch: bool = False) -> dict[str, int | bool]:
     """The tl.constexpr arguments that follow from a launch's tiles (the kernels take them
     as arguments, so one module launches with any tiles): for the key-chunked decode
     kernel and the key-chunked verify BV is the value tile DBV (DNV passes cover V) and
@@ -699,7 +701,15 @@ def launch_constants(plan: "KernelPlan", kernel: str, BV: int, BKT: int | None =
     power of two s otherwise) runs the flushing rows' programs first, at every s-th launch
     position (launch_order.flush_first; ROWS_P2 follows from the launch's rows, so the
     runtime sets it, and drops the choice past MAX_ORDERED_ROWS rows or
-    MAX_ORDERED_PROGRAMS programs)."""
+    MAX_ORDERED_PROGRAMS programs). `head_launch` (the value-tile verify's plain rows,
+    SPLIT_HEAD) runs the verify as two launches of its kernel: the drafts' and records'
+    key-side work (the head phase) for every (row, value head), its products left in a
+    workspace of WS fp32 floats each, then the value-tile stream, which reads them. In one
+    launch a program streams nothing while it does its head phase (KDA T = 8: about two
+    thirds of its instructions at one warp, and half its stall samples, ncu, session 34);
+    split, the stream launch's programs start streaming at once, for ~17% more bytes (KDA:
+    the workspace's 11 KB written and read per 64 KB checkpoint)."""
+    folding = kernel == "verify_fold"
     kernel = launch_kind(kernel)
     for what, v in (("value tile", BV), ("key chunk", BKT), ("split", split)):
         if v is not None and (isinstance(v, bool) or not isinstance(v, int) or v < 1 or v & (v - 1)):
@@ -799,6 +809,16 @@ def launch_constants(plan: "KernelPlan", kernel: str, BV: int, BKT: int | None =
     out["FLUSH_ORDER"] = flush_order
     out["ROWS_P2"] = 1
     out["BL"] = max(_next_pow2(plan.L), 16) if dot else _next_pow2(plan.L)
+    if head_launch and not (kernel == "verify" and not chunked and not folding):
+        raise ConfigError("only the value-tile verify's plain rows take their head phase in a "
+                          f"launch of its own, not the {'verify_fold' if folding else kernel} "
+                          f"kernel of {plan.name}")
+    out["SPLIT_HEAD"] = int(bool(head_launch))
+    # the workspace macro's fields: P_ck [BT, BK], S_c [BT, BL], S_d (and for a delta
+    # rule M_v, M_x) [BT, BT], one [BT] per draft scalar
+    square = 3 if plan.delta_rule else 1
+    out["WS"] = (plan.BT * (plan.BK + out["BL"] + square * plan.BT + len(plan.draft_scalars))
+                 if head_launch else 0)
     return out
 
 
@@ -1193,6 +1213,8 @@ def make_plan(deriv: Derivation, config: KernelConfig) -> KernelPlan:
         READ_MMA=False,       # (tuned per launch: Launch.read_mma)
         ONEPASS_FLUSH=False,  # (tuned per launch: Launch.onepass_flush)
         FLUSH_ORDER=0,        # (tuned per launch: Launch.flush_order)
+        SPLIT_HEAD=0,         # (tuned per launch: Launch.head_launch; 2 set by runtime.verify)
+        WS=0,                 # (with SPLIT_HEAD: launch_constants)
         ROWS_P2=1,            # (only read with FLUSH_ORDER: runtime.Kernels._launch)
         # That fold launch takes the (slot, value head) blocks the decode queued, each
         # split into this many programs (each folds every fold_split-th value tile, and

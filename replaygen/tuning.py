@@ -63,7 +63,8 @@ SPECULATIVE_KERNELS = ("verify", "verify_fold", "fold", "commit")
 BATCH_BUCKETS = (1, 8, 64, 256, 512)
 ENTRY_KEYS = {"config", "kernel", "batch", "BV", "num_warps", "num_stages"}
 OPTIONAL_KEYS = {"BKT", "split", "separate_flush", "maxnreg", "heads", "fold_warps", "fold_split",
-                 "stream_first", "read_words", "onepass_flush", "flush_order", "read_mma"}
+                 "stream_first", "read_words", "onepass_flush", "flush_order", "read_mma",
+                 "head_launch"}
 MAX_SPLIT = 64
 INFO_ORDER = ("ms", "plan_ms")   # as written: a set's order changes from run to run
 INFO_KEYS = frozenset(INFO_ORDER)
@@ -108,6 +109,8 @@ class Launch:
     word by word in fp16x2, as the key-chunk decode takes them (READ_WORDS). read_mma
     (the value-tile decode of an FP8 read copy, with a separate flush): the non-flush
     products on tensor cores, an e4m3 tile times an e4m3 probe operand (READ_MMA).
+    head_launch (the value-tile verify's plain rows): its head phase in a launch of its
+    own, before the value tiles' stream (SPLIT_HEAD; plan.launch_constants).
     onepass_flush
     (plan.onepass_flushes, fused flush, unsplit): a flushing row folds its records into
     each checkpoint chunk as it streams it, and its token opens the fresh window as ring
@@ -131,12 +134,14 @@ class Launch:
     onepass_flush: bool = False
     flush_order: int = 0
     read_mma: bool = False
+    head_launch: bool = False
 
     def constants(self, plan, kernel: str) -> dict[str, int | bool]:
         """The tl.constexpr arguments of `kernel` launched so (plan.launch_constants)."""
         return launch_constants(plan, kernel, self.BV, self.BKT, self.split, self.num_stages,
                                 self.separate_flush, self.heads, self.stream_first, self.read_words,
-                                self.onepass_flush, self.flush_order, self.read_mma)
+                                self.onepass_flush, self.flush_order, self.read_mma,
+                                self.head_launch)
 
     def options(self) -> dict:
         """The launch's compile options (Triton's num_warps, num_stages, maxnreg; and
@@ -188,6 +193,8 @@ class Launch:
             out["flush_order"] = self.flush_order
         if self.read_mma:
             out["read_mma"] = True
+        if self.head_launch:
+            out["head_launch"] = True
         return out
 
 
@@ -348,7 +355,8 @@ class TuningTable:
                                  e.get("maxnreg"), e.get("heads", 1), e.get("fold_warps"),
                                  e.get("fold_split"), e.get("stream_first", False),
                                  e.get("read_words", False), e.get("onepass_flush", False),
-                                 e.get("flush_order", 0), e.get("read_mma", False)), **info)
+                                 e.get("flush_order", 0), e.get("read_mma", False),
+                                 e.get("head_launch", False)), **info)
         return table
 
     @classmethod
@@ -390,6 +398,9 @@ class TuningTable:
             if flag in e and (e[flag] is not True or e["kernel"] != "replay_decode"):
                 self._fail(key, f"'{flag}' is true or absent, and only for replay_decode, got "
                                 f"{e[flag]!r} for {e['kernel']!r}")
+        if "head_launch" in e and (e["head_launch"] is not True or e["kernel"] != "verify"):
+            self._fail(key, "'head_launch' is true or absent, and only for verify, got "
+                            f"{e['head_launch']!r} for {e['kernel']!r}")
         r = e.get("maxnreg")
         if "maxnreg" in e and (isinstance(r, bool) or not isinstance(r, int) or not 16 <= r <= 255):
             self._fail(key, f"'maxnreg' must be an integer register count in 16..255, got {r!r}")

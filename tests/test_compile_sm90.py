@@ -37,7 +37,8 @@ from triton.backends.compiler import GPUTarget  # noqa: E402
 from triton.compiler import ASTSource  # noqa: E402
 
 from replaygen.emit import GENERATED_DIR, default_configs, table_configs  # noqa: E402
-from replaygen.plan import decode_is_chunked, launch_constants, plan_tiles, streams_first  # noqa: E402
+from replaygen.plan import (decode_is_chunked, launch_constants, plan_tiles, streams_first,  # noqa: E402
+                            verify_is_chunked)
 from replaygen.runtime import commit_move_warps, load  # noqa: E402
 from replaygen.spec import available_variants, load_variant  # noqa: E402
 from replaygen.tuning import TUNING_FILE, Launch, TuningTable, compile_options  # noqa: E402
@@ -64,7 +65,7 @@ def signature(fn, kern, inputs="bf16"):
             sig[n] = "*" + layout[n]
         elif n in ("state_ptr", "snap_ptr"):
             sig[n] = "*" + (kern.plan.state_dtype if kern.plan.ckpt.kind == "plain" else "fp32")
-        elif n in ("dst_ptr", "src_ptr"):
+        elif n in ("dst_ptr", "src_ptr", "ws_ptr"):   # (ws: the two-launch verify's workspace)
             sig[n] = "*fp32"
         elif n in rings:
             sig[n] = "*" + rings[n]
@@ -133,6 +134,7 @@ FIRST_PLANS = {v: load(v, config=load_variant(v).configs[0].name, tuning=False).
 CHUNKED_DECODE = [v for v, p in FIRST_PLANS.items() if decode_is_chunked(p)]
 ONEPASS_DECODE = [v for v, p in FIRST_PLANS.items() if p.onepass_flushes]
 TILED_DECODE = [v for v in available_variants() if v not in CHUNKED_DECODE]
+TILED_VERIFY = [v for v, p in FIRST_PLANS.items() if not verify_is_chunked(p)]
 GRID = {"QUEUED": False, "QSPLIT": 1}   # the fold over (rows, value heads); QUEUED: after a decode
 KERNELS = (("replay_decode_kernel", {}), ("replay_decode_kernel", {"FOLD_EVERY_STEP": True}),
            ("replay_decode_kernel", {"FUSED_FLUSH": False}),   # Launch.separate_flush
@@ -293,6 +295,22 @@ def compile_all(workers: int) -> tuple[int, list[str]]:
             spills = [int(n) for n in re.findall(r"(\d+) bytes spill", usage)]
             if not spills or (max(spills) > SPILL_REPORTED and kern.plan.K <= 128):
                 failures.append(f"{kern.name}: {name} spills (or no ptxas report): {usage}")
+    # The value-tile verify in two launches (Launch.head_launch, T_MAX = 8): its head launch
+    # and its stream launch (SPLIT_HEAD 1, 2) compile, and the stream launch, which holds
+    # none of the head phase's tiles, spills nothing
+    for variant in TILED_VERIFY:
+        kern = load(variant, config=load_variant(variant).configs[0].name, state_dtype="fp32",
+                    record_dtype="bf16", L=16, max_drafts=SPEC_DRAFTS, tuning=False)
+        bv, _, warps = plan_tiles(kern.plan, "verify")
+        for split in (1, 2):
+            count += 1
+            try:
+                compiled = compile_kernel(kern, "verify_kernel", Launch(bv, warps, 3, head_launch=True),
+                                          table_kernel="verify", FOLDING=False, SPLIT_HEAD=split)
+                usage = ptxas_usage(compiled)
+                assert split == 1 or "0 bytes spill stores" in usage, usage
+            except Exception as exc:  # report every failure, not only the first
+                failures.append(f"{kern.name}: verify_kernel, launch {split} of 2: {exc}")
     # The value-tile decode reading its read copy in words (fp16x2 products in inline PTX)
     for variant, config in read_word_configs():
         kern = load_default(variant, config, tuning=False)
@@ -415,7 +433,8 @@ def test_default_kernels_compile_for_sm90():
                     for _, c in CONFIGS)
     expected = (len(CONFIGS) * (len(KERNELS) - 1) + quantized + len(TUNED)
                 + 4 * len(available_variants()) + len(read_word_configs()) + len(read_mma_configs())
-                + 3 * len(CHUNKED_DECODE) + len(ONEPASS_DECODE) + len(TILED_DECODE))
+                + 3 * len(CHUNKED_DECODE) + len(ONEPASS_DECODE) + len(TILED_DECODE)
+                + 2 * len(TILED_VERIFY))
     assert f"compiled {expected} kernels, 0 failed" in stdout, stdout[-2000:]
 
 

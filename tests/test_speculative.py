@@ -490,6 +490,46 @@ def test_key_chunk_verify_shares_a_group(variant, heads, verify_folds, device):
             "a verify folded" if verify_folds else "a commit folded"} <= d.events
 
 
+@pytest.mark.parametrize("verify_folds", [False, True])
+@pytest.mark.parametrize("variant", sorted(v for v in ALL_CASES if v in ("kda", "gla")))
+def test_value_tile_verify_in_two_launches(variant, verify_folds, device):
+    """Launch.head_launch: the value-tile verify's plain rows as a head launch, whose
+    products go through the fp32 workspace, and a stream launch. Checked against the
+    float64 reference through windows that fold (with verify_folds the folding rows keep
+    one launch), rows at different cursors, a padding row; and against the same schedule
+    in one launch: the rings (the drafts' records, the stream's corrected values among
+    them), checkpoints and cursors equal bit for bit in the interpreter (the same fp32
+    operations; compiled, the two launches may contract them differently: 1e-6)."""
+    from replaygen.plan import verify_is_chunked
+    from replaygen.tuning import Launch
+    cfg = Config(variant, H=1, ratio=2, K=20, V=32, L=4, state_dtype="fp32",
+                 record_dtype="fp32", input_dtype="fp32",
+                 optional=ALL_CASES[variant].optional_inputs, max_drafts=3,
+                 verify_folds=verify_folds)
+    drivers = [SpecDriver(cfg, device, seed=13) for _ in range(2)]
+    split, one = drivers
+    assert not verify_is_chunked(split.kern.plan)
+    split.kern.forced["verify"] = Launch(BV=16, num_warps=1, num_stages=1, head_launch=True)
+    one.kern.forced["verify"] = Launch(BV=16, num_warps=1, num_stages=1)
+    consts, _ = split.kern.launch_args("verify", 3, device)
+    assert consts["SPLIT_HEAD"] == 1 and consts["WS"] > 0 and consts["FOLD_DOT"]
+    for d in drivers:
+        d.decode((0,))
+        d.verify((0, 1, -1), 3, [3, 2, 3])
+        d.commit([3, 1, 0])                     # slot 0 folds: (0, 1); verify_folds: (4, 1)
+        d.verify((1, 0), 3, [3, 1])             # (verify_folds: slot 0 folds)
+        d.commit([2, 1])
+        d.verify((0, 1), 3, [2, 3])             # (verify_folds: slot 1 folds)
+    assert ("a verify folded" if verify_folds else "a commit folded") in split.events
+    exact = device == "cpu"
+    for name in split.state.ring:
+        a, b = split.state.ring[name], one.state.ring[name]
+        assert same_bits(a, b) if exact else torch.allclose(a, b, rtol=1e-6, atol=1e-6), name
+    assert same_bits(split.state.cursor, one.state.cursor)
+    a, b = split.state.checkpoint, one.state.checkpoint
+    assert same_bits(a, b) if exact else torch.allclose(a, b, rtol=1e-6, atol=1e-6)
+
+
 @pytest.mark.cuda
 @pytest.mark.skipif(not CUDA, reason="real geometries are too slow for the interpreter")
 @pytest.mark.parametrize("verify_folds", [False, True])

@@ -121,16 +121,7 @@ def test_stream_first_round_trips_and_is_checked(tmp_path):
         with pytest.raises(ConfigError, match="stream first"):
             launch_constants(plan, kernel, 16, 8 if kernel == "replay_decode" and decode_is_chunked(plan)
                              else None, stream_first=True)
-    table = TuningTable()
-    table.add("G", "cfg", "replay_decode", 8, Launch(16, 1, 3, BKT=8, stream_first=True), ms=1.0)
-    path = tmp_path / TUNING_FILE
-    table.write(path, "gdn")
-    assert TuningTable.read(path, "gdn").lookup("cfg", "replay_decode", "G", 8).stream_first is True
-    data = json.loads(path.read_text())
-    data["gpus"]["G"]["entries"][0]["kernel"] = "fold"
-    path.write_text(json.dumps(data))
-    with pytest.raises(TuningError, match="'stream_first' is true or absent, and only for replay_decode"):
-        TuningTable.read(path, "gdn")
+    _flag_round_trips(tmp_path, Launch(16, 1, 3, BKT=8, stream_first=True), "stream_first")
 
 
 def test_onepass_flush_round_trips_and_is_checked(tmp_path):
@@ -842,22 +833,22 @@ def test_read_words_round_trip_and_are_checked(tmp_path):
         bkt = 16 if kernel == "replay_decode" and decode_is_chunked(plan) else None
         with pytest.raises(ConfigError, match="reads words"):
             launch_constants(plan, kernel, 16, bkt, read_words=True, **extra)
-    _decode_flag_round_trips(tmp_path, Launch(16, 1, 1, separate_flush=True, read_words=True), "read_words")
+    _flag_round_trips(tmp_path, Launch(16, 1, 1, separate_flush=True, read_words=True), "read_words")
 
 
-def _decode_flag_round_trips(tmp_path, launch, flag: str):
-    """A decode launch with the boolean `flag` set is kept by a table written and read
-    back; the same entry as a fold's is refused, naming the flag."""
+def _flag_round_trips(tmp_path, launch, flag: str, kernel="replay_decode", other="fold"):
+    """A `kernel` launch with the boolean `flag` set is kept by a table written and read
+    back; the same entry as an `other` kernel's is refused, naming the flag."""
     table = TuningTable()
-    table.add("G", "cfg", "replay_decode", 8, launch, ms=1.0)
+    table.add("G", "cfg", kernel, 8, launch, ms=1.0)
     path = tmp_path / TUNING_FILE
     table.write(path, "kda")
-    assert getattr(TuningTable.read(path, "kda").lookup("cfg", "replay_decode", "G", 8), flag) is True
+    assert getattr(TuningTable.read(path, "kda").lookup("cfg", kernel, "G", 8), flag) is True
     data = json.loads(path.read_text())
-    data["gpus"]["G"]["entries"][0]["kernel"] = "fold"
-    del data["gpus"]["G"]["entries"][0]["separate_flush"]   # (refused for a fold too)
+    data["gpus"]["G"]["entries"][0]["kernel"] = other
+    data["gpus"]["G"]["entries"][0].pop("separate_flush", None)   # (refused for a fold too)
     path.write_text(json.dumps(data))
-    with pytest.raises(TuningError, match=f"'{flag}' is true or absent, and only for replay_decode"):
+    with pytest.raises(TuningError, match=f"'{flag}' is true or absent, and only for {kernel}"):
         TuningTable.read(path, "kda")
 
 
@@ -886,7 +877,7 @@ def test_read_mma_round_trips_and_is_checked(tmp_path):
         bkt = 16 if kernel == "replay_decode" and decode_is_chunked(plan) else None
         with pytest.raises(ConfigError, match="on tensor cores"):
             launch_constants(plan, kernel, bv, bkt, read_mma=True, **extra)
-    _decode_flag_round_trips(tmp_path, Launch(64, 4, 2, separate_flush=True, read_mma=True), "read_mma")
+    _flag_round_trips(tmp_path, Launch(64, 4, 2, separate_flush=True, read_mma=True), "read_mma")
 
 
 def test_phase_4c_times_tensor_core_reads_on_their_own_grid():
@@ -906,6 +897,39 @@ def test_phase_4c_times_tensor_core_reads_on_their_own_grid():
                   load("kda", H=1, HV=1, K=32, V=32, L=4, tuning=False, read_dtype="nvfp4").plan,
                   load("gdn", H=1, HV=2, K=32, V=32, L=4, tuning=False, read_dtype="fp8").plan):
         assert read_mma_candidates(other, {}) == []
+
+
+def test_head_launch_round_trips_and_is_checked(tmp_path):
+    """Launch.head_launch: kept by a table as a verify's; refused for another kernel (in
+    a table and by launch_constants), for the key-chunk verify and for a verify_folds
+    verify's folding launch, which keeps one launch."""
+    fp32 = dict(H=1, HV=1, K=16, V=16, L=4, max_drafts=2, tuning=False)
+    kda = load("kda", **fp32, verify_folds=True).plan
+    gdn = load("gdn", **fp32).plan
+    c = launch_constants(kda, "verify", 16, head_launch=True)
+    assert c["SPLIT_HEAD"] == 1 and c["WS"] == kda.BT * (kda.BK + c["BL"] + 3 * kda.BT)
+    assert launch_constants(kda, "verify", 16)["WS"] == 0
+    for plan, kernel in ((gdn, "verify"), (kda, "verify_fold"), (kda, "replay_decode"), (kda, "fold")):
+        with pytest.raises(ConfigError, match="head phase in a launch of its own"):
+            launch_constants(plan, kernel, 16, 16 if plan is gdn else None, head_launch=True)
+    _flag_round_trips(tmp_path, Launch(16, 1, 2, head_launch=True), "head_launch",
+                             kernel="verify", other="verify_fold")
+
+
+def test_phase_2f_splits_the_best_value_tile_verifies():
+    """Phase 2f: the `keep` best verify launches so far that run in one launch, each with
+    its head phase in a launch of its own at every stage count (never one already timed);
+    nothing for the key-chunk verify."""
+    from replaygen.tune import DEFAULT_STAGES, EXTRA_STAGES, head_launch_candidates
+    plan = load("kda", H=1, HV=1, K=32, V=32, L=4, max_drafts=2, tuning=False).plan
+    a, b, c = Launch(16, 1, 3), Launch(32, 2, 2), Launch(8, 1, 1)
+    split = lambda x, s: dataclasses.replace(x, head_launch=True, num_stages=s)  # noqa: E731
+    times = {a: {256: 0.20}, b: {256: 0.19}, c: {256: 0.30}, split(b, 1): {256: 0.18}}
+    stages = sorted({DEFAULT_STAGES, *EXTRA_STAGES})
+    got = head_launch_candidates(plan, times, keep=2)
+    assert got == [split(b, s) for s in stages if s != 1] + [split(a, s) for s in stages]
+    gdn = load("gdn", H=1, HV=2, K=32, V=32, L=4, max_drafts=2, tuning=False).plan
+    assert head_launch_candidates(gdn, times) == []
 
 
 def test_phase_4b_reads_words_in_the_best_separate_flush_launches():

@@ -2,8 +2,8 @@
 # the templates and run `replaygen build`.
 # kernel: mamba2__ngroups8_nheads96_dstate128_headdim80__L16__state_fp16__rec_bf16
 # spec sha256: b9b9d1221036064279430b56c5d997514355cbb9c52adf3b69fc5581e1456b5e
-# templates sha256: 2a127c3d7bcaa20be06b9679e4b49d41bd065d0171abe1df42b2539e94358089
-# generator sha256: b76a11d817761ab31867b64902411a5df2be0840a30dff36dbde8716e0b38f5f
+# templates sha256: ff10427b3198967fac17685ff68661be370a8beae71a29b87fc7904cec638166
+# generator sha256: 07c5e0e79224783a89be7966009c8213f43fb42b8f8cf6758056942143386b2f
 """ReplaySSM kernels for mamba2: mamba2__ngroups8_nheads96_dstate128_headdim80__L16__state_fp16__rec_bf16.
 
 Replay form: S_t = C·exp(G_t) + Σ_j w_j (exp(G_t - G_j)·k_j)ᵀ,  G_j = Σ_(i<=j) g_i
@@ -18,7 +18,7 @@ from replaygen import devmath, formats, launch_order
 CONSTEXPRS = dict(H=8, HV=96, K=128, V=80, L=16, GROUP=12,
                   BK=128, BV=16, BL=16, NV=5,
                   FOLD_DOT=True, DBV=128, DNV=1,
-                  BKT=32, NK=4, DECODE_FOLD_DOT=True, NSPLIT=1, HPP=1, STREAM_STAGES=3, FLUSH_STAGES=2, FUSED_FLUSH=True, STREAM_FIRST=False, READ_WORDS=False, READ_MMA=False, ONEPASS_FLUSH=False, FLUSH_ORDER=0, ROWS_P2=1,
+                  BKT=32, NK=4, DECODE_FOLD_DOT=True, NSPLIT=1, HPP=1, STREAM_STAGES=3, FLUSH_STAGES=2, FUSED_FLUSH=True, STREAM_FIRST=False, READ_WORDS=False, READ_MMA=False, ONEPASS_FLUSH=False, FLUSH_ORDER=0, SPLIT_HEAD=0, WS=0, ROWS_P2=1,
                   KH=64, KS=8, NB=8,
                   RING=16, CAP=15, VERIFY_FOLDS=False, T_MAX=1, BT=16, BLF=16, BVW=128)
 NUM_WARPS = 2
@@ -34,7 +34,7 @@ def replay_decode_kernel(
     H: tl.constexpr, HV: tl.constexpr, K: tl.constexpr, V: tl.constexpr, L: tl.constexpr,
     GROUP: tl.constexpr, BK: tl.constexpr, BV: tl.constexpr, BL: tl.constexpr, NV: tl.constexpr,
     FOLD_DOT: tl.constexpr, DBV: tl.constexpr, DNV: tl.constexpr, BKT: tl.constexpr, NK: tl.constexpr,
-    DECODE_FOLD_DOT: tl.constexpr, NSPLIT: tl.constexpr, HPP: tl.constexpr, STREAM_STAGES: tl.constexpr, FLUSH_STAGES: tl.constexpr, FUSED_FLUSH: tl.constexpr, STREAM_FIRST: tl.constexpr, READ_WORDS: tl.constexpr, READ_MMA: tl.constexpr, ONEPASS_FLUSH: tl.constexpr, FLUSH_ORDER: tl.constexpr, ROWS_P2: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
+    DECODE_FOLD_DOT: tl.constexpr, NSPLIT: tl.constexpr, HPP: tl.constexpr, STREAM_STAGES: tl.constexpr, FLUSH_STAGES: tl.constexpr, FUSED_FLUSH: tl.constexpr, STREAM_FIRST: tl.constexpr, READ_WORDS: tl.constexpr, READ_MMA: tl.constexpr, ONEPASS_FLUSH: tl.constexpr, FLUSH_ORDER: tl.constexpr, SPLIT_HEAD: tl.constexpr, WS: tl.constexpr, ROWS_P2: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
     RING: tl.constexpr, CAP: tl.constexpr, VERIFY_FOLDS: tl.constexpr, T_MAX: tl.constexpr, BT: tl.constexpr, BLF: tl.constexpr, BVW: tl.constexpr,
     FOLD_EVERY_STEP: tl.constexpr,
 ):
@@ -312,7 +312,7 @@ def fold_kernel(
     H: tl.constexpr, HV: tl.constexpr, K: tl.constexpr, V: tl.constexpr, L: tl.constexpr,
     GROUP: tl.constexpr, BK: tl.constexpr, BV: tl.constexpr, BL: tl.constexpr, NV: tl.constexpr,
     FOLD_DOT: tl.constexpr, DBV: tl.constexpr, DNV: tl.constexpr, BKT: tl.constexpr, NK: tl.constexpr,
-    DECODE_FOLD_DOT: tl.constexpr, NSPLIT: tl.constexpr, HPP: tl.constexpr, STREAM_STAGES: tl.constexpr, FLUSH_STAGES: tl.constexpr, FUSED_FLUSH: tl.constexpr, STREAM_FIRST: tl.constexpr, READ_WORDS: tl.constexpr, READ_MMA: tl.constexpr, ONEPASS_FLUSH: tl.constexpr, FLUSH_ORDER: tl.constexpr, ROWS_P2: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
+    DECODE_FOLD_DOT: tl.constexpr, NSPLIT: tl.constexpr, HPP: tl.constexpr, STREAM_STAGES: tl.constexpr, FLUSH_STAGES: tl.constexpr, FUSED_FLUSH: tl.constexpr, STREAM_FIRST: tl.constexpr, READ_WORDS: tl.constexpr, READ_MMA: tl.constexpr, ONEPASS_FLUSH: tl.constexpr, FLUSH_ORDER: tl.constexpr, SPLIT_HEAD: tl.constexpr, WS: tl.constexpr, ROWS_P2: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
     RING: tl.constexpr, CAP: tl.constexpr, VERIFY_FOLDS: tl.constexpr, T_MAX: tl.constexpr, BT: tl.constexpr, BLF: tl.constexpr, BVW: tl.constexpr,
 ):
     """Fold committed records into full states: of row i_b, value head i_hv (a grid over
@@ -529,7 +529,7 @@ def conventional_decode_kernel(
     H: tl.constexpr, HV: tl.constexpr, K: tl.constexpr, V: tl.constexpr, L: tl.constexpr,
     GROUP: tl.constexpr, BK: tl.constexpr, BV: tl.constexpr, BL: tl.constexpr, NV: tl.constexpr,
     FOLD_DOT: tl.constexpr, DBV: tl.constexpr, DNV: tl.constexpr, BKT: tl.constexpr, NK: tl.constexpr,
-    DECODE_FOLD_DOT: tl.constexpr, NSPLIT: tl.constexpr, HPP: tl.constexpr, STREAM_STAGES: tl.constexpr, FLUSH_STAGES: tl.constexpr, FUSED_FLUSH: tl.constexpr, STREAM_FIRST: tl.constexpr, READ_WORDS: tl.constexpr, READ_MMA: tl.constexpr, ONEPASS_FLUSH: tl.constexpr, FLUSH_ORDER: tl.constexpr, ROWS_P2: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
+    DECODE_FOLD_DOT: tl.constexpr, NSPLIT: tl.constexpr, HPP: tl.constexpr, STREAM_STAGES: tl.constexpr, FLUSH_STAGES: tl.constexpr, FUSED_FLUSH: tl.constexpr, STREAM_FIRST: tl.constexpr, READ_WORDS: tl.constexpr, READ_MMA: tl.constexpr, ONEPASS_FLUSH: tl.constexpr, FLUSH_ORDER: tl.constexpr, SPLIT_HEAD: tl.constexpr, WS: tl.constexpr, ROWS_P2: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
     RING: tl.constexpr, CAP: tl.constexpr, VERIFY_FOLDS: tl.constexpr, T_MAX: tl.constexpr, BT: tl.constexpr, BLF: tl.constexpr, BVW: tl.constexpr,
 ):
     """The conventional decode step for row i_b, value head i_hv, value tile i_v:
@@ -582,18 +582,19 @@ def conventional_decode_kernel(
 def verify_kernel(
     slots_ptr, num_slots, cursor_ptr, drafted_ptr, ckpt_ptr, ring_B_ptr, ring_x_ptr, ring_delta_ptr,
     x_ptr, stride_x, dt_ptr, stride_dt, B_ptr, stride_B, C_ptr, stride_C, z_ptr, stride_z, A_log_ptr, dt_bias_ptr, D_ptr,
-    num_drafts_ptr, T_IN, out_ptr, stride_out, HAS_z: tl.constexpr,
+    num_drafts_ptr, T_IN, out_ptr, stride_out, ws_ptr, HAS_z: tl.constexpr,
     H: tl.constexpr, HV: tl.constexpr, K: tl.constexpr, V: tl.constexpr, L: tl.constexpr,
     GROUP: tl.constexpr, BK: tl.constexpr, BV: tl.constexpr, BL: tl.constexpr, NV: tl.constexpr,
     FOLD_DOT: tl.constexpr, DBV: tl.constexpr, DNV: tl.constexpr, BKT: tl.constexpr, NK: tl.constexpr,
-    DECODE_FOLD_DOT: tl.constexpr, NSPLIT: tl.constexpr, HPP: tl.constexpr, STREAM_STAGES: tl.constexpr, FLUSH_STAGES: tl.constexpr, FUSED_FLUSH: tl.constexpr, STREAM_FIRST: tl.constexpr, READ_WORDS: tl.constexpr, READ_MMA: tl.constexpr, ONEPASS_FLUSH: tl.constexpr, FLUSH_ORDER: tl.constexpr, ROWS_P2: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
+    DECODE_FOLD_DOT: tl.constexpr, NSPLIT: tl.constexpr, HPP: tl.constexpr, STREAM_STAGES: tl.constexpr, FLUSH_STAGES: tl.constexpr, FUSED_FLUSH: tl.constexpr, STREAM_FIRST: tl.constexpr, READ_WORDS: tl.constexpr, READ_MMA: tl.constexpr, ONEPASS_FLUSH: tl.constexpr, FLUSH_ORDER: tl.constexpr, SPLIT_HEAD: tl.constexpr, WS: tl.constexpr, ROWS_P2: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
     RING: tl.constexpr, CAP: tl.constexpr, VERIFY_FOLDS: tl.constexpr, T_MAX: tl.constexpr, BT: tl.constexpr, BLF: tl.constexpr, BVW: tl.constexpr,
     FOLDING: tl.constexpr,
 ):
     """Speculative verification for row i_b and the HPP value heads i_hv0 .. i_hv0 +
     HPP - 1 of one key group, in key chunks: the outputs of the row's drafts i < n_d
     (num_drafts, clamped to [0, T_IN]) appended after its n committed records, by
-    output-only evaluation. Probe rows r of one [BT, BKT] tile hold the drafts' queries
+    output-only evaluation (ws_ptr, the value-tile verify's workspace, is unused here: the
+    two kernels share the runtime's call). Probe rows r of one [BT, BKT] tile hold the drafts' queries
     (rows i) and, for a delta rule, their keys (rows T_MAX + i); o_dr[r] is the draft of
     row r and G_d[r] its cumulative log decay from the checkpoint. Each probe row is
     factor x raw input (plan.score_factors), so everything that needs no value head is
@@ -853,7 +854,7 @@ def conventional_verify_kernel(
     H: tl.constexpr, HV: tl.constexpr, K: tl.constexpr, V: tl.constexpr, L: tl.constexpr,
     GROUP: tl.constexpr, BK: tl.constexpr, BV: tl.constexpr, BL: tl.constexpr, NV: tl.constexpr,
     FOLD_DOT: tl.constexpr, DBV: tl.constexpr, DNV: tl.constexpr, BKT: tl.constexpr, NK: tl.constexpr,
-    DECODE_FOLD_DOT: tl.constexpr, NSPLIT: tl.constexpr, HPP: tl.constexpr, STREAM_STAGES: tl.constexpr, FLUSH_STAGES: tl.constexpr, FUSED_FLUSH: tl.constexpr, STREAM_FIRST: tl.constexpr, READ_WORDS: tl.constexpr, READ_MMA: tl.constexpr, ONEPASS_FLUSH: tl.constexpr, FLUSH_ORDER: tl.constexpr, ROWS_P2: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
+    DECODE_FOLD_DOT: tl.constexpr, NSPLIT: tl.constexpr, HPP: tl.constexpr, STREAM_STAGES: tl.constexpr, FLUSH_STAGES: tl.constexpr, FUSED_FLUSH: tl.constexpr, STREAM_FIRST: tl.constexpr, READ_WORDS: tl.constexpr, READ_MMA: tl.constexpr, ONEPASS_FLUSH: tl.constexpr, FLUSH_ORDER: tl.constexpr, SPLIT_HEAD: tl.constexpr, WS: tl.constexpr, ROWS_P2: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
     RING: tl.constexpr, CAP: tl.constexpr, VERIFY_FOLDS: tl.constexpr, T_MAX: tl.constexpr, BT: tl.constexpr, BLF: tl.constexpr, BVW: tl.constexpr,
 ):
     """The conventional speculative step (as serving engines do it) for row i_b, value
@@ -918,7 +919,7 @@ def conventional_select_kernel(
     H: tl.constexpr, HV: tl.constexpr, K: tl.constexpr, V: tl.constexpr, L: tl.constexpr,
     GROUP: tl.constexpr, BK: tl.constexpr, BV: tl.constexpr, BL: tl.constexpr, NV: tl.constexpr,
     FOLD_DOT: tl.constexpr, DBV: tl.constexpr, DNV: tl.constexpr, BKT: tl.constexpr, NK: tl.constexpr,
-    DECODE_FOLD_DOT: tl.constexpr, NSPLIT: tl.constexpr, HPP: tl.constexpr, STREAM_STAGES: tl.constexpr, FLUSH_STAGES: tl.constexpr, FUSED_FLUSH: tl.constexpr, STREAM_FIRST: tl.constexpr, READ_WORDS: tl.constexpr, READ_MMA: tl.constexpr, ONEPASS_FLUSH: tl.constexpr, FLUSH_ORDER: tl.constexpr, ROWS_P2: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
+    DECODE_FOLD_DOT: tl.constexpr, NSPLIT: tl.constexpr, HPP: tl.constexpr, STREAM_STAGES: tl.constexpr, FLUSH_STAGES: tl.constexpr, FUSED_FLUSH: tl.constexpr, STREAM_FIRST: tl.constexpr, READ_WORDS: tl.constexpr, READ_MMA: tl.constexpr, ONEPASS_FLUSH: tl.constexpr, FLUSH_ORDER: tl.constexpr, SPLIT_HEAD: tl.constexpr, WS: tl.constexpr, ROWS_P2: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
     RING: tl.constexpr, CAP: tl.constexpr, VERIFY_FOLDS: tl.constexpr, T_MAX: tl.constexpr, BT: tl.constexpr, BLF: tl.constexpr, BVW: tl.constexpr,
 ):
     """Install the state after the row's last accepted draft (snap[i_b, a - 1]) as its
