@@ -707,8 +707,9 @@ def launch_constants(plan: "KernelPlan", kernel: str, BV: int, BKT: int | None =
     workspace of WS fp32 floats each, then the value-tile stream, which reads them. In one
     launch a program streams nothing while it does its head phase (KDA T = 8: about two
     thirds of its instructions at one warp, and half its stall samples, ncu, session 34);
-    split, the stream launch's programs start streaming at once, for ~17% more bytes (KDA:
-    the workspace's 11 KB written and read per 64 KB checkpoint)."""
+    split, the stream launch's programs start streaming at once, for more bytes (KDA, T =
+    8: the workspace's 12 KB written and read again per (row, value head), against its 64
+    KB checkpoint and ~20 KB of records and drafts)."""
     folding = kernel == "verify_fold"
     kernel = launch_kind(kernel)
     for what, v in (("value tile", BV), ("key chunk", BKT), ("split", split)):

@@ -3,7 +3,7 @@
 # kernel: gla__H4_HV4_K256_V512__L16__state_bf16__rec_bf16_g-fp32__gcum
 # spec sha256: 2a7fe42937c3f75572badc158aa6b5a3525d5a4bced8d5656b63326bdec79ab1
 # templates sha256: ff10427b3198967fac17685ff68661be370a8beae71a29b87fc7904cec638166
-# generator sha256: 07c5e0e79224783a89be7966009c8213f43fb42b8f8cf6758056942143386b2f
+# generator sha256: b29f0d084d1696c4d4410c9b8ec831c6a422999e33a990a464f97b02020ea96a
 """ReplaySSM kernels for gla: gla__H4_HV4_K256_V512__L16__state_bf16__rec_bf16_g-fp32__gcum.
 
 Replay form: S_t = C·Diag(exp(G_t)) + Σ_j w_j (Diag(exp(G_t - G_j))·k_j)ᵀ,  G_j = Σ_(i<=j) g_i

@@ -3,7 +3,7 @@
 # kernel: kda__H32_HV32_K128_V128__L16__state_fp32__rec_bf16_g-fp32__gcum
 # spec sha256: 900e043a38a9f7023de2cc4bf78d14388be9de5c6732cf3e1db42c3737507d77
 # templates sha256: ff10427b3198967fac17685ff68661be370a8beae71a29b87fc7904cec638166
-# generator sha256: 07c5e0e79224783a89be7966009c8213f43fb42b8f8cf6758056942143386b2f
+# generator sha256: b29f0d084d1696c4d4410c9b8ec831c6a422999e33a990a464f97b02020ea96a
 """ReplaySSM kernels for kda: kda__H32_HV32_K128_V128__L16__state_fp32__rec_bf16_g-fp32__gcum.
 
 Replay form: S_t = C·Diag(exp(G_t)) + Σ_j u_j (Diag(exp(G_t - G_j))·k_j)ᵀ,  G_j = Σ_(i<=j) g_i

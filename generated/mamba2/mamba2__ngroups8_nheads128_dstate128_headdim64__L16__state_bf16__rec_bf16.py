@@ -3,7 +3,7 @@
 # kernel: mamba2__ngroups8_nheads128_dstate128_headdim64__L16__state_bf16__rec_bf16
 # spec sha256: b9b9d1221036064279430b56c5d997514355cbb9c52adf3b69fc5581e1456b5e
 # templates sha256: ff10427b3198967fac17685ff68661be370a8beae71a29b87fc7904cec638166
-# generator sha256: 07c5e0e79224783a89be7966009c8213f43fb42b8f8cf6758056942143386b2f
+# generator sha256: b29f0d084d1696c4d4410c9b8ec831c6a422999e33a990a464f97b02020ea96a
 """ReplaySSM kernels for mamba2: mamba2__ngroups8_nheads128_dstate128_headdim64__L16__state_bf16__rec_bf16.
 
 Replay form: S_t = C·exp(G_t) + Σ_j w_j (exp(G_t - G_j)·k_j)ᵀ,  G_j = Σ_(i<=j) g_i
