@@ -155,9 +155,12 @@ def main(argv=None) -> int:
             BV, BKT, warps = plan_tiles(kern.plan, args.kernel)
             launch = Launch(BV=BV, BKT=BKT, num_warps=warps, num_stages=3)
         launch = dataclasses.replace(launch, **launch_fields(pairs, "--launch"))
+    warps = None
     if args.split_head:
         flags = {**flags, "SPLIT_HEAD": args.split_head}
-    compiled = sm90.compile_kernel(kern, name, launch, table_kernel=args.kernel, **flags)
+        if args.split_head == 1 and launch.head_warps is not None:   # as runtime.verify
+            warps = launch.head_warps
+    compiled = sm90.compile_kernel(kern, name, launch, warps=warps, table_kernel=args.kernel, **flags)
     ops, lines, loops, skips = summarise(sass_of(compiled))
     print(f"{kern.name} {args.kernel} batch {args.batch}: launch {launch}")
     usage = sm90.ptxas_usage(compiled)   # (runs ptxas: once)

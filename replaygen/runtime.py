@@ -554,23 +554,26 @@ class Kernels:
             # launch sees the cursors the first one read (it writes them), and each is
             # compiled without the other's code, with its own launch
             for folding in (False, True) if self.plan.VERIFY_FOLDS else (False,):
-                consts, launch = self.launch_args("verify_fold" if folding else "verify", rows,
-                                                  state.device)
+                consts, launch, chosen = self._launch("verify_fold" if folding else "verify",
+                                                      rows, state.device)
                 # Launch.head_launch: the head phase's launch (SPLIT_HEAD 1) leaves its
                 # products in a workspace (per call: a CUDA graph keeps its own) for the
-                # stream's launch (2). The folding rows keep one launch (an untuned
-                # verify_fold takes the verify's launch, head_launch included)
+                # stream's launch (2), the head's at its own warps where the launch says
+                # (head_warps). The folding rows keep one launch (an untuned verify_fold
+                # takes the verify's launch, head_launch included)
                 two = bool(consts["SPLIT_HEAD"]) and not folding
                 ws = (torch.empty(rows * self.plan.HV * consts["WS"], dtype=torch.float32,
                                   device=state.device) if two else None)
                 for split in (1, 2) if two else (0,):
+                    options = (launch if split != 1 or chosen.head_warps is None
+                               else {**launch, "num_warps": chosen.head_warps})
                     self.module.verify_kernel[(rows, self.plan.HV // consts["HPP"])](
                         slots_ptr=slots, num_slots=state.num_slots, cursor_ptr=state.cursor,
                         drafted_ptr=state.drafted, ckpt_ptr=state.checkpoint,
                         **self._state_args(state), **self._ring_args(state), **args,
                         **self._param_args(state.params), num_drafts_ptr=num_drafts, T_IN=T,
                         out_ptr=out, stride_out=_token_stride(out, out.shape[1]), ws_ptr=ws,
-                        **has, **{**consts, "SPLIT_HEAD": split}, FOLDING=folding, **launch)
+                        **has, **{**consts, "SPLIT_HEAD": split}, FOLDING=folding, **options)
         return out
 
     def commit(self, state: ReplayState, slots: torch.Tensor, num_accepted: torch.Tensor, *,

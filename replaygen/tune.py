@@ -30,7 +30,9 @@ key-chunk decode, the three best with the flushing programs first (phase 2e,
 Launch.flush_order); for the verify,
 the three best with programs over several value heads of a key
 group (phase 2c, Launch.heads); for the value-tile verify, the three best with the head
-phase in a launch of its own, at every stage count (phase 2f, Launch.head_launch); then, for small batches, splits of each (row, value head) over
+phase in a launch of its own, at every stage count (phase 2f, Launch.head_launch), and
+the two best of those with their head launch at every other warp count (phase 2g,
+Launch.head_warps); then, for small batches, splits of each (row, value head) over
 several programs (phase 3); then each batch's decode launches within 1.5x of its best
 (3 to 10 of them) with the flush in a separate fold launch (phase 4,
 Launch.separate_flush); for the value-tile decode of a read copy in whole 8-byte words,
@@ -263,6 +265,22 @@ def head_launch_candidates(plan, times: dict[Launch, dict[int, float]], keep: in
         for stages in sorted({DEFAULT_STAGES, *EXTRA_STAGES}):
             cand = dataclasses.replace(c, head_launch=True, num_stages=stages)
             if cand not in times and cand not in out:
+                out.append(cand)
+    return out
+
+
+def head_warps_candidates(plan, times: dict[Launch, dict[int, float]], keep: int = 2) -> list[Launch]:
+    """Phase 2g (the value-tile verify): the `keep` best two-launch verifies so far, each
+    with its head launch at every other warp count (Launch.head_warps): the head phase's
+    [16, K] tiles want more warps than the stream's one-warp programs (KDA T = 8, offline
+    sm_90: 255 registers and a spill at one warp, 128 and none at four)."""
+    if verify_is_chunked(plan):
+        return []
+    out = []
+    for c in [c for c in _ranked(times) if c.head_launch and c.head_warps is None][:keep]:
+        for warps in WARPS:
+            cand = dataclasses.replace(c, head_warps=warps)
+            if warps != c.num_warps and cand not in times and cand not in out:
                 out.append(cand)
     return out
 
@@ -526,6 +544,8 @@ def _phases():
              lambda j, t: shared_group_candidates(j.kern.plan, t)),
             ("phase 2f (the value-tile verify's head phase in a launch of its own)", ("verify",),
              lambda j, t: head_launch_candidates(j.kern.plan, t)),
+            ("phase 2g (the warps of the verify's head launch)", ("verify",),
+             lambda j, t: head_warps_candidates(j.kern.plan, t)),
             ("phase 3 (value-axis split of the decode)", ("replay_decode",),
              lambda j, t: split_candidates(j.kern.plan, t)),
             ("phase 4 (the decode's flush in a separate launch)", ("replay_decode",), decode_sf),
@@ -586,13 +606,13 @@ def table_of(jobs: list[Job], gpu: str, meta: dict, batches) -> dict[str, Tuning
 
 def report(tables: dict[str, TuningTable], log=print) -> None:
     log(f"\n{'configuration':<62} {'kernel':<20} {'batch':>5} {'BV':>3} {'BKT':>3} {'w':>2} {'s':>2} "
-        f"{'sp':>2} {'sf':>2} {'fw':>2} {'fs':>2} {'reg':>3} {'hd':>2} {'1st':>3} {'wd':>2} {'mm':>2} {'hl':>2} {'1p':>2} {'ord':>3} {'ms':>9} {'plan ms':>9} {'gain':>6}")
+        f"{'sp':>2} {'sf':>2} {'fw':>2} {'fs':>2} {'reg':>3} {'hd':>2} {'1st':>3} {'wd':>2} {'mm':>2} {'hl':>2} {'hw':>2} {'1p':>2} {'ord':>3} {'ms':>9} {'plan ms':>9} {'gain':>6}")
     for t in tables.values():
         for gpu, config, kernel, b, launch, info in t.entries():
             gain = info.get("plan_ms", info["ms"]) / info["ms"]
             log(f"{config:<62} {kernel:<20} {b:>5} {launch.BV:>3} {launch.BKT or '-':>3} {launch.num_warps:>2} "
                 f"{launch.num_stages:>2} {launch.split:>2} {'y' if launch.separate_flush else '-':>2} {launch.fold_warps or '-':>2} {launch.fold_split or '-':>2} {launch.maxnreg or '-':>3} {launch.heads:>2} {'y' if launch.stream_first else '-':>3} {'y' if launch.read_words else '-':>2} "
-                f"{'y' if launch.read_mma else '-':>2} {'y' if launch.head_launch else '-':>2} {'y' if launch.onepass_flush else '-':>2} {launch.flush_order or '-':>3} {info['ms']:>9.4f} {info.get('plan_ms', float('nan')):>9.4f} "
+                f"{'y' if launch.read_mma else '-':>2} {'y' if launch.head_launch else '-':>2} {launch.head_warps or '-':>2} {'y' if launch.onepass_flush else '-':>2} {launch.flush_order or '-':>3} {info['ms']:>9.4f} {info.get('plan_ms', float('nan')):>9.4f} "
                 f"{gain:>5.2f}x")
 
 

@@ -35,7 +35,7 @@ from bisect import bisect_right
 from dataclasses import dataclass
 from pathlib import Path
 
-from .errors import TuningError
+from .errors import ConfigError, TuningError
 from .plan import decode_splits, launch_constants
 
 # Triton compile options every launch pins, whatever the launch: FMA contraction (a*b + c
@@ -64,7 +64,7 @@ BATCH_BUCKETS = (1, 8, 64, 256, 512)
 ENTRY_KEYS = {"config", "kernel", "batch", "BV", "num_warps", "num_stages"}
 OPTIONAL_KEYS = {"BKT", "split", "separate_flush", "maxnreg", "heads", "fold_warps", "fold_split",
                  "stream_first", "read_words", "onepass_flush", "flush_order", "read_mma",
-                 "head_launch"}
+                 "head_launch", "head_warps"}
 MAX_SPLIT = 64
 INFO_ORDER = ("ms", "plan_ms")   # as written: a set's order changes from run to run
 INFO_KEYS = frozenset(INFO_ORDER)
@@ -110,7 +110,11 @@ class Launch:
     (the value-tile decode of an FP8 read copy, with a separate flush): the non-flush
     products on tensor cores, an e4m3 tile times an e4m3 probe operand (READ_MMA).
     head_launch (the value-tile verify's plain rows): its head phase in a launch of its
-    own, before the value tiles' stream (SPLIT_HEAD; plan.launch_constants).
+    own, before the value tiles' stream (SPLIT_HEAD; plan.launch_constants); head_warps
+    (with head_launch): that head launch's num_warps (None: the launch's), since the
+    head phase holds [16, K] tiles that one warp keeps in registers only just (KDA T = 8,
+    offline sm_90: 255 registers and 80 B spilled at one warp, 128 and none at four)
+    while the stream launch streams [16, K] tiles best at one.
     onepass_flush
     (plan.onepass_flushes, fused flush, unsplit): a flushing row folds its records into
     each checkpoint chunk as it streams it, and its token opens the fresh window as ring
@@ -135,9 +139,13 @@ class Launch:
     flush_order: int = 0
     read_mma: bool = False
     head_launch: bool = False
+    head_warps: int | None = None
 
     def constants(self, plan, kernel: str) -> dict[str, int | bool]:
         """The tl.constexpr arguments of `kernel` launched so (plan.launch_constants)."""
+        if self.head_warps is not None and not self.head_launch:
+            raise ConfigError(f"head_warps={self.head_warps} needs head_launch: one launch has "
+                              "no head launch of its own")
         return launch_constants(plan, kernel, self.BV, self.BKT, self.split, self.num_stages,
                                 self.separate_flush, self.heads, self.stream_first, self.read_words,
                                 self.onepass_flush, self.flush_order, self.read_mma,
@@ -195,6 +203,8 @@ class Launch:
             out["read_mma"] = True
         if self.head_launch:
             out["head_launch"] = True
+        if self.head_warps is not None:
+            out["head_warps"] = self.head_warps
         return out
 
 
@@ -356,7 +366,7 @@ class TuningTable:
                                  e.get("fold_split"), e.get("stream_first", False),
                                  e.get("read_words", False), e.get("onepass_flush", False),
                                  e.get("flush_order", 0), e.get("read_mma", False),
-                                 e.get("head_launch", False)), **info)
+                                 e.get("head_launch", False), e.get("head_warps")), **info)
         return table
 
     @classmethod
@@ -401,6 +411,10 @@ class TuningTable:
         if "head_launch" in e and (e["head_launch"] is not True or e["kernel"] != "verify"):
             self._fail(key, "'head_launch' is true or absent, and only for verify, got "
                             f"{e['head_launch']!r} for {e['kernel']!r}")
+        if "head_warps" in e and (not _power_of_two(e["head_warps"], MAX_WARPS)
+                                  or e.get("head_launch") is not True):
+            self._fail(key, f"'head_warps' is a power of two <= {MAX_WARPS}, and only with "
+                            f"head_launch, got {e['head_warps']!r}")
         r = e.get("maxnreg")
         if "maxnreg" in e and (isinstance(r, bool) or not isinstance(r, int) or not 16 <= r <= 255):
             self._fail(key, f"'maxnreg' must be an integer register count in 16..255, got {r!r}")

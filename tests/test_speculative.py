@@ -509,7 +509,10 @@ def test_value_tile_verify_in_two_launches(variant, verify_folds, device):
     drivers = [SpecDriver(cfg, device, seed=13) for _ in range(2)]
     split, one = drivers
     assert not verify_is_chunked(split.kern.plan)
-    split.kern.forced["verify"] = Launch(BV=16, num_warps=1, num_stages=1, head_launch=True)
+    # (the head launch at two warps, Launch.head_warps: on a GPU its [BT, BK] tiles span
+    # warps and the stream's do not; the interpreter ignores warps)
+    split.kern.forced["verify"] = Launch(BV=16, num_warps=1, num_stages=1, head_launch=True,
+                                         head_warps=2)
     one.kern.forced["verify"] = Launch(BV=16, num_warps=1, num_stages=1)
     consts, _ = split.kern.launch_args("verify", 3, device)
     assert consts["SPLIT_HEAD"] == 1 and consts["WS"] > 0 and consts["FOLD_DOT"]

@@ -913,7 +913,20 @@ def test_head_launch_round_trips_and_is_checked(tmp_path):
         with pytest.raises(ConfigError, match="head phase in a launch of its own"):
             launch_constants(plan, kernel, 16, 16 if plan is gdn else None, head_launch=True)
     _flag_round_trips(tmp_path, Launch(16, 1, 2, head_launch=True), "head_launch",
-                             kernel="verify", other="verify_fold")
+                      kernel="verify", other="verify_fold")
+    # head_warps: the head launch's warps, kept; only with head_launch
+    table = TuningTable()
+    table.add("G", "cfg", "verify", 8, Launch(16, 1, 2, head_launch=True, head_warps=4), ms=1.0)
+    path = tmp_path / TUNING_FILE
+    table.write(path, "kda")
+    assert TuningTable.read(path, "kda").lookup("cfg", "verify", "G", 8).head_warps == 4
+    data = json.loads(path.read_text())
+    del data["gpus"]["G"]["entries"][0]["head_launch"]
+    path.write_text(json.dumps(data))
+    with pytest.raises(TuningError, match="'head_warps' is a power of two <= 32, and only with head_launch"):
+        TuningTable.read(path, "kda")
+    with pytest.raises(ConfigError, match="head_warps=4 needs head_launch"):
+        Launch(16, 1, 2, head_warps=4).constants(kda, "verify")
 
 
 def test_phase_2f_splits_the_best_value_tile_verifies():
@@ -930,6 +943,22 @@ def test_phase_2f_splits_the_best_value_tile_verifies():
     assert got == [split(b, s) for s in stages if s != 1] + [split(a, s) for s in stages]
     gdn = load("gdn", H=1, HV=2, K=32, V=32, L=4, max_drafts=2, tuning=False).plan
     assert head_launch_candidates(gdn, times) == []
+
+
+def test_phase_2g_gives_the_best_split_verifies_head_launches_other_warps():
+    """Phase 2g: the `keep` best two-launch verifies (head_warps unset) with their head
+    launch at every other warp count; one-launch verifies and ones already timed left out;
+    nothing for the key-chunk verify."""
+    from replaygen.tune import WARPS, head_warps_candidates
+    plan = load("kda", H=1, HV=1, K=32, V=32, L=4, max_drafts=2, tuning=False).plan
+    a, b = Launch(16, 1, 3, head_launch=True), Launch(16, 2, 2, head_launch=True)
+    one = Launch(16, 1, 1)
+    times = {a: {256: 0.20}, b: {256: 0.22}, one: {256: 0.10},
+             dataclasses.replace(a, head_warps=4): {256: 0.18}}
+    got = head_warps_candidates(plan, times, keep=1)
+    assert got == [dataclasses.replace(a, head_warps=w) for w in WARPS if w not in (1, 4)]
+    gdn = load("gdn", H=1, HV=2, K=32, V=32, L=4, max_drafts=2, tuning=False).plan
+    assert head_warps_candidates(gdn, times) == []
 
 
 def test_phase_4b_reads_words_in_the_best_separate_flush_launches():
