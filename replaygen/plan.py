@@ -701,8 +701,8 @@ def launch_constants(plan: "KernelPlan", kernel: str, BV: int, BKT: int | None =
     power of two s otherwise) runs the flushing rows' programs first, at every s-th launch
     position (launch_order.flush_first; ROWS_P2 follows from the launch's rows, so the
     runtime sets it, and drops the choice past MAX_ORDERED_ROWS rows or
-    MAX_ORDERED_PROGRAMS programs). `head_launch` (the value-tile verify's plain rows,
-    SPLIT_HEAD) runs the verify as two launches of its kernel: the drafts' and records'
+    MAX_ORDERED_PROGRAMS programs). `head_launch` (the value-tile verify, SPLIT_HEAD; its
+    plain and its folding rows, each their own choice) runs the verify as two launches of its kernel: the drafts' and records'
     key-side work (the head phase) for every (row, value head), its products left in a
     workspace of WS fp32 floats each, then the value-tile stream, which reads them. In one
     launch a program streams nothing while it does its head phase (KDA T = 8: about two
@@ -810,15 +810,16 @@ def launch_constants(plan: "KernelPlan", kernel: str, BV: int, BKT: int | None =
     out["FLUSH_ORDER"] = flush_order
     out["ROWS_P2"] = 1
     out["BL"] = max(_next_pow2(plan.L), 16) if dot else _next_pow2(plan.L)
-    if head_launch and not (kernel == "verify" and not chunked and not folding):
-        raise ConfigError("only the value-tile verify's plain rows take their head phase in a "
-                          f"launch of its own, not the {'verify_fold' if folding else kernel} "
-                          f"kernel of {plan.name}")
+    if head_launch and not (kernel == "verify" and not chunked):
+        raise ConfigError("only the value-tile verify takes its head phase in a launch of its "
+                          f"own, not the {'verify_fold' if folding else kernel} kernel of {plan.name}")
     out["SPLIT_HEAD"] = int(bool(head_launch))
     # the workspace macro's fields: P_ck [BT, BK], S_c [BT, BL], S_d (and for a delta
-    # rule M_v, M_x) [BT, BT], one [BT] per draft scalar
+    # rule M_v, M_x) [BT, BT], one [BT] per draft scalar; a folding launch's kw [BL, BK]
+    # and ck_weight [BK]
     square = 3 if plan.delta_rule else 1
-    out["WS"] = (plan.BT * (plan.BK + out["BL"] + square * plan.BT + len(plan.draft_scalars))
+    fold = out["BL"] * plan.BK + plan.BK if folding else 0
+    out["WS"] = (plan.BT * (plan.BK + out["BL"] + square * plan.BT + len(plan.draft_scalars)) + fold
                  if head_launch else 0)
     return out
 

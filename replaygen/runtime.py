@@ -559,9 +559,12 @@ class Kernels:
                 # Launch.head_launch: the head phase's launch (SPLIT_HEAD 1) leaves its
                 # products in a workspace (per call: a CUDA graph keeps its own) for the
                 # stream's launch (2), the head's at its own warps where the launch says
-                # (head_warps). The folding rows keep one launch (an untuned verify_fold
-                # takes the verify's launch, head_launch included)
-                two = bool(consts["SPLIT_HEAD"]) and not folding
+                # (head_warps); the folding rows' workspace also holds the fold's weights
+                # (an untuned verify_fold takes the verify's launch and its constants:
+                # its workspace is then sized here)
+                two = bool(consts["SPLIT_HEAD"])
+                if two and folding:
+                    consts = {**consts, "WS": chosen.constants(self.plan, "verify_fold")["WS"]}
                 ws = (torch.empty(rows * self.plan.HV * consts["WS"], dtype=torch.float32,
                                   device=state.device) if two else None)
                 for split in (1, 2) if two else (0,):

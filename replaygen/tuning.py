@@ -109,8 +109,9 @@ class Launch:
     word by word in fp16x2, as the key-chunk decode takes them (READ_WORDS). read_mma
     (the value-tile decode of an FP8 read copy, with a separate flush): the non-flush
     products on tensor cores, an e4m3 tile times an e4m3 probe operand (READ_MMA).
-    head_launch (the value-tile verify's plain rows): its head phase in a launch of its
-    own, before the value tiles' stream (SPLIT_HEAD; plan.launch_constants); head_warps
+    head_launch (the value-tile verify, its plain or its folding rows): its head phase in
+    a launch of its own, before the value tiles' stream (SPLIT_HEAD;
+    plan.launch_constants); head_warps
     (with head_launch): that head launch's num_warps (None: the launch's), since the
     head phase holds [16, K] tiles that one warp keeps in registers only just (KDA T = 8,
     offline sm_90: 255 registers and 80 B spilled at one warp, 128 and none at four)
@@ -408,9 +409,10 @@ class TuningTable:
             if flag in e and (e[flag] is not True or e["kernel"] != "replay_decode"):
                 self._fail(key, f"'{flag}' is true or absent, and only for replay_decode, got "
                                 f"{e[flag]!r} for {e['kernel']!r}")
-        if "head_launch" in e and (e["head_launch"] is not True or e["kernel"] != "verify"):
-            self._fail(key, "'head_launch' is true or absent, and only for verify, got "
-                            f"{e['head_launch']!r} for {e['kernel']!r}")
+        if "head_launch" in e and (e["head_launch"] is not True
+                                   or e["kernel"] not in ("verify", "verify_fold")):
+            self._fail(key, "'head_launch' is true or absent, and only for verify and verify_fold, "
+                            f"got {e['head_launch']!r} for {e['kernel']!r}")
         if "head_warps" in e and (not _power_of_two(e["head_warps"], MAX_WARPS)
                                   or e.get("head_launch") is not True):
             self._fail(key, f"'head_warps' is a power of two <= {MAX_WARPS}, and only with "

@@ -21,6 +21,7 @@ two cores with two).
 """
 from __future__ import annotations
 
+import itertools
 import os
 import re
 import subprocess
@@ -295,22 +296,25 @@ def compile_all(workers: int) -> tuple[int, list[str]]:
             spills = [int(n) for n in re.findall(r"(\d+) bytes spill", usage)]
             if not spills or (max(spills) > SPILL_REPORTED and kern.plan.K <= 128):
                 failures.append(f"{kern.name}: {name} spills (or no ptxas report): {usage}")
-    # The value-tile verify in two launches (Launch.head_launch, T_MAX = 8): its head launch
-    # and its stream launch (SPLIT_HEAD 1, 2) compile, and the stream launch, which holds
-    # none of the head phase's tiles, spills nothing
+    # The value-tile verify in two launches (Launch.head_launch, T_MAX = 8; the plain rows'
+    # and, with verify_folds, the folding rows'): each head launch and stream launch
+    # (SPLIT_HEAD 1, 2) compiles, and the stream launches, which hold none of the head
+    # phase's tiles, spill nothing
     for variant in TILED_VERIFY:
         kern = load(variant, config=load_variant(variant).configs[0].name, state_dtype="fp32",
-                    record_dtype="bf16", L=16, max_drafts=SPEC_DRAFTS, tuning=False)
+                    record_dtype="bf16", L=16, max_drafts=SPEC_DRAFTS, verify_folds=True,
+                    tuning=False)
         bv, _, warps = plan_tiles(kern.plan, "verify")
-        for split in (1, 2):
+        for kernel, split in itertools.product(("verify", "verify_fold"), (1, 2)):
             count += 1
             try:
                 compiled = compile_kernel(kern, "verify_kernel", Launch(bv, warps, 3, head_launch=True),
-                                          table_kernel="verify", FOLDING=False, SPLIT_HEAD=split)
+                                          table_kernel=kernel, FOLDING=kernel == "verify_fold",
+                                          SPLIT_HEAD=split)
                 usage = ptxas_usage(compiled)
                 assert split == 1 or "0 bytes spill stores" in usage, usage
             except Exception as exc:  # report every failure, not only the first
-                failures.append(f"{kern.name}: verify_kernel, launch {split} of 2: {exc}")
+                failures.append(f"{kern.name}: {kernel} launch {split} of 2: {exc}")
     # The value-tile decode reading its read copy in words (fp16x2 products in inline PTX)
     for variant, config in read_word_configs():
         kern = load_default(variant, config, tuning=False)
@@ -434,7 +438,7 @@ def test_default_kernels_compile_for_sm90():
     expected = (len(CONFIGS) * (len(KERNELS) - 1) + quantized + len(TUNED)
                 + 4 * len(available_variants()) + len(read_word_configs()) + len(read_mma_configs())
                 + 3 * len(CHUNKED_DECODE) + len(ONEPASS_DECODE) + len(TILED_DECODE)
-                + 2 * len(TILED_VERIFY))
+                + 4 * len(TILED_VERIFY))
     assert f"compiled {expected} kernels, 0 failed" in stdout, stdout[-2000:]
 
 

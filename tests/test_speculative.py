@@ -493,13 +493,15 @@ def test_key_chunk_verify_shares_a_group(variant, heads, verify_folds, device):
 @pytest.mark.parametrize("verify_folds", [False, True])
 @pytest.mark.parametrize("variant", sorted(v for v in ALL_CASES if v in ("kda", "gla")))
 def test_value_tile_verify_in_two_launches(variant, verify_folds, device):
-    """Launch.head_launch: the value-tile verify's plain rows as a head launch, whose
-    products go through the fp32 workspace, and a stream launch. Checked against the
-    float64 reference through windows that fold (with verify_folds the folding rows keep
-    one launch), rows at different cursors, a padding row; and against the same schedule
-    in one launch: the rings (the drafts' records, the stream's corrected values among
-    them), checkpoints and cursors equal bit for bit in the interpreter (the same fp32
-    operations; compiled, the two launches may contract them differently: 1e-6)."""
+    """Launch.head_launch: the value-tile verify as a head launch, whose products go
+    through the fp32 workspace, and a stream launch; with verify_folds the folding rows'
+    launch too (their workspace also holds the fold's weights, which the stream folds
+    with). Checked against the float64 reference through windows that fold, rows at
+    different cursors, a padding row; and against the same schedule in one launch: the
+    rings (the drafts' records, the stream's corrected values among them), checkpoints
+    (folded by the stream launch with verify_folds) and cursors equal bit for bit in the
+    interpreter (the same fp32 operations; compiled, the two launches may contract them
+    differently: 1e-6)."""
     from replaygen.plan import verify_is_chunked
     from replaygen.tuning import Launch
     cfg = Config(variant, H=1, ratio=2, K=20, V=32, L=4, state_dtype="fp32",
@@ -514,6 +516,8 @@ def test_value_tile_verify_in_two_launches(variant, verify_folds, device):
     split.kern.forced["verify"] = Launch(BV=16, num_warps=1, num_stages=1, head_launch=True,
                                          head_warps=2)
     one.kern.forced["verify"] = Launch(BV=16, num_warps=1, num_stages=1)
+    split.kern.forced["verify_fold"] = Launch(BV=16, num_warps=1, num_stages=1, head_launch=True)
+    one.kern.forced["verify_fold"] = one.kern.forced["verify"]
     consts, _ = split.kern.launch_args("verify", 3, device)
     assert consts["SPLIT_HEAD"] == 1 and consts["WS"] > 0 and consts["FOLD_DOT"]
     for d in drivers:

@@ -900,20 +900,22 @@ def test_phase_4c_times_tensor_core_reads_on_their_own_grid():
 
 
 def test_head_launch_round_trips_and_is_checked(tmp_path):
-    """Launch.head_launch: kept by a table as a verify's; refused for another kernel (in
-    a table and by launch_constants), for the key-chunk verify and for a verify_folds
-    verify's folding launch, which keeps one launch."""
+    """Launch.head_launch: kept by a table as a verify's (or a verify_fold's: the folding
+    rows' workspace then holds the fold's weights too); refused for another kernel (in a
+    table and by launch_constants) and for the key-chunk verify."""
     fp32 = dict(H=1, HV=1, K=16, V=16, L=4, max_drafts=2, tuning=False)
     kda = load("kda", **fp32, verify_folds=True).plan
     gdn = load("gdn", **fp32).plan
     c = launch_constants(kda, "verify", 16, head_launch=True)
     assert c["SPLIT_HEAD"] == 1 and c["WS"] == kda.BT * (kda.BK + c["BL"] + 3 * kda.BT)
     assert launch_constants(kda, "verify", 16)["WS"] == 0
-    for plan, kernel in ((gdn, "verify"), (kda, "verify_fold"), (kda, "replay_decode"), (kda, "fold")):
+    folding = launch_constants(kda, "verify_fold", 16, head_launch=True)
+    assert folding["WS"] == c["WS"] + c["BL"] * kda.BK + kda.BK
+    for plan, kernel in ((gdn, "verify"), (kda, "replay_decode"), (kda, "fold")):
         with pytest.raises(ConfigError, match="head phase in a launch of its own"):
             launch_constants(plan, kernel, 16, 16 if plan is gdn else None, head_launch=True)
     _flag_round_trips(tmp_path, Launch(16, 1, 2, head_launch=True), "head_launch",
-                      kernel="verify", other="verify_fold")
+                      kernel="verify", other="fold")
     # head_warps: the head launch's warps, kept; only with head_launch
     table = TuningTable()
     table.add("G", "cfg", "verify", 8, Launch(16, 1, 2, head_launch=True, head_warps=4), ms=1.0)

@@ -2,8 +2,8 @@
 # the templates and run `replaygen build`.
 # kernel: gla__H4_HV4_K256_V512__L16__state_fp16__rec_bf16_g-fp32__gcum
 # spec sha256: 2a7fe42937c3f75572badc158aa6b5a3525d5a4bced8d5656b63326bdec79ab1
-# templates sha256: 0c81b437455c3f68eeb4e4eedf3f2f053b86166ba0e628269145e6856a350f83
-# generator sha256: b29f0d084d1696c4d4410c9b8ec831c6a422999e33a990a464f97b02020ea96a
+# templates sha256: 4014517489c289993c3ce2b693d04ba3b41f5352939a026595375fda27d0c477
+# generator sha256: 4a0bed0df3c65b4440c22af633deecf94c58136d77f5b1e5af536a77658725ff
 """ReplaySSM kernels for gla: gla__H4_HV4_K256_V512__L16__state_fp16__rec_bf16_g-fp32__gcum.
 
 Replay form: S_t = C·Diag(exp(G_t)) + Σ_j w_j (Diag(exp(G_t - G_j))·k_j)ᵀ,  G_j = Σ_(i<=j) g_i
@@ -486,11 +486,12 @@ def verify_kernel(
     launch serves the folding rows only, the other launch the rest (runtime.verify
     launches both, the plain one first): each is compiled without the other's code, so
     the fold's registers never cost the plain rows occupancy.
-    With SPLIT_HEAD (Launch.head_launch, plain rows) the kernel is launched twice: SPLIT_HEAD
-    1 does the head phase (everything before the value tiles, the drafts' key-side records
-    included) and leaves P_ck, S_c, S_d, M_v, M_x and the drafts' scalars at ws_ptr
-    (m.verify_workspace); SPLIT_HEAD 2 loads them and streams the value tiles, so that its
-    programs start streaming at once.
+    With SPLIT_HEAD (Launch.head_launch, for the plain or the folding rows' launch) the
+    kernel is launched twice: SPLIT_HEAD 1 does the head phase (everything before the value
+    tiles, the drafts' key-side records included) and leaves P_ck, S_c, S_d, M_v, M_x,
+    the drafts' scalars and a folding row's kw and ck_weight at ws_ptr
+    (m.verify_workspace); SPLIT_HEAD 2 loads them and streams the value tiles (folding
+    them), so that its programs start streaming at once.
     Outputs of drafts i >= n_d (up to T_IN) are zeros; padding rows (slot < 0) get zeros, slots outside
     the pool NaNs, and write nothing.
     """
@@ -644,6 +645,10 @@ def verify_kernel(
                     p_ws += BT * BL
                     tl.store(p_ws + o_t[:, None] * BT + o_t[None, :], S_d)
                     p_ws += BT * BT
+                    if FOLDING:  # the fold's weights: the stream folds each tile as it streams it
+                        tl.store(p_ws + o_l[:, None] * BK + o_k[None, :], kw)
+                        tl.store(p_ws + BL * BK + o_k, ck_weight)
+                        pass
                     pass
             else:  # the stream launch: the head launch's products
                 p_ws = ws_ptr + (i_b * HV + i_hv).to(tl.int64) * WS
@@ -653,6 +658,10 @@ def verify_kernel(
                 p_ws += BT * BL
                 S_d = tl.load(p_ws + o_t[:, None] * BT + o_t[None, :])
                 p_ws += BT * BT
+                if FOLDING:  # the fold's weights: the stream folds each tile as it streams it
+                    kw = tl.load(p_ws + o_l[:, None] * BK + o_k[None, :])
+                    ck_weight = tl.load(p_ws + BL * BK + o_k)
+                    pass
                 pass
             if SPLIT_HEAD != 1:  # the value tiles' stream
                 for i_v in tl.range(NV, num_stages=STREAM_STAGES):  # the value tiles (pipelined)

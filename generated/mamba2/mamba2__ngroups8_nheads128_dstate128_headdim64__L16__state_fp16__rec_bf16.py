@@ -2,8 +2,8 @@
 # the templates and run `replaygen build`.
 # kernel: mamba2__ngroups8_nheads128_dstate128_headdim64__L16__state_fp16__rec_bf16
 # spec sha256: b9b9d1221036064279430b56c5d997514355cbb9c52adf3b69fc5581e1456b5e
-# templates sha256: 0c81b437455c3f68eeb4e4eedf3f2f053b86166ba0e628269145e6856a350f83
-# generator sha256: b29f0d084d1696c4d4410c9b8ec831c6a422999e33a990a464f97b02020ea96a
+# templates sha256: 4014517489c289993c3ce2b693d04ba3b41f5352939a026595375fda27d0c477
+# generator sha256: 4a0bed0df3c65b4440c22af633deecf94c58136d77f5b1e5af536a77658725ff
 """ReplaySSM kernels for mamba2: mamba2__ngroups8_nheads128_dstate128_headdim64__L16__state_fp16__rec_bf16.
 
 Replay form: S_t = C·exp(G_t) + Σ_j w_j (exp(G_t - G_j)·k_j)ᵀ,  G_j = Σ_(i<=j) g_i
