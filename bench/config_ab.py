@@ -16,10 +16,10 @@ otherwise, L = 16, batch 256. A launch is BV/num_warps/num_stages[/flag...], fla
 (the flush in a separate fold launch), words (Launch.read_words), mma (Launch.read_mma)
 or a Launch field as k=v (e.g. fold_warps=4), forced for the decode (`tab`: the committed
 table's, or the plan's where there is none: in the interpreter set
-REPLAYGEN_TUNING_GPU="NVIDIA H200" to check the H200's tabled launch). Every (configuration, launch) of --configs x
---launches, or every `configuration@launch` of --versions (';'-separated: structures whose
-launches differ), is a version: one staggered flush cycle from the same pool and
-inputs (seed 7) per version, outputs and final materialised states against the first
+REPLAYGEN_TUNING_GPU="NVIDIA H200" to check the H200's tabled launch). Every
+(configuration, launch) of --configs x --launches, or every `configuration@launch` of
+--versions (';'-separated: structures whose launches differ), is a version: one
+staggered flush cycle from the same pool and inputs (seed 7) per version, outputs and final materialised states against the first
 version's as normwise relative differences (configurations that store gates in bf16 / fp16
 differ at that rounding, ~1e-3; a wrong kernel by O(1) or NaN), then CUDA-graph medians
 (`Workload.time_replay`: non-flush at n = L/2, every row flushing, amortised over a

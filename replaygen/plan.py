@@ -702,9 +702,10 @@ def launch_constants(plan: "KernelPlan", kernel: str, BV: int, BKT: int | None =
     position (launch_order.flush_first; ROWS_P2 follows from the launch's rows, so the
     runtime sets it, and drops the choice past MAX_ORDERED_ROWS rows or
     MAX_ORDERED_PROGRAMS programs). `head_launch` (the value-tile verify, SPLIT_HEAD; its
-    plain and its folding rows, each their own choice) runs the verify as two launches of its kernel: the drafts' and records'
-    key-side work (the head phase) for every (row, value head), its products left in a
-    workspace of WS fp32 floats each, then the value-tile stream, which reads them. In one
+    plain and its folding rows, each their own choice) runs the verify as two launches of
+    its kernel: the drafts' and records' key-side work (the head phase) for every (row,
+    value head), its products left in a workspace of WS fp32 floats each (a folding
+    launch's with the fold's weights), then the value-tile stream, which reads them. In one
     launch a program streams nothing while it does its head phase (KDA T = 8: about two
     thirds of its instructions at one warp, and half its stall samples, ncu, session 34);
     split, the stream launch's programs start streaming at once, for more bytes (KDA, T =

@@ -3,7 +3,7 @@
 # kernel: gdn__H16_HV32_K128_V128__L16__state_fp32__rec_bf16
 # spec sha256: 269ae606d36dd56b152535499facfacd42680cd4fda27f9a1b04094384a173fb
 # templates sha256: 4014517489c289993c3ce2b693d04ba3b41f5352939a026595375fda27d0c477
-# generator sha256: 4a0bed0df3c65b4440c22af633deecf94c58136d77f5b1e5af536a77658725ff
+# generator sha256: a476bffa7c0b6ec2b6a7b863f6feaf713917d7d441a2e5e42cc8be24379bf7fd
 """ReplaySSM kernels for gdn: gdn__H16_HV32_K128_V128__L16__state_fp32__rec_bf16.
 
 Replay form: S_t = C·exp(G_t) + Σ_j u_j (exp(G_t - G_j)·k_j)ᵀ,  G_j = Σ_(i<=j) g_i

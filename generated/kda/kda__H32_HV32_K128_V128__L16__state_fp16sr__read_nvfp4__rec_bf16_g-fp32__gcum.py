@@ -3,7 +3,7 @@
 # kernel: kda__H32_HV32_K128_V128__L16__state_fp16sr__read_nvfp4__rec_bf16_g-fp32__gcum
 # spec sha256: 900e043a38a9f7023de2cc4bf78d14388be9de5c6732cf3e1db42c3737507d77
 # templates sha256: 4014517489c289993c3ce2b693d04ba3b41f5352939a026595375fda27d0c477
-# generator sha256: 4a0bed0df3c65b4440c22af633deecf94c58136d77f5b1e5af536a77658725ff
+# generator sha256: a476bffa7c0b6ec2b6a7b863f6feaf713917d7d441a2e5e42cc8be24379bf7fd
 """ReplaySSM kernels for kda: kda__H32_HV32_K128_V128__L16__state_fp16sr__read_nvfp4__rec_bf16_g-fp32__gcum.
 
 Replay form: S_t = C·Diag(exp(G_t)) + Σ_j u_j (Diag(exp(G_t - G_j))·k_j)ᵀ,  G_j = Σ_(i<=j) g_i

@@ -3,7 +3,7 @@
 # kernel: mamba2__ngroups8_nheads96_dstate128_headdim80__L16__state_bf16__rec_bf16
 # spec sha256: b9b9d1221036064279430b56c5d997514355cbb9c52adf3b69fc5581e1456b5e
 # templates sha256: 4014517489c289993c3ce2b693d04ba3b41f5352939a026595375fda27d0c477
-# generator sha256: 4a0bed0df3c65b4440c22af633deecf94c58136d77f5b1e5af536a77658725ff
+# generator sha256: a476bffa7c0b6ec2b6a7b863f6feaf713917d7d441a2e5e42cc8be24379bf7fd
 """ReplaySSM kernels for mamba2: mamba2__ngroups8_nheads96_dstate128_headdim80__L16__state_bf16__rec_bf16.
 
 Replay form: S_t = C·exp(G_t) + Σ_j w_j (exp(G_t - G_j)·k_j)ᵀ,  G_j = Σ_(i<=j) g_i
