@@ -18,12 +18,13 @@ or a Launch field as k=v (e.g. fold_warps=4), forced for the decode (`tab`: the 
 table's, or the plan's where there is none: in the interpreter set
 REPLAYGEN_TUNING_GPU="NVIDIA H200" to check the H200's tabled launch). Every
 (configuration, launch) of --configs x --launches, or every `configuration@launch` of
---versions (';'-separated: structures whose launches differ), is a version: one
-staggered flush cycle from the same pool and inputs (seed 7) per version, outputs and final materialised states against the first
-version's as normwise relative differences (configurations that store gates in bf16 / fp16
-differ at that rounding, ~1e-3; a wrong kernel by O(1) or NaN), then CUDA-graph medians
-(`Workload.time_replay`: non-flush at n = L/2, every row flushing, amortised over a
-staggered cycle), versions interleaved round by round. Writes DIR/config_ab.json.
+--versions (';'-separated: structures whose launches differ), is a version: one staggered
+flush cycle from the same pool and inputs (seed 7) per version, outputs and final
+materialised states against the first version's as normwise relative differences
+(configurations that store gates in bf16 / fp16 differ at that rounding, ~1e-3; a wrong
+kernel by O(1) or NaN), then CUDA-graph medians (`Workload.time_replay`: non-flush at n =
+L/2, every row flushing, amortised over a staggered cycle), versions interleaved round by
+round. Writes DIR/config_ab.json.
 """
 from __future__ import annotations
 
