@@ -528,13 +528,17 @@ def test_value_tile_verify_in_two_launches(variant, verify_folds, device):
         d.commit([2, 1])
         d.verify((0, 1), 3, [2, 3])             # (verify_folds: slot 1 folds)
     assert ("a verify folded" if verify_folds else "a commit folded") in split.events
+    # (compiled, the head launch's reductions may take another order than one launch's:
+    # Triton lays out the head's tensors for the whole kernel. H200: 3e-5 on KDA's bf16
+    # outputs at its real geometry, 0 for GLA. Ring rows never written are NaN in both)
     exact = device == "cpu"
+    close = lambda a, b: torch.allclose(a, b, rtol=1e-6, atol=1e-6, equal_nan=True)  # noqa: E731
     for name in split.state.ring:
         a, b = split.state.ring[name], one.state.ring[name]
-        assert same_bits(a, b) if exact else torch.allclose(a, b, rtol=1e-6, atol=1e-6), name
+        assert same_bits(a, b) if exact else close(a, b), name
     assert same_bits(split.state.cursor, one.state.cursor)
     a, b = split.state.checkpoint, one.state.checkpoint
-    assert same_bits(a, b) if exact else torch.allclose(a, b, rtol=1e-6, atol=1e-6)
+    assert same_bits(a, b) if exact else close(a, b)
 
 
 @pytest.mark.cuda

@@ -1,3 +1,8 @@
+"""Session 38: where the two-launch verify's rings differ from one launch's on a GPU
+(test_value_tile_verify_in_two_launches' schedule), per field: the largest difference,
+how many elements exceed rtol = atol = 1e-6 (never-written rows are NaN in both and
+count as equal), and the first of them. Run from the repository root: PYTHONPATH=.
+python bench/proto/s38_split_diag.py"""
 import sys, torch
 sys.path.insert(0, "tests")
 from test_speculative import SpecDriver, Config, ALL_CASES
@@ -18,7 +23,7 @@ for variant in ("kda", "gla"):
             for name in split.state.ring:
                 a, b = split.state.ring[name], one.state.ring[name]
                 diff = (a - b).abs()
-                bad = (diff > 1e-6 + 1e-6 * b.abs()) | (a.isnan() != b.isnan())
+                bad = ~torch.isclose(a, b, rtol=1e-6, atol=1e-6, equal_nan=True)
                 where = bad.nonzero()[:6].tolist()
                 print(variant, "vf", vf, "hw", hw, name, tuple(a.shape), "maxdiff", float(diff.nan_to_num(0).max()),
                       "bad", int(bad.sum()), "nan", int(a.isnan().sum()), int(b.isnan().sum()), "at", where)
