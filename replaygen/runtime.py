@@ -559,12 +559,8 @@ class Kernels:
                 # Launch.head_launch: the head phase's launch (SPLIT_HEAD 1) leaves its
                 # products in a workspace (per call: a CUDA graph keeps its own) for the
                 # stream's launch (2), the head's at its own warps where the launch says
-                # (head_warps); the folding rows' workspace also holds the fold's weights
-                # (an untuned verify_fold takes the verify's launch and its constants:
-                # its workspace is then sized here)
+                # (head_warps); a folding launch's workspace also holds the fold's weights
                 two = bool(consts["SPLIT_HEAD"])
-                if two and folding:
-                    consts = {**consts, "WS": chosen.constants(self.plan, "verify_fold")["WS"]}
                 ws = (torch.empty(rows * self.plan.HV * consts["WS"], dtype=torch.float32,
                                   device=state.device) if two else None)
                 for split in (1, 2) if two else (0,):
@@ -719,7 +715,12 @@ class Kernels:
             # launches, ran the plan's whatever the tables said)
             launch = self.table_launch(kernel, rows, table_device_name(device))
         if launch is None and kernel in ("verify_fold", "commit"):   # untuned: the verify's / fold's
-            return self._launch(launch_kind(kernel), rows, device)
+            base = self._launch(launch_kind(kernel), rows, device)
+            if base[2] is None:   # (the plan's launch: its constants serve both)
+                return base
+            # a tuned Launch, whose constants follow from this kernel's rules (a folding
+            # verify's workspace also holds the fold's weights: launch_constants' WS)
+            launch = base[2]
         if launch is None:
             # the plan's own launch, through the same rules as a tuned one (for the kernels
             # whose tiles the module's CONSTEXPRS hold, this reproduces them: a test checks)

@@ -516,7 +516,8 @@ def test_value_tile_verify_in_two_launches(variant, verify_folds, device):
     split.kern.forced["verify"] = Launch(BV=16, num_warps=1, num_stages=1, head_launch=True,
                                          head_warps=2)
     one.kern.forced["verify"] = Launch(BV=16, num_warps=1, num_stages=1)
-    split.kern.forced["verify_fold"] = Launch(BV=16, num_warps=1, num_stages=1, head_launch=True)
+    # (the folding launch untuned: it takes the verify's launch, under its own rules, so
+    # its workspace holds the fold's weights too)
     one.kern.forced["verify_fold"] = one.kern.forced["verify"]
     consts, _ = split.kern.launch_args("verify", 3, device)
     assert consts["SPLIT_HEAD"] == 1 and consts["WS"] > 0 and consts["FOLD_DOT"]
