@@ -6,13 +6,16 @@
 # and each draft's ring stores stand between its loads and the next draft's (a store may
 # alias them), so KDA's program runs ~16 dependent rounds of loads before its window. Two
 # prototypes:
-#   D = bench/proto/s39_verify_loads_first.diff: the drafts' key-axis inputs loaded with
-#       contiguity 1 (the tiles' own column layout: no re-layout, 42 -> 20 barriers), the
-#       drafts' rows read without waiting for n_d, and their records stored after the loop
-#       from [BT, BK] tiles: every draft's loads issue at once. GLA at four warps offline:
-#       3944 -> 3416 instructions, 232 B of spill -> none, 77 -> 27 barriers.
+#   D = bench/proto/s39_verify_loads_first.diff: the head phase's key-axis inputs loaded
+#       with contiguity 1 (the tiles' own column layout: no re-layout, 42 -> 20 barriers;
+#       the stream keeps its vector loads), the drafts' rows read without waiting for n_d,
+#       and their records stored after the loop from [BT, BK] tiles: every draft's loads
+#       issue at once. KDA 6224 -> 6152 instructions, 226 -> 244 registers (8 programs per
+#       SM either way); GLA at four warps 3944 -> 3400, 232 B of spill -> none, 77 -> 27
+#       barriers; KDA's head launch 255 registers and 80 B of spill -> 233, none.
 #   F = bench/proto/s39_verify_loads_first_records_late.diff: D with the committed records
-#       loaded after the drafts' loop (the drafts' loads then issue first; 255 registers).
+#       loaded after the drafts' loop (the drafts' loads then issue first; 255 registers,
+#       40 B of spill).
 # (1) the T = 8 verify A/B (template_ab: outputs checked against the tabled version, then
 # CUDA-graph medians), also in two launches (head_launch); (2) the folding rows' launch;
 # (3) D applied to the tree: its GPU speculative tests and issue 3's T = 8 table.
