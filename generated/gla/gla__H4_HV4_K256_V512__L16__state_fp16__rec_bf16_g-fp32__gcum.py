@@ -2,7 +2,7 @@
 # the templates and run `replaygen build`.
 # kernel: gla__H4_HV4_K256_V512__L16__state_fp16__rec_bf16_g-fp32__gcum
 # spec sha256: 2a7fe42937c3f75572badc158aa6b5a3525d5a4bced8d5656b63326bdec79ab1
-# templates sha256: 4014517489c289993c3ce2b693d04ba3b41f5352939a026595375fda27d0c477
+# templates sha256: 303caf410d5df51432594b81fde6b1325744b437b74f975e905941170c8b3246
 # generator sha256: a476bffa7c0b6ec2b6a7b863f6feaf713917d7d441a2e5e42cc8be24379bf7fd
 """ReplaySSM kernels for gla: gla__H4_HV4_K256_V512__L16__state_fp16__rec_bf16_g-fp32__gcum.
 
@@ -529,9 +529,22 @@ def verify_kernel(
             m_l = o_l < n
             m_t = o_t < n_d
             if SPLIT_HEAD != 2:  # the head phase (SPLIT_HEAD 1: a launch of its own)
+                # The head phase's key-axis loads and stores take one element per thread
+                # and 32 columns (a range of contiguity 1: no vector accesses), the column
+                # layout of its [BT, BK] tiles. A draft's input in vector loads was re-laid
+                # out through shared memory, a barrier per input and draft that no later
+                # draft's loads could pass: KDA's T = 8 program waited for ~16 dependent
+                # rounds of loads (sm_90: 42 -> 20 barriers). The committed records' tiles
+                # keep vector loads (o_k_vec: they meet the drafts' tiles only in a product,
+                # through shared memory anyway), and so do the stream's. A new range: the
+                # hint marks its operation. (H100, the H200's tables: KDA 0.3698 -> 0.3495
+                # ms, its folding launch 0.7510 -> 0.6478, GLA 0.2579 -> 0.2397; session 39)
+                o_k_vec = o_k
+                if not FOLDING:  # (a folding launch's drafts load as [BT, BK] tiles: vector loads)
+                    o_k = tl.max_contiguous(tl.arange(0, BK), 1)
                 # -- committed records: keys decayed to the committed end n -----------------
-                r_k = tl.load(ring_k_ptr + ((i_slot * H + i_kh) * RING + o_l[:, None]) * K + o_k[None, :], mask=m_l[:, None] & m_k[None, :], other=0.0).to(tl.float32)  # [BL, BK]
-                r_g = tl.load(ring_g_ptr + ((i_slot * HV + i_hv) * RING + o_l[:, None]) * K + o_k[None, :], mask=m_l[:, None] & m_k[None, :], other=0.0).to(tl.float32)  # [BL, BK]
+                r_k = tl.load(ring_k_ptr + ((i_slot * H + i_kh) * RING + o_l[:, None]) * K + o_k_vec[None, :], mask=m_l[:, None] & m_k[None, :], other=0.0).to(tl.float32)  # [BL, BK]
+                r_g = tl.load(ring_g_ptr + ((i_slot * HV + i_hv) * RING + o_l[:, None]) * K + o_k_vec[None, :], mask=m_l[:, None] & m_k[None, :], other=0.0).to(tl.float32)  # [BL, BK]
                 rec_key = r_k
                 rec_gate = r_g
                 rec_key = tl.where(m_l[:, None], rec_key, 0.0)  # [BL, BK]
@@ -572,12 +585,14 @@ def verify_kernel(
                     K_d = tl.zeros([BT, BK], tl.float32)  # keys (rows i)
                     G_d = tl.zeros([BT, BK], tl.float32) + G_n[None, :]  # per probe; absent: decay 1 from n
                     G_i = G_n
+                    h_k = tl.zeros([BT, BK], tl.float32)
                     for i_d in tl.static_range(T_MAX):
                         # unrolled and branch-free (updates masked by `live`), so that every draft's
-                        # loads can issue before the first draft's math; absent drafts reload the last
-                        # present one (always in bounds) and change nothing
+                        # loads can issue before the first draft's math, and before the cursor's
+                        # load returns (their rows do not wait for n_d): an absent draft loads a row
+                        # of the input (draft min(i, T_IN - 1), in bounds) and changes nothing
                         live = i_d < n_d
-                        i_ld = tl.maximum(tl.minimum(i_d, n_d - 1), 0)
+                        i_ld = tl.minimum(i_d, T_IN - 1)
                         b_q = tl.load(q_ptr + (i_b * T_IN + i_ld) * stride_q + i_kh * K + o_k, mask=m_k, other=0.0).to(tl.float32)
                         b_k = tl.load(k_ptr + (i_b * T_IN + i_ld) * stride_k + i_kh * K + o_k, mask=m_k, other=0.0).to(tl.float32)
                         b_gk = tl.load(gk_ptr + (i_b * T_IN + i_ld) * stride_gk + i_hv * K + o_k, mask=m_k, other=0.0).to(tl.float32)
@@ -590,11 +605,12 @@ def verify_kernel(
                         P_d = tl.where(sel[:, None], t_query[None, :], P_d)
                         K_d = tl.where(sel[:, None], t_key[None, :], K_d)
                         G_d = tl.where((((o_t == i_d) | (o_t == T_MAX + i_d)) & live)[:, None], G_i[None, :], G_d)
-                        if live:
-                            if i_hv % GROUP == 0:
-                                tl.store(ring_k_ptr + ((i_slot * H + i_kh) * RING + n + i_d) * K + o_k, b_k.to(ring_k_ptr.dtype.element_ty), mask=m_k)
-                            tl.store(ring_g_ptr + ((i_slot * HV + i_hv) * RING + n + i_d) * K + o_k, G_i.to(ring_g_ptr.dtype.element_ty), mask=m_k)
-                            pass
+                        h_k = tl.where(sel[:, None], b_k[None, :], h_k)
+                    # the drafts' records, after the loop: no store stands between one draft's loads
+                    # and the next's (a store may alias them), so all of them can issue at once
+                    if i_hv % GROUP == 0:
+                        tl.store(ring_k_ptr + ((i_slot * H + i_kh) * RING + n + o_t[:, None]) * K + o_k[None, :], h_k.to(ring_k_ptr.dtype.element_ty), mask=m_t[:, None] & m_k[None, :])
+                    tl.store(ring_g_ptr + ((i_slot * HV + i_hv) * RING + n + o_t[:, None]) * K + o_k[None, :], G_d.to(ring_g_ptr.dtype.element_ty), mask=m_t[:, None] & m_k[None, :])
                 # -- the window's scores S_win[r, i'] = (exp(G_r - G_i') k_i')·P[r] of each probe
                 # row r (draft i's query, for a delta rule also its key, rows T_MAX + i) against
                 # the drafts' keys, i' <= i (keys: i' < i), all pairs in one product: the decay
@@ -637,6 +653,7 @@ def verify_kernel(
                     S_c = tl.sum(P_w[:, None, :] * kw[None, :, :], axis=2)
                 if FOLDING:  # a folding row's probes read S_n and no committed records
                     S_c = tl.zeros_like(S_c)
+                o_k = o_k_vec
                 if SPLIT_HEAD == 1:  # its products, for the stream launch
                     p_ws = ws_ptr + (i_b * HV + i_hv).to(tl.int64) * WS
                     tl.store(p_ws + o_t[:, None] * BK + o_k[None, :], P_ck)
