@@ -280,3 +280,24 @@ def test_config_ab_launches_and_configurations_parse_before_any_gpu_time():
     kern = ab.load("gdn", "qwen3.5-4b", "read_dtype=fp8+decode_structure=vtiles")
     assert kern.plan.read.kind == "fp8" and kern.plan.vtile_read_mma
     assert ab.load("gdn", "qwen3.5-4b", "").plan.read is None
+
+
+def test_ncu_phases_splits_the_samples_at_the_first_cp_async(tmp_path):
+    """A synthetic ncu source page: two head instructions, the stream's first LDGSTS, a
+    barrier; the head and stream totals and the reasons are summed on each side."""
+    ncu_phases = _load("ncu_phases")
+    header = ["Address", "Source", "Warp Stall Sampling (All Samples)", "Instructions Executed",
+              "stall_long_sb", "stall_lg", "stall_long_sb (Not Issued)"]
+    rows = [["0x0", "LDG.E R1, desc[UR4][R2.64]", "7", "8", "2", "5", "9"],
+            ["0x10", "FMUL R3, R1, R1", "11", "8", "11", "0", "9"],
+            ["0x20", "LDGSTS.E.BYPASS.128 [R4], desc[UR4][R6.64]", "3", "64", "1", "2", "9"],
+            ["0x30", "BAR.SYNC.DEFER_BLOCKING 0x0", "29", "64", "29", "0", "9"]]
+    page = tmp_path / "page.csv"
+    page.write_text("\n".join(",".join(f'"{c}"' for c in r)
+                              for r in [["Kernel Name", "verify_kernel"], header, *rows]) + "\n")
+    text = ncu_phases.summarise(ncu_phases.read_rows(str(page)), top=2)
+    assert "50 samples; the stream starts at instruction 2" in text
+    assert "head: 18 samples (36.0%), 16 warp instructions executed; long_sb 13, lg 5" in text
+    assert "stream: 32 samples (64.0%), 128 warp instructions executed; long_sb 30, lg 2" in text
+    assert text.splitlines()[-2].split()[:3] == ["3", "S", "29"]   # the barrier, then the FMUL
+    assert text.splitlines()[-1].split()[:3] == ["1", "H", "11"]
