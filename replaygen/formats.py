@@ -145,37 +145,32 @@ _NVFP4_PAIR_KEYS = ((0, 2), (4, 6), (1, 3), (5, 7), (8, 10), (12, 14), (9, 11), 
 _FP8_PAIR_KEYS = ((0, 1), (2, 3), (4, 5), (6, 7))
 
 
-def _word_dot_ptx(kind: str, probes: int, words: int = 1) -> str:
-    """PTX of the products of `words` words with `probes` probes: outputs $0 .. $(probes -
-    1) (fp32 sums over the words' keys), inputs $probes .. the 8-byte words, then per
-    probe its fp16x2 pairs, word by word in the order of _NVFP4_PAIR_KEYS /
-    _FP8_PAIR_KEYS. Several words' products sum in one fp16x2 chain, widened once (FP8
-    only: each NVFP4 word takes a block scale of its own)."""
-    assert words == 1 or kind == "fp8"
-    per_word = len(_NVFP4_PAIR_KEYS if kind == "nvfp4" else _FP8_PAIR_KEYS)
-    pairs = per_word * words
+def _word_dot_ptx(kind: str, probes: int) -> str:
+    """PTX of one word's products with `probes` probes: outputs $0 .. $(probes - 1) (fp32
+    sums over the word's keys), input $probes the 8-byte word, then per probe its fp16x2
+    pairs in the order of _NVFP4_PAIR_KEYS / _FP8_PAIR_KEYS."""
+    pairs = len(_NVFP4_PAIR_KEYS if kind == "nvfp4" else _FP8_PAIR_KEYS)
     p = [f"p{i}" for i in range(pairs)]
-    head = f".reg .b32 wa, wb, acc, {', '.join(p)};\n.reg .b16 a0, a1;\n.reg .f32 f0, f1;\n"
+    head = (f".reg .b32 wa, wb, acc, {', '.join(p)};\n.reg .b16 a0, a1;\n.reg .f32 f0, f1;\n"
+            f"mov.b64 {{wa, wb}}, ${probes};\n")
     if kind == "nvfp4":
-        head = (".reg .b32 t0, t1, lo, hi, z;\n" + head + f"mov.b64 {{wa, wb}}, ${probes};\nmov.b32 z, 0;\n"
+        head = (".reg .b32 t0, t1, lo, hi, z;\n" + head + "mov.b32 z, 0;\n"
                 + _e2m1_word_to_f16x2("wa", p[:4]) + _e2m1_word_to_f16x2("wb", p[4:]))
     else:   # e4m3 pairs to fp16x2: the low byte of each 16 bits to the low half (sm_89+)
-        head = ".reg .b16 e0, e1, e2, e3;\n" + head
-        for w in range(words):
-            head += (f"mov.b64 {{wa, wb}}, ${probes + w};\nmov.b32 {{e0, e1}}, wa;\nmov.b32 {{e2, e3}}, wb;\n"
-                     + "".join(f"cvt.rn.f16x2.e4m3x2 p{w * per_word + i}, e{i};\n" for i in range(per_word)))
+        head = (".reg .b16 e0, e1, e2, e3;\n" + head + "mov.b32 {e0, e1}, wa;\nmov.b32 {e2, e3}, wb;\n"
+                + "".join(f"cvt.rn.f16x2.e4m3x2 p{i}, e{i};\n" for i in range(pairs)))
     body = ""
     for j in range(probes):
-        arg = [f"${probes + words + j * pairs + i}" for i in range(pairs)]
+        arg = [f"${probes + 1 + j * pairs + i}" for i in range(pairs)]
         body += f"mul.rn.f16x2 acc, p0, {arg[0]};\n"
         body += "".join(f"fma.rn.f16x2 acc, p{i}, {arg[i]}, acc;\n" for i in range(1, pairs))
         body += f"mov.b32 {{a0, a1}}, acc;\ncvt.f32.f16 f0, a0;\ncvt.f32.f16 f1, a1;\nadd.f32 ${j}, f0, f1;\n"
     return "{\n" + head + body + "}"
 
 
-def _word_dot_constraints(kind: str, probes: int, words: int = 1) -> str:
-    pairs = len(_NVFP4_PAIR_KEYS if kind == "nvfp4" else _FP8_PAIR_KEYS) * words
-    return ",".join(["=r"] * probes + ["l"] * words + ["r"] * (pairs * probes))
+def _word_dot_constraints(kind: str, probes: int) -> str:
+    pairs = len(_NVFP4_PAIR_KEYS if kind == "nvfp4" else _FP8_PAIR_KEYS)
+    return ",".join(["=r"] * probes + ["l"] + ["r"] * (pairs * probes))
 
 
 _NVFP4_DOT1_PTX = tl.constexpr(_word_dot_ptx("nvfp4", 1))
@@ -186,10 +181,6 @@ _NVFP4_DOT1_C = tl.constexpr(_word_dot_constraints("nvfp4", 1))
 _NVFP4_DOT2_C = tl.constexpr(_word_dot_constraints("nvfp4", 2))
 _FP8_DOT1_C = tl.constexpr(_word_dot_constraints("fp8", 1))
 _FP8_DOT2_C = tl.constexpr(_word_dot_constraints("fp8", 2))
-_FP8_PAIR_DOT1_PTX = tl.constexpr(_word_dot_ptx("fp8", 1, words=2))
-_FP8_PAIR_DOT1_C = tl.constexpr(_word_dot_constraints("fp8", 1, words=2))
-_FP8_PAIR_DOT2_PTX = tl.constexpr(_word_dot_ptx("fp8", 2, words=2))
-_FP8_PAIR_DOT2_C = tl.constexpr(_word_dot_constraints("fp8", 2, words=2))
 
 
 @triton.jit
@@ -346,66 +337,6 @@ def read_words_dot2_at(words, p, q, up_p, up_q, NW: tl.constexpr, NVFP4: tl.cons
     else:   # (the interpreter decodes each word twice: it has time)
         d_p = _words_dot(words, hp, NW, NVFP4)
         d_q = _words_dot(words, hq, NW, NVFP4)
-    return d_p, d_q
-
-
-@triton.jit
-def _word_halves(x, NW: tl.constexpr):
-    """x [..., NW] -> its even and odd columns [..., NW // 2] (a thread's side-by-side
-    pair of words, in the words' layout)."""
-    if len(x.shape) == 1:
-        return tl.split(tl.reshape(x, [NW // 2, 2]))
-    else:
-        return tl.split(tl.reshape(x, [x.shape[0], NW // 2, 2]))
-
-
-@triton.jit
-def read_fp8_word_pairs_dot_at(words, p, up_p, NW: tl.constexpr):
-    """read_fp8_word_pairs_dot2_at for one probe."""
-    hp = _fp16_bits(p, up_p)
-    if _NATIVE:
-        x0, x1, x2, x3 = _fp8_pairs(hp, NW)
-        wa, wb = _word_halves(words, NW)
-        xa0, xb0 = _word_halves(x0, NW)
-        xa1, xb1 = _word_halves(x1, NW)
-        xa2, xb2 = _word_halves(x2, NW)
-        xa3, xb3 = _word_halves(x3, NW)
-        d_p = tl.inline_asm_elementwise(_FP8_PAIR_DOT1_PTX, _FP8_PAIR_DOT1_C,
-                                        [wa, wb, xa0, xa1, xa2, xa3, xb0, xb1, xb2, xb3],
-                                        dtype=tl.float32, is_pure=True, pack=1)
-    else:
-        d_p = tl.sum(tl.reshape(_words_dot(words, hp, NW, False), [words.shape[0], NW // 2, 2]), axis=2)
-    return d_p
-
-
-@triton.jit
-def read_fp8_word_pairs_dot2_at(words, p, q, up_p, up_q, NW: tl.constexpr):
-    """read_words_dot2_at of an FP8 read copy, two words (16 keys) per sum: words 2i and
-    2i + 1's products with each probe summed in one fp16x2 chain and widened once, [R, NW
-    // 2] (NW even). A half's sum of 8 products stays below 8 * 7168 = 57344, within fp16
-    (word_probe_scale's P = 4); its rounding, 2^-11 per addition, stays far below the
-    e4m3 copy's 2^-4."""
-    hp = _fp16_bits(p, up_p)
-    hq = _fp16_bits(q, up_q)
-    if _NATIVE:
-        x0, x1, x2, x3 = _fp8_pairs(hp, NW)
-        y0, y1, y2, y3 = _fp8_pairs(hq, NW)
-        wa, wb = _word_halves(words, NW)
-        xa0, xb0 = _word_halves(x0, NW)
-        xa1, xb1 = _word_halves(x1, NW)
-        xa2, xb2 = _word_halves(x2, NW)
-        xa3, xb3 = _word_halves(x3, NW)
-        ya0, yb0 = _word_halves(y0, NW)
-        ya1, yb1 = _word_halves(y1, NW)
-        ya2, yb2 = _word_halves(y2, NW)
-        ya3, yb3 = _word_halves(y3, NW)
-        d_p, d_q = tl.inline_asm_elementwise(
-            _FP8_PAIR_DOT2_PTX, _FP8_PAIR_DOT2_C,
-            [wa, wb, xa0, xa1, xa2, xa3, xb0, xb1, xb2, xb3, ya0, ya1, ya2, ya3, yb0, yb1, yb2, yb3],
-            dtype=(tl.float32, tl.float32), is_pure=True, pack=1)
-    else:
-        d_p = tl.sum(tl.reshape(_words_dot(words, hp, NW, False), [words.shape[0], NW // 2, 2]), axis=2)
-        d_q = tl.sum(tl.reshape(_words_dot(words, hq, NW, False), [words.shape[0], NW // 2, 2]), axis=2)
     return d_p, d_q
 
 

@@ -171,54 +171,6 @@ def test_read_word_products(fmt, NW, magnitude):
         assert all(bool((o == 0).all()) for o in out)
 
 
-@triton.jit
-def _word_pairs_dot_kernel(w_ptr, p_ptr, q_ptr, dp_ptr, dq_ptr, d1_ptr, R: tl.constexpr, NW: tl.constexpr):
-    o_r = tl.arange(0, R)
-    o_w = tl.arange(0, NW)
-    o_p = tl.arange(0, NW * 8)
-    words = tl.load(w_ptr.to(tl.pointer_type(tl.uint64)) + o_r[:, None] * NW + o_w[None, :])
-    p = tl.load(p_ptr + o_p)
-    q = tl.load(q_ptr + o_p)
-    up_p, down_p = formats.word_probe_scale(tl.max(tl.abs(p), axis=0), False)
-    up_q, down_q = formats.word_probe_scale(tl.max(tl.abs(q), axis=0), False)
-    d_p, d_q = formats.read_fp8_word_pairs_dot2_at(words, p, q, up_p, up_q, NW)
-    o = o_r[:, None] * (NW // 2) + tl.arange(0, NW // 2)[None, :]
-    tl.store(dp_ptr + o, d_p * down_p)
-    tl.store(dq_ptr + o, d_q * down_q)
-    tl.store(d1_ptr + o, formats.read_fp8_word_pairs_dot_at(words, p, up_p, NW) * down_p)
-
-
-@pytest.mark.parametrize("NW", [2, 4])
-@pytest.mark.parametrize("magnitude", [1.0, 1e4, 1e-36, 0.0])
-def test_fp8_word_pair_products(NW, magnitude):
-    """read_fp8_word_pairs_dot2_at (and its one-probe twin): two FP8 words (16 keys) per fp16x2 chain, against
-    float64, with every e4m3 code at its largest (448: a half's 8 products reach 8 * 7168
-    = 57344 at the scaled probe's largest element, just within fp16) and probes from 1e-36
-    to 1e4. Bound: the probe's rounding and at most 17 fp16 roundings of the half sums, 18
-    * 2^-11 of sum |value * probe|; a word taken with the other's pairs is off by about
-    that sum. On a GPU this checks the PTX; the interpreter checks the per-element path."""
-    device = "cuda" if CUDA else "cpu"
-    R = 64
-    g = torch.Generator().manual_seed(NW * 11)
-    raw = torch.randint(0, 256, (R, NW * 8), generator=g, dtype=torch.uint8)
-    raw[(raw & 0x7F) == 0x7F] = 0x7E   # e4m3fn's NaN codes are not values
-    raw[0] = 0x7E   # one row all +448: the fp16 half sums' largest
-    vals = raw.view(torch.float8_e4m3fn).double().reshape(R, NW // 2, 16)
-    p, q = (torch.randn(NW * 8, generator=g) * magnitude for _ in range(2))
-    p[0] = magnitude * 4   # the probe's largest element, against row 0's 448s
-    out = [torch.full((R, NW // 2), float("nan"), device=device) for _ in range(3)]
-    _word_pairs_dot_kernel[(1,)](raw.to(device), p.to(device), q.to(device), *out, R=R, NW=NW)
-    assert torch.equal(out[2], out[0])   # one probe: the same chain
-    for got, probe in zip(out, (p, q)):
-        probe = probe.double().reshape(NW // 2, 16)
-        want = (vals * probe).sum(-1)
-        bound = 18 * 2.0 ** -11 * (vals.abs() * probe.abs()).sum(-1) + 1e-300
-        err = (got.cpu().double() - want).abs()
-        assert bool((err <= bound).all()), (err / bound).max()
-    if magnitude == 0.0:
-        assert all(bool((o == 0).all()) for o in out)
-
-
 SR_CASES = {   # (kernel selector, target dtype, unit in the last place at 1)
     "fp16": (3, torch.float16), "bf16": (4, torch.bfloat16)}
 

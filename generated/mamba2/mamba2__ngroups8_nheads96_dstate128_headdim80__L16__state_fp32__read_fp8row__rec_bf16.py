@@ -2,8 +2,8 @@
 # the templates and run `replaygen build`.
 # kernel: mamba2__ngroups8_nheads96_dstate128_headdim80__L16__state_fp32__read_fp8row__rec_bf16
 # spec sha256: b9b9d1221036064279430b56c5d997514355cbb9c52adf3b69fc5581e1456b5e
-# templates sha256: 00682e586af3ea13e60a923b9ca5108e9d3b0b0e4f61fcdd8bdb7dc876d5888e
-# generator sha256: 3c7422d595192be1eca179cc27501acdb6b73203f323460c467db78366b9a60d
+# templates sha256: 303caf410d5df51432594b81fde6b1325744b437b74f975e905941170c8b3246
+# generator sha256: a476bffa7c0b6ec2b6a7b863f6feaf713917d7d441a2e5e42cc8be24379bf7fd
 """ReplaySSM kernels for mamba2: mamba2__ngroups8_nheads96_dstate128_headdim80__L16__state_fp32__read_fp8row__rec_bf16.
 
 Replay form: S_t = C·exp(G_t) + Σ_j w_j (exp(G_t - G_j)·k_j)ᵀ,  G_j = Σ_(i<=j) g_i
@@ -121,9 +121,6 @@ def replay_decode_kernel(
         # the word products' fp16 scales from the head's probes, not a warp max per chunk
         # (offline sm_90, GDN 4B: 34 instructions per chunk iteration of FP8 row, 29 of NVFP4)
         up_q, dn_q = formats.word_probe_scale(tl.max(tl.abs(t_query), axis=0), False)
-        # the read stream's scores, loop-carried: its first value tile sets them (read_scores)
-        hs_q = tl.zeros([BL], tl.float32)
-        hs_kq = tl.full([], 0.0, tl.float32)
         for i_vs in range((DNV + NSPLIT - 1) // NSPLIT):  # this program's value tiles
             i_v = i_split + i_vs * NSPLIT  # (past DNV: a fully masked tile, when NSPLIT does not divide it)
             o_v = i_v * DBV + o_vb
@@ -160,31 +157,18 @@ def replay_decode_kernel(
                     c_C = tl.load(C_ptr + i_b * stride_C + i_kh * K + o_kc, mask=m_kc, other=0.0).to(tl.float32)
                     ct_query = c_C
                     ct_key = c_B
+                    r_B = tl.load(ring_B_ptr + ((i_slot * H + i_kh) * RING + o_l[:, None]) * K + o_kc[None, :], mask=m_l[:, None] & m_kc[None, :], other=0.0).to(tl.float32)  # [BL, BKT]
+                    rec_key = r_B
+                    kw = rec_key if STREAM_FIRST else rec_weight[:, None] * rec_key  # [BL, BKT] (zero past n)
                     o_kw = i_k * WPC + o_kwb  # the chunk's words
                     words = tl.load(p_words[:, None] + o_kw[None, :], mask=m_v[:, None] & (o_kw < KW)[None, :], other=0)
                     d_q = formats.read_words_dot_at(words, ct_query, up_q, WPC, False)  # [DBV, WPC]
                     acc_q += d_q
+                    s_q += tl.sum(kw * ct_query[None, :], axis=1)
+                    kq += ct_key * ct_query
                 acc_q = tl.sum(acc_q, axis=1)
                 acc_q = acc_q * (dn_q if STREAM_FIRST else dn_q * ck_weight)
-                if i_vs == 0:
-                    p_q = tl.zeros([BL, BKT], tl.float32)  # partial sums, reduced after the chunks
-                    kq = tl.zeros([BKT], tl.float32)
-                    for i_k in tl.range(NK):
-                        o_kc = i_k * BKT + o_kb
-                        m_kc = o_kc < K
-                        c_B = tl.load(B_ptr + i_b * stride_B + i_kh * K + o_kc, mask=m_kc, other=0.0).to(tl.float32)
-                        c_C = tl.load(C_ptr + i_b * stride_C + i_kh * K + o_kc, mask=m_kc, other=0.0).to(tl.float32)
-                        ct_query = c_C
-                        ct_key = c_B
-                        r_B = tl.load(ring_B_ptr + ((i_slot * H + i_kh) * RING + o_l[:, None]) * K + o_kc[None, :], mask=m_l[:, None] & m_kc[None, :], other=0.0).to(tl.float32)  # [BL, BKT]
-                        rec_key = r_B
-                        kw = rec_key if STREAM_FIRST else rec_weight[:, None] * rec_key  # [BL, BKT] (zero past n)
-                        p_q += kw * ct_query[None, :]
-                        kq += ct_key * ct_query
-                    hs_q = tl.sum(p_q, axis=1)
-                    hs_kq = tl.sum(kq, axis=0)
-                s_q = hs_q
-                s_kq = hs_kq
+                s_kq = tl.sum(kq, axis=0)
                 acc_q = acc_q * r_scale
             if STREAM_FIRST:  # (static) the decays, after the stream
                 if i_vs == 0:  # once, inside the tile loop: hoisted out of it, they would run ahead of the stream again
