@@ -2,7 +2,7 @@
 # the templates and run `replaygen build`.
 # kernel: gdn__H16_HV32_K128_V128__L16__state_fp32__read_fp8row__rec_bf16
 # spec sha256: 269ae606d36dd56b152535499facfacd42680cd4fda27f9a1b04094384a173fb
-# templates sha256: 2de9e0cee8a9f8897c84692d2e9c349b8f3a6dafaf179a33347bf3f23292e963
+# templates sha256: 303caf410d5df51432594b81fde6b1325744b437b74f975e905941170c8b3246
 # generator sha256: a476bffa7c0b6ec2b6a7b863f6feaf713917d7d441a2e5e42cc8be24379bf7fd
 """ReplaySSM kernels for gdn: gdn__H16_HV32_K128_V128__L16__state_fp32__read_fp8row__rec_bf16.
 
@@ -164,26 +164,16 @@ def replay_decode_kernel(
                 p_words = read_ptr.to(tl.pointer_type(tl.uint64)) + ((i_slot * HV + i_hv) * V + o_v) * KW  # [DBV] rows of 8-byte words
                 acc_q = tl.zeros([DBV, WPC], tl.float32)  # partial sums of C·(decayed q; STREAM_FIRST: q)
                 acc_k = tl.zeros([DBV, WPC], tl.float32)  # ... and of C·(decayed k)
-                o_kn = o_kb
-                m_kn = o_kn < K
-                n_q = tl.load(q_ptr + i_b * stride_q + i_kh * K + o_kn, mask=m_kn, other=0.0)
-                n_k = tl.load(k_ptr + i_b * stride_k + i_kh * K + o_kn, mask=m_kn, other=0.0)
-                nr_k_hat = tl.load(ring_k_hat_ptr + ((i_slot * H + i_kh) * RING + o_l[:, None]) * K + o_kn[None, :], mask=m_l[:, None] & m_kn[None, :], other=0.0)  # [BL, BKT]
                 for i_k in tl.range(NK, num_stages=STREAM_STAGES):
                     o_kc = i_k * BKT + o_kb
                     m_kc = o_kc < K
-                    c_q = n_q.to(tl.float32)
-                    c_k = n_k.to(tl.float32)
-                    r_k_hat = nr_k_hat.to(tl.float32)
-                    o_kn = o_kc + BKT
-                    m_kn = o_kn < K
-                    n_q = tl.load(q_ptr + i_b * stride_q + i_kh * K + o_kn, mask=m_kn, other=0.0)
-                    n_k = tl.load(k_ptr + i_b * stride_k + i_kh * K + o_kn, mask=m_kn, other=0.0)
-                    nr_k_hat = tl.load(ring_k_hat_ptr + ((i_slot * H + i_kh) * RING + o_l[:, None]) * K + o_kn[None, :], mask=m_l[:, None] & m_kn[None, :], other=0.0)  # [BL, BKT]
+                    c_q = tl.load(q_ptr + i_b * stride_q + i_kh * K + o_kc, mask=m_kc, other=0.0).to(tl.float32)
+                    c_k = tl.load(k_ptr + i_b * stride_k + i_kh * K + o_kc, mask=m_kc, other=0.0).to(tl.float32)
                     c_q_hat = 0.08838834764831845 * c_q * tl.math.rsqrt(red_0 + 1e-06)
                     c_k_hat = c_k * tl.math.rsqrt(red_1 + 1e-06)
                     ct_query = c_q_hat
                     ct_key = c_k_hat
+                    r_k_hat = tl.load(ring_k_hat_ptr + ((i_slot * H + i_kh) * RING + o_l[:, None]) * K + o_kc[None, :], mask=m_l[:, None] & m_kc[None, :], other=0.0).to(tl.float32)  # [BL, BKT]
                     rec_key = r_k_hat
                     kw = rec_key if STREAM_FIRST else rec_weight[:, None] * rec_key  # [BL, BKT] (zero past n)
                     o_kw = i_k * WPC + o_kwb  # the chunk's words

@@ -2,7 +2,7 @@
 # the templates and run `replaygen build`.
 # kernel: mamba2__ngroups8_nheads96_dstate128_headdim80__L16__state_fp32__read_nvfp4__rec_bf16
 # spec sha256: b9b9d1221036064279430b56c5d997514355cbb9c52adf3b69fc5581e1456b5e
-# templates sha256: 2de9e0cee8a9f8897c84692d2e9c349b8f3a6dafaf179a33347bf3f23292e963
+# templates sha256: 303caf410d5df51432594b81fde6b1325744b437b74f975e905941170c8b3246
 # generator sha256: a476bffa7c0b6ec2b6a7b863f6feaf713917d7d441a2e5e42cc8be24379bf7fd
 """ReplaySSM kernels for mamba2: mamba2__ngroups8_nheads96_dstate128_headdim80__L16__state_fp32__read_nvfp4__rec_bf16.
 
@@ -158,24 +158,14 @@ def replay_decode_kernel(
                 r_scale = r_scale * 16384.0
                 p_bscale = read_bscale_ptr + ((i_slot * HV + i_hv) * V + o_v) * KS
                 acc_q = tl.zeros([DBV, WPC], tl.float32)  # partial sums of C·(decayed q; STREAM_FIRST: q)
-                o_kn = o_kb
-                m_kn = o_kn < K
-                n_B = tl.load(B_ptr + i_b * stride_B + i_kh * K + o_kn, mask=m_kn, other=0.0)
-                n_C = tl.load(C_ptr + i_b * stride_C + i_kh * K + o_kn, mask=m_kn, other=0.0)
-                nr_B = tl.load(ring_B_ptr + ((i_slot * H + i_kh) * RING + o_l[:, None]) * K + o_kn[None, :], mask=m_l[:, None] & m_kn[None, :], other=0.0)  # [BL, BKT]
                 for i_k in tl.range(NK, num_stages=STREAM_STAGES):
                     o_kc = i_k * BKT + o_kb
                     m_kc = o_kc < K
-                    c_B = n_B.to(tl.float32)
-                    c_C = n_C.to(tl.float32)
-                    r_B = nr_B.to(tl.float32)
-                    o_kn = o_kc + BKT
-                    m_kn = o_kn < K
-                    n_B = tl.load(B_ptr + i_b * stride_B + i_kh * K + o_kn, mask=m_kn, other=0.0)
-                    n_C = tl.load(C_ptr + i_b * stride_C + i_kh * K + o_kn, mask=m_kn, other=0.0)
-                    nr_B = tl.load(ring_B_ptr + ((i_slot * H + i_kh) * RING + o_l[:, None]) * K + o_kn[None, :], mask=m_l[:, None] & m_kn[None, :], other=0.0)  # [BL, BKT]
+                    c_B = tl.load(B_ptr + i_b * stride_B + i_kh * K + o_kc, mask=m_kc, other=0.0).to(tl.float32)
+                    c_C = tl.load(C_ptr + i_b * stride_C + i_kh * K + o_kc, mask=m_kc, other=0.0).to(tl.float32)
                     ct_query = c_C
                     ct_key = c_B
+                    r_B = tl.load(ring_B_ptr + ((i_slot * H + i_kh) * RING + o_l[:, None]) * K + o_kc[None, :], mask=m_l[:, None] & m_kc[None, :], other=0.0).to(tl.float32)  # [BL, BKT]
                     rec_key = r_B
                     kw = rec_key if STREAM_FIRST else rec_weight[:, None] * rec_key  # [BL, BKT] (zero past n)
                     o_ks = i_k * NBC + o_ksb  # the chunk's blocks
