@@ -418,24 +418,6 @@ class KernelPlan:
         return bool(self.read_word_keys and self.read.scale != "col" and self.BK == self.K)
 
     @property
-    def read_row_bytes(self) -> int:
-        """Bytes of one read-copy row (FP8: K, NVFP4: KH); 0 without a read copy."""
-        if self.read is None:
-            return 0
-        return self.KH if self.read.kind == "nvfp4" else self.K
-
-    @property
-    def read_row_lines(self) -> int:
-        """128-byte lines a read-copy row starts in, rounded up to a power of two (the
-        key-chunk decode's L2 prefetch: one address per line, the tail clamped)."""
-        return _next_pow2(-(-self.read_row_bytes // 128)) if self.read else 0
-
-    @property
-    def V_P2(self) -> int:
-        """V rounded up to a power of two (a range over every value row)."""
-        return _next_pow2(self.V)
-
-    @property
     def vtile_read_mma(self) -> bool:
         """Whether the value-tile decode may take its non-flush products from an FP8 read
         copy on tensor cores (Launch.read_mma, formats.mma_probe_operand): e4m3 tiles of

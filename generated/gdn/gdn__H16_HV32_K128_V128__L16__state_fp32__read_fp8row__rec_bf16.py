@@ -2,8 +2,8 @@
 # the templates and run `replaygen build`.
 # kernel: gdn__H16_HV32_K128_V128__L16__state_fp32__read_fp8row__rec_bf16
 # spec sha256: 269ae606d36dd56b152535499facfacd42680cd4fda27f9a1b04094384a173fb
-# templates sha256: 38fa04238cd7515ff023b186a46274630e706a052b75984fafab17336ded34df
-# generator sha256: 91d26425c1ec23b3a93a2df2b904adf1c7bb7d24444d05f39e9722b4c4f23b1a
+# templates sha256: 303caf410d5df51432594b81fde6b1325744b437b74f975e905941170c8b3246
+# generator sha256: a476bffa7c0b6ec2b6a7b863f6feaf713917d7d441a2e5e42cc8be24379bf7fd
 """ReplaySSM kernels for gdn: gdn__H16_HV32_K128_V128__L16__state_fp32__read_fp8row__rec_bf16.
 
 Replay form: S_t = C·exp(G_t) + Σ_j u_j (exp(G_t - G_j)·k_j)ᵀ,  G_j = Σ_(i<=j) g_i
@@ -93,11 +93,6 @@ def replay_decode_kernel(
             # every row appends its record (a full ring holds L): a second launch, the
             # fold kernel, folds full rings (runtime.decode); no fold code is compiled here
             FLUSH = False
-        if not FLUSH:  # the program's read copy rows into L2 as whole 128-byte lines, before the head
-            # phase: its key chunks then read them from L2, not as four 32-byte visits to each
-            # DRAM line apart in time (H100, session 40: reading the copy as if stored in 32-key
-            # blocks was 1.15-1.19x faster at the same chunks, BKT = 64 1.07-1.12x)
-            devmath.prefetch_l2(read_ptr + ((i_slot * HV + i_hv) * V + tl.minimum(tl.arange(0, 128), V - 1))[:, None] * 128 + tl.minimum(tl.arange(0, 1) * 128, 128 - 1)[None, :])
         # -- the current token: scalars, whole-axis reductions, key-axis values ------
         b_q = tl.load(q_ptr + i_b * stride_q + i_kh * K + o_k, mask=m_k, other=0.0).to(tl.float32)
         b_k = tl.load(k_ptr + i_b * stride_k + i_kh * K + o_k, mask=m_k, other=0.0).to(tl.float32)

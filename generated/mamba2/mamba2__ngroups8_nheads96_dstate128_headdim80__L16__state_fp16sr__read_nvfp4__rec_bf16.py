@@ -2,8 +2,8 @@
 # the templates and run `replaygen build`.
 # kernel: mamba2__ngroups8_nheads96_dstate128_headdim80__L16__state_fp16sr__read_nvfp4__rec_bf16
 # spec sha256: b9b9d1221036064279430b56c5d997514355cbb9c52adf3b69fc5581e1456b5e
-# templates sha256: 38fa04238cd7515ff023b186a46274630e706a052b75984fafab17336ded34df
-# generator sha256: 91d26425c1ec23b3a93a2df2b904adf1c7bb7d24444d05f39e9722b4c4f23b1a
+# templates sha256: 303caf410d5df51432594b81fde6b1325744b437b74f975e905941170c8b3246
+# generator sha256: a476bffa7c0b6ec2b6a7b863f6feaf713917d7d441a2e5e42cc8be24379bf7fd
 """ReplaySSM kernels for mamba2: mamba2__ngroups8_nheads96_dstate128_headdim80__L16__state_fp16sr__read_nvfp4__rec_bf16.
 
 Replay form: S_t = C·exp(G_t) + Σ_j w_j (exp(G_t - G_j)·k_j)ᵀ,  G_j = Σ_(i<=j) g_i
@@ -97,11 +97,6 @@ def replay_decode_kernel(
             # every row appends its record (a full ring holds L): a second launch, the
             # fold kernel, folds full rings (runtime.decode); no fold code is compiled here
             FLUSH = False
-        if not FLUSH:  # the program's read copy rows into L2 as whole 128-byte lines, before the head
-            # phase: its key chunks then read them from L2, not as four 32-byte visits to each
-            # DRAM line apart in time (H100, session 40: reading the copy as if stored in 32-key
-            # blocks was 1.15-1.19x faster at the same chunks, BKT = 64 1.07-1.12x)
-            devmath.prefetch_l2(read_ptr + ((i_slot * HV + i_hv) * V + tl.minimum(tl.arange(0, 128), V - 1))[:, None] * 64 + tl.minimum(tl.arange(0, 1) * 128, 64 - 1)[None, :])
         p_flushes = flushes_ptr + (i_slot * HV + i_hv)
         sr_count = tl.load(p_flushes)
         sr_key = ((i_slot * HV + i_hv) << 32) + (sr_seed + sr_count).to(tl.uint32, bitcast=True).to(tl.int64)
