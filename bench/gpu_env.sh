@@ -10,6 +10,12 @@ if ls bench/wheels/*.whl >/dev/null 2>&1; then
     python3 -m pip install -q --no-deps --no-index bench/wheels/*.whl 2>&1 | tail -3
 fi
 
+# folder NAME DIFF: a template folder for bench/template_ab.py, the templates with DIFF (a
+# bench/proto/*.diff against templates/) applied.
+folder() {
+    rm -rf "$1" && mkdir -p "$1" && cp templates/*.j2 "$1"/ && patch -s -d "$1" -p2 < "$2"
+}
+
 # tune_decode VARIANT CONFIG READ BUDGET_S [sr|kchunks|vtiles]: one `replaygen tune`
 # sweep of the batch-256, L = 16 decode of a configuration (READ: none, fp8 or nvfp4; sr:
 # an fp16 checkpoint with stochastic rounding; kchunks / vtiles: that decode structure

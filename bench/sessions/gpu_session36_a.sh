@@ -17,9 +17,6 @@
 source "$(dirname "$0")/../gpu_env.sh"
 export PYTHONPATH=.
 patch -s -p1 < bench/proto/s35_verify_stream_first.diff && python3 -m replaygen build --all > /dev/null
-folder() {   # folder NAME DIFF: the (patched) templates with DIFF applied
-    rm -rf "$1" && mkdir -p "$1" && cp templates/*.j2 "$1"/ && patch -s -d "$1" -p2 < "$2"
-}
 A=bench/ab_templates/s35_all && folder $A bench/proto/s35_verify_prefetch_all.diff
 S1=bench/ab_templates/s36_sc_first && folder $S1 bench/proto/s36_verify_sc_first.diff
 S2=bench/ab_templates/s36_sc_late && folder $S2 bench/proto/s36_verify_sc_late_loads.diff

@@ -16,9 +16,6 @@
 # windows that fold).
 source "$(dirname "$0")/../gpu_env.sh"
 export PYTHONPATH=.
-folder() {   # folder NAME DIFF: the templates with DIFF applied
-    rm -rf "$1" && mkdir -p "$1" && cp templates/*.j2 "$1"/ && patch -s -d "$1" -p2 < "$2"
-}
 F=bench/ab_templates/s38_floor && folder $F bench/proto/s38_verify_stream_floor.diff
 H=bench/ab_templates/s38_head && folder $H bench/proto/s38_verify_head_only.diff
 V=templates,templates@head_launch=1,templates@head_launch=1+head_warps=4

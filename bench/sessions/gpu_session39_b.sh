@@ -21,9 +21,6 @@
 # (3) D applied to the tree: its GPU speculative tests and issue 3's T = 8 table.
 source "$(dirname "$0")/../gpu_env.sh"
 export PYTHONPATH=.
-folder() {   # folder NAME DIFF: the templates with DIFF applied
-    rm -rf "$1" && mkdir -p "$1" && cp templates/*.j2 "$1"/ && patch -s -d "$1" -p2 < "$2"
-}
 D=bench/ab_templates/s39_loads_first && folder $D bench/proto/s39_verify_loads_first.diff
 F=bench/ab_templates/s39_records_late && folder $F bench/proto/s39_verify_loads_first_records_late.diff
 V=templates,$D,$F,templates@head_launch=1,$D@head_launch=1

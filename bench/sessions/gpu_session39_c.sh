@@ -10,9 +10,6 @@
 # (and the folding launches), on the H200's tables.
 source "$(dirname "$0")/../gpu_env.sh"
 export PYTHONPATH=.
-folder() {   # folder NAME DIFF: the templates with DIFF applied
-    rm -rf "$1" && mkdir -p "$1" && cp templates/*.j2 "$1"/ && patch -s -d "$1" -p2 < "$2"
-}
 D=bench/ab_templates/s39_loads_first && folder $D bench/proto/s39_verify_loads_first.diff
 I=bench/ab_templates/s39_records_vector && folder $I bench/proto/s39_verify_loads_first_records_vector.diff
 timeout 150 python3 bench/template_ab.py --kernel verify --templates templates,$D,$I,$I@maxnreg=None --rounds 3 \

@@ -10,9 +10,6 @@
 # folding launch, KDA and GLA; (2) issue 3's T = 8 table at the committed templates.
 source "$(dirname "$0")/../gpu_env.sh"
 export PYTHONPATH=.
-folder() {   # folder NAME DIFF: the templates with DIFF applied
-    rm -rf "$1" && mkdir -p "$1" && cp templates/*.j2 "$1"/ && patch -s -d "$1" -p2 < "$2"
-}
 J=bench/ab_templates/s39_records_after && folder $J bench/proto/s39_verify_records_after_drafts.diff
 timeout 120 python3 bench/template_ab.py --kernel verify --templates templates,$J --rounds 3 \
     --cases kda:kimi-linear-48b:fp32,gla:gla-1.3b:fp32 --out "$OUT/ab_verify" > "$OUT/ab_verify.log" 2>&1

@@ -13,9 +13,6 @@
 # 3's T = 8 table (on an H200, the first since 10c5ffd).
 source "$(dirname "$0")/../gpu_env.sh"
 export PYTHONPATH=.
-folder() {   # folder NAME DIFF: the templates with DIFF applied
-    rm -rf "$1" && mkdir -p "$1" && cp templates/*.j2 "$1"/ && patch -s -d "$1" -p2 < "$2"
-}
 L=bench/ab_templates/s39_records_before_product && folder $L bench/proto/s39_verify_records_before_product.diff
 S1=bench/ab_templates/s36_sc_first && folder $S1 bench/proto/s36_verify_sc_first.diff
 V=templates,templates@num_stages=2+maxnreg=168,$L,$L@num_stages=2,$L@num_stages=2+maxnreg=184
