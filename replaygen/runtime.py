@@ -341,6 +341,19 @@ class Kernels:
         fold_queue = torch.zeros(fold_queue_words(p, num_slots), dtype=torch.int32, device=device)
         return ReplayState(made.pop("ckpt"), ring, cursor, checked, made, seed, drafted, fold_queue)
 
+    def read_values(self, state: ReplayState) -> torch.Tensor:
+        """The read copy's values as [slots, HV, V, K] (FP8 e4m3; NVFP4 packed bytes [...,
+        KH]), whatever their storage layout: a view of a blocked copy
+        (StateFormat.key_block) with its keys back in row order. Read-only use (tests,
+        inspection)."""
+        f = self.plan.read
+        if f is None:
+            raise ConfigError(f"{self.name}: this configuration has no read copy")
+        t = state.aux["read"]
+        if f.key_block:
+            t = t.permute(0, 1, 3, 2, 4).reshape(t.shape[0], self.plan.HV, self.plan.V, self.plan.K)
+        return t
+
     def _state_layout(self) -> dict[str, tuple[tuple[int, ...], torch.dtype]]:
         """Every state tensor past the slot dim, by kernel argument name (see ReplayState):
         (shape, dtype)."""
@@ -352,7 +365,10 @@ class Kernels:
                 out[f.prefix + "_scale"] = ((p.HV, p.NV), torch.float32)
                 out[f.prefix + "_bscale"] = ((p.HV, p.V, p.KS), torch.float8_e4m3fn)
                 continue
-            out[f.prefix] = (self.state_shape, VALUE_DTYPES[f.dtype])
+            if f.key_block:   # blocked: [K / B, V, B] per value head (StateFormat.key_block)
+                out[f.prefix] = ((p.HV, p.K // f.key_block, p.V, f.key_block), VALUE_DTYPES[f.dtype])
+            else:
+                out[f.prefix] = (self.state_shape, VALUE_DTYPES[f.dtype])
             if f.kind == "fp8":
                 out[f.prefix + "_scale"] = ({"row": (p.HV, p.V), "col": (p.HV, p.NV, p.K),
                                              "tile": (p.HV, p.NV)}[f.scale], torch.float32)

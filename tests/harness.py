@@ -481,7 +481,7 @@ class Harness:
         tensors = {"": self.state.checkpoint, **{k[len(fmt.prefix):]: t for k, t in
                                                  self.state.aux.items() if k.startswith(fmt.prefix)}}
         if fmt.prefix == "read":
-            tensors[""] = self.state.aux["read"]
+            tensors[""] = self.kern.read_values(self.state)
         idx = torch.tensor(slots, device=self.device)
         for suffix, ref in parts.items():
             got = tensors[suffix][idx].cpu()

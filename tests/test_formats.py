@@ -17,7 +17,7 @@ import triton
 import triton.language as tl
 
 import formats_reference as F
-from harness import CUDA
+from harness import CUDA, VARIANTS
 from replaygen import formats
 
 
@@ -221,26 +221,40 @@ READ_CASES = [("fp8", "row"), ("fp8", "col"), ("fp8", "tile"), ("nvfp4", None)]
 
 
 @pytest.mark.parametrize("fmt,scale", READ_CASES)
-@pytest.mark.parametrize("K,V", [(20, 18), (7, 3), (33, 16)])
-def test_load_state_quantises_exactly(fmt, scale, K, V):
+@pytest.mark.parametrize("variant,K,V", [("gla", 20, 18), ("gla", 7, 3), ("gla", 33, 16),
+                                         ("gla", 64, 18), ("gdn", 64, 18)])
+def test_load_state_quantises_exactly(fmt, scale, variant, K, V):
     """load_state fills the read copy with exactly the reference quantisation of S: values
     spanning 2^-12 .. 2^6 in magnitude with both signs, an all-zero row and an all-zero
     slot (zero scales, zero values), odd K (a padding nibble), K < 16 (one NVFP4 block
-    per row) and K > 32 (a partial block), V not a multiple of the tile."""
+    per row) and K > 32 (a partial block), V not a multiple of the tile. GDN at K = 64
+    with FP8 row or tile scales: the key-chunk decode's copy, stored in 32-key blocks
+    (StateFormat.key_block), its storage checked element by element against the
+    reference's rows, and read back through read_values; GLA's value-tile decode keeps
+    rows at K = 64."""
     import replaygen
     device = "cuda" if CUDA else "cpu"
-    kern = replaygen.load("gla", H=1, HV=2, K=K, V=V, L=2, state_dtype="fp32",
+    kern = replaygen.load(variant, H=1, HV=2, K=K, V=V, L=2, state_dtype="fp32",
                           read_dtype=fmt, fp8_scale=scale)
     g = torch.Generator().manual_seed(K * V)
     S = torch.randn(3, 2, V, K, generator=g) * torch.exp2(torch.randint(-12, 6, (3, 2, V, K), generator=g).float())
     S[0, 1, 1] = 0.0
     S[2] = 0.0
-    state = kern.new_state(3, device)
+    params = VARIANTS[variant].params(g, 1, 2, K, V)
+    state = kern.new_state(3, device, **{n: t.to(device) for n, t in params.items()})
     kern.load_state(state, torch.tensor([2, 0, 1], device=device), S.to(device))
     order = torch.tensor([1, 2, 0])   # slot s holds S[order[s]]
     want = F.quantize(S[order], fmt, scale, kern.plan.BV, kern.plan.BK)
+    f = kern.plan.read
+    blocked = variant == "gdn" and fmt == "fp8" and scale in ("row", "tile")
+    assert f.key_block == (32 if blocked else 0)
+    if f.key_block:   # [slot, HV, K / 32, V, 32]: key k of row v at block k // 32, column k % 32
+        stored = state.aux["read"].cpu().float()
+        rows = want[""].float()
+        for k in (0, 31, 32, K - 1):
+            assert torch.equal(stored[:, :, k // 32, :, k % 32], rows[:, :, :, k]), k
     for suffix, ref in want.items():
-        got = state.aux["read" + suffix].cpu()
+        got = (kern.read_values(state) if suffix == "" else state.aux["read" + suffix]).cpu()
         assert got.dtype == ref.dtype and got.shape == ref.shape, suffix
         if got.dtype == torch.float8_e4m3fn:   # as numbers: the interpreter casts -0 to +0
             got, ref = got.float(), ref.float()

@@ -2,8 +2,8 @@
 # the templates and run `replaygen build`.
 # kernel: kda__H32_HV32_K128_V128__L16__state_fp32__read_fp8row__rec_bf16_g-fp32__gcum
 # spec sha256: 900e043a38a9f7023de2cc4bf78d14388be9de5c6732cf3e1db42c3737507d77
-# templates sha256: 303caf410d5df51432594b81fde6b1325744b437b74f975e905941170c8b3246
-# generator sha256: a476bffa7c0b6ec2b6a7b863f6feaf713917d7d441a2e5e42cc8be24379bf7fd
+# templates sha256: 72191dd7583157579478d714f6924c801649cc29eeec079f46fb826db83998d9
+# generator sha256: bb1dc13cd4738446b27b3674802ab3d70ad0ad1b1db82325180932067221af87
 """ReplaySSM kernels for kda: kda__H32_HV32_K128_V128__L16__state_fp32__read_fp8row__rec_bf16_g-fp32__gcum.
 
 Replay form: S_t = C·Diag(exp(G_t)) + Σ_j u_j (Diag(exp(G_t - G_j))·k_j)ᵀ,  G_j = Σ_(i<=j) g_i
@@ -134,23 +134,23 @@ def replay_decode_kernel(
             m_v = o_v < V
             i_vq = tl.minimum(i_v, NV - 1)  # its scales' tile (past the end: the last one)
             if READ_WORDS:  # (static: Launch.read_words)
-                words = tl.load(read_ptr.to(tl.pointer_type(tl.uint64)) + ((i_slot * HV + i_hv) * V + o_v[:, None]) * KW + o_kw[None, :], mask=m_v[:, None], other=0)  # [BV, KW]
+                words = tl.load(read_ptr.to(tl.pointer_type(tl.uint64)) + (((i_slot * HV + i_hv) * V + o_v[:, None]) * KW + o_kw[None, :]), mask=m_v[:, None], other=0)  # [BV, KW]
                 r_scale = tl.load(read_scale_ptr + (i_slot * HV + i_hv) * V + o_v, mask=m_v, other=0.0)
                 d_q, d_k = formats.read_words_dot2_at(words, q_ck, k_ck, up_q, up_k, KW, False)  # [BV, KW]
                 c_k = tl.sum(d_k, axis=1) * (r_scale * dn_k)
                 c_q = tl.sum(d_q, axis=1) * (r_scale * dn_q)
                 c_tile = tl.zeros([BV, BK], tl.float32)  # (the fold below is dead here, FLUSH being False, but Triton builds it)
             elif READ_MMA:  # (static: Launch.read_mma)
-                tile8 = tl.load(read_ptr + ((i_slot * HV + i_hv) * V + o_v[:, None]) * K + o_k[None, :], mask=m_v[:, None], other=0.0)  # [BV, K] e4m3
+                tile8 = tl.load(read_ptr + (((i_slot * HV + i_hv) * V + o_v[:, None]) * K + o_k[None, :]), mask=m_v[:, None], other=0.0)  # [BV, K] e4m3
                 r_scale = tl.load(read_scale_ptr + (i_slot * HV + i_hv) * V + o_v, mask=m_v, other=0.0)
                 acc = tl.dot(tile8, probe8, out_dtype=tl.float32)  # [BV, MMA_COLUMNS]
                 c_k = formats.mma_probe_sums(acc, 3) * (r_scale * dn_k)
                 c_q = formats.mma_probe_sums(acc, 0) * (r_scale * dn_q)
                 c_tile = tl.zeros([BV, BK], tl.float32)  # (the fold below is dead here, FLUSH being False, but Triton builds it)
             else:
-                c_next = tl.load(read_ptr + ((i_slot * HV + i_hv) * V + o_v[:, None]) * K + o_k[None, :], mask=(o_v < V)[:, None] & m_k[None, :], other=0.0)
+                c_next = tl.load(read_ptr + (((i_slot * HV + i_hv) * V + o_v[:, None]) * K + o_k[None, :]), mask=(o_v < V)[:, None] & m_k[None, :], other=0.0)
                 c_next_s = tl.load(read_scale_ptr + (i_slot * HV + i_hv) * V + o_v, mask=(o_v < V), other=0.0)
-                f_next = tl.load(ckpt_ptr + ((i_slot * HV + i_hv) * V + o_v[:, None]) * K + o_k[None, :], mask=tl.where(FLUSH, (o_v < V)[:, None] & m_k[None, :], False), other=0.0)
+                f_next = tl.load(ckpt_ptr + (((i_slot * HV + i_hv) * V + o_v[:, None]) * K + o_k[None, :]), mask=tl.where(FLUSH, (o_v < V)[:, None] & m_k[None, :], False), other=0.0)
                 c_tile = c_next.to(tl.float32) * c_next_s[:, None]  # [BV, BK]
                 c_tile = tl.where(FLUSH, f_next.to(tl.float32), c_tile)
                 c_q = tl.sum(c_tile * q_ck[None, :], axis=1)
@@ -172,10 +172,10 @@ def replay_decode_kernel(
                     s_tile += tl.dot(tl.trans(rec_value), kw, input_precision="tf32")
                 else:  # tiles too small for tl.dot (a dim < 16): broadcast and reduce
                     s_tile += tl.sum(rec_value[:, :, None] * kw[:, None, :], axis=0)
-                tl.store(ckpt_ptr + ((i_slot * HV + i_hv) * V + o_v[:, None]) * K + o_k[None, :], s_tile.to(ckpt_ptr.dtype.element_ty), mask=(o_v < V)[:, None] & m_k[None, :])
+                tl.store(ckpt_ptr + (((i_slot * HV + i_hv) * V + o_v[:, None]) * K + o_k[None, :]), s_tile.to(ckpt_ptr.dtype.element_ty), mask=(o_v < V)[:, None] & m_k[None, :])
                 x_q = tl.where((o_v < V)[:, None] & m_k[None, :], s_tile, 0.0)
                 q_a = tl.max(tl.abs(x_q), axis=1)
-                tl.store(read_ptr + ((i_slot * HV + i_hv) * V + o_v[:, None]) * K + o_k[None, :], formats.e4m3_round(x_q * formats.fp8_inverse_scale(q_a)[:, None]).to(read_ptr.dtype.element_ty), mask=(o_v < V)[:, None] & m_k[None, :])
+                tl.store(read_ptr + (((i_slot * HV + i_hv) * V + o_v[:, None]) * K + o_k[None, :]), formats.e4m3_round(x_q * formats.fp8_inverse_scale(q_a)[:, None]).to(read_ptr.dtype.element_ty), mask=(o_v < V)[:, None] & m_k[None, :])
                 tl.store(read_scale_ptr + (i_slot * HV + i_hv) * V + o_v, formats.fp8_scale(q_a), mask=(o_v < V))
             else:
                 tl.store(ring_u_ptr + ((i_slot * HV + i_hv) * RING + n) * V + o_v, w_t.to(ring_u_ptr.dtype.element_ty), mask=m_v)
@@ -296,7 +296,7 @@ def fold_kernel(
                 o_v = i_v * BV + o_vb
                 m_v = o_v < V
                 m_s = m_v[:, None] & m_k[None, :]
-                c_raw = tl.load(ckpt_ptr + ((i_slot * HV + i_hv) * V + o_v[:, None]) * K + o_k[None, :], mask=(o_v < V)[:, None] & m_k[None, :], other=0.0)
+                c_raw = tl.load(ckpt_ptr + (((i_slot * HV + i_hv) * V + o_v[:, None]) * K + o_k[None, :]), mask=(o_v < V)[:, None] & m_k[None, :], other=0.0)
                 c_tile = c_raw.to(tl.float32)  # [BV, BK]
                 r_u = tl.load(ring_u_ptr + ((i_slot * HV + i_hv) * RING + o_l[:, None]) * V + o_v[None, :], mask=m_l[:, None] & m_v[None, :], other=0.0).to(tl.float32)  # [BL, BV]
                 rec_value = r_u
@@ -306,10 +306,10 @@ def fold_kernel(
                 else:  # tiles too small for tl.dot (a dim < 16): broadcast and reduce
                     s_tile += tl.sum(rec_value[:, :, None] * kw[:, None, :], axis=0)
                 if FLUSH:
-                    tl.store(ckpt_ptr + ((i_slot * HV + i_hv) * V + o_v[:, None]) * K + o_k[None, :], s_tile.to(ckpt_ptr.dtype.element_ty), mask=(o_v < V)[:, None] & m_k[None, :])
+                    tl.store(ckpt_ptr + (((i_slot * HV + i_hv) * V + o_v[:, None]) * K + o_k[None, :]), s_tile.to(ckpt_ptr.dtype.element_ty), mask=(o_v < V)[:, None] & m_k[None, :])
                     x_q = tl.where((o_v < V)[:, None] & m_k[None, :], s_tile, 0.0)
                     q_a = tl.max(tl.abs(x_q), axis=1)
-                    tl.store(read_ptr + ((i_slot * HV + i_hv) * V + o_v[:, None]) * K + o_k[None, :], formats.e4m3_round(x_q * formats.fp8_inverse_scale(q_a)[:, None]).to(read_ptr.dtype.element_ty), mask=(o_v < V)[:, None] & m_k[None, :])
+                    tl.store(read_ptr + (((i_slot * HV + i_hv) * V + o_v[:, None]) * K + o_k[None, :]), formats.e4m3_round(x_q * formats.fp8_inverse_scale(q_a)[:, None]).to(read_ptr.dtype.element_ty), mask=(o_v < V)[:, None] & m_k[None, :])
                     tl.store(read_scale_ptr + (i_slot * HV + i_hv) * V + o_v, formats.fp8_scale(q_a), mask=(o_v < V))
                 else:
                     tl.store(p_dst + o_v[:, None] * K + o_k[None, :], s_tile, mask=m_s)
@@ -382,7 +382,7 @@ def fold_kernel(
                 o_v = i_v * BV + o_vb
                 m_v = o_v < V
                 m_s = m_v[:, None] & m_k[None, :]
-                c_raw = tl.load(ckpt_ptr + ((i_slot * HV + i_hv) * V + o_v[:, None]) * K + o_k[None, :], mask=(o_v < V)[:, None] & m_k[None, :], other=0.0)
+                c_raw = tl.load(ckpt_ptr + (((i_slot * HV + i_hv) * V + o_v[:, None]) * K + o_k[None, :]), mask=(o_v < V)[:, None] & m_k[None, :], other=0.0)
                 c_tile = c_raw.to(tl.float32)  # [BV, BK]
                 r_u = tl.load(ring_u_ptr + ((i_slot * HV + i_hv) * RING + o_l[:, None]) * V + o_v[None, :], mask=m_l[:, None] & m_v[None, :], other=0.0).to(tl.float32)  # [BL, BV]
                 rec_value = r_u
@@ -392,10 +392,10 @@ def fold_kernel(
                 else:  # tiles too small for tl.dot (a dim < 16): broadcast and reduce
                     s_tile += tl.sum(rec_value[:, :, None] * kw[:, None, :], axis=0)
                 if FLUSH:
-                    tl.store(ckpt_ptr + ((i_slot * HV + i_hv) * V + o_v[:, None]) * K + o_k[None, :], s_tile.to(ckpt_ptr.dtype.element_ty), mask=(o_v < V)[:, None] & m_k[None, :])
+                    tl.store(ckpt_ptr + (((i_slot * HV + i_hv) * V + o_v[:, None]) * K + o_k[None, :]), s_tile.to(ckpt_ptr.dtype.element_ty), mask=(o_v < V)[:, None] & m_k[None, :])
                     x_q = tl.where((o_v < V)[:, None] & m_k[None, :], s_tile, 0.0)
                     q_a = tl.max(tl.abs(x_q), axis=1)
-                    tl.store(read_ptr + ((i_slot * HV + i_hv) * V + o_v[:, None]) * K + o_k[None, :], formats.e4m3_round(x_q * formats.fp8_inverse_scale(q_a)[:, None]).to(read_ptr.dtype.element_ty), mask=(o_v < V)[:, None] & m_k[None, :])
+                    tl.store(read_ptr + (((i_slot * HV + i_hv) * V + o_v[:, None]) * K + o_k[None, :]), formats.e4m3_round(x_q * formats.fp8_inverse_scale(q_a)[:, None]).to(read_ptr.dtype.element_ty), mask=(o_v < V)[:, None] & m_k[None, :])
                     tl.store(read_scale_ptr + (i_slot * HV + i_hv) * V + o_v, formats.fp8_scale(q_a), mask=(o_v < V))
                 else:
                     tl.store(p_dst + o_v[:, None] * K + o_k[None, :], s_tile, mask=m_s)
@@ -526,7 +526,7 @@ def quantize_kernel(
             x = tl.load(src_ptr + ((i_b * HV + i_hv) * V + o_v[:, None]) * K + o_k[None, :], mask=(o_v < V)[:, None] & m_k[None, :], other=0.0)
             x_q = tl.where((o_v < V)[:, None] & m_k[None, :], x, 0.0)
             q_a = tl.max(tl.abs(x_q), axis=1)
-            tl.store(read_ptr + ((i_slot * HV + i_hv) * V + o_v[:, None]) * K + o_k[None, :], formats.e4m3_round(x_q * formats.fp8_inverse_scale(q_a)[:, None]).to(read_ptr.dtype.element_ty), mask=(o_v < V)[:, None] & m_k[None, :])
+            tl.store(read_ptr + (((i_slot * HV + i_hv) * V + o_v[:, None]) * K + o_k[None, :]), formats.e4m3_round(x_q * formats.fp8_inverse_scale(q_a)[:, None]).to(read_ptr.dtype.element_ty), mask=(o_v < V)[:, None] & m_k[None, :])
             tl.store(read_scale_ptr + (i_slot * HV + i_hv) * V + o_v, formats.fp8_scale(q_a), mask=(o_v < V))
 
 
@@ -799,10 +799,10 @@ def verify_kernel(
                             s_tile += tl.dot(tl.trans(rec_value), kw, input_precision="tf32")
                         else:  # tiles too small for tl.dot (a dim < 16): broadcast and reduce
                             s_tile += tl.sum(rec_value[:, :, None] * kw[:, None, :], axis=0)
-                        tl.store(ckpt_ptr + ((i_slot * HV + i_hv) * V + o_v[:, None]) * K + o_k[None, :], s_tile.to(ckpt_ptr.dtype.element_ty), mask=(o_v < V)[:, None] & m_k[None, :])
+                        tl.store(ckpt_ptr + (((i_slot * HV + i_hv) * V + o_v[:, None]) * K + o_k[None, :]), s_tile.to(ckpt_ptr.dtype.element_ty), mask=(o_v < V)[:, None] & m_k[None, :])
                         x_q = tl.where((o_v < V)[:, None] & m_k[None, :], s_tile, 0.0)
                         q_a = tl.max(tl.abs(x_q), axis=1)
-                        tl.store(read_ptr + ((i_slot * HV + i_hv) * V + o_v[:, None]) * K + o_k[None, :], formats.e4m3_round(x_q * formats.fp8_inverse_scale(q_a)[:, None]).to(read_ptr.dtype.element_ty), mask=(o_v < V)[:, None] & m_k[None, :])
+                        tl.store(read_ptr + (((i_slot * HV + i_hv) * V + o_v[:, None]) * K + o_k[None, :]), formats.e4m3_round(x_q * formats.fp8_inverse_scale(q_a)[:, None]).to(read_ptr.dtype.element_ty), mask=(o_v < V)[:, None] & m_k[None, :])
                         tl.store(read_scale_ptr + (i_slot * HV + i_hv) * V + o_v, formats.fp8_scale(q_a), mask=(o_v < V))
                         c_tile = s_tile
                     if FOLD_DOT:

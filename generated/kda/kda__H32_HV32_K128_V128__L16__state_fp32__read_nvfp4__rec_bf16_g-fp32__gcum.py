@@ -2,8 +2,8 @@
 # the templates and run `replaygen build`.
 # kernel: kda__H32_HV32_K128_V128__L16__state_fp32__read_nvfp4__rec_bf16_g-fp32__gcum
 # spec sha256: 900e043a38a9f7023de2cc4bf78d14388be9de5c6732cf3e1db42c3737507d77
-# templates sha256: 303caf410d5df51432594b81fde6b1325744b437b74f975e905941170c8b3246
-# generator sha256: a476bffa7c0b6ec2b6a7b863f6feaf713917d7d441a2e5e42cc8be24379bf7fd
+# templates sha256: 72191dd7583157579478d714f6924c801649cc29eeec079f46fb826db83998d9
+# generator sha256: bb1dc13cd4738446b27b3674802ab3d70ad0ad1b1db82325180932067221af87
 """ReplaySSM kernels for kda: kda__H32_HV32_K128_V128__L16__state_fp32__read_nvfp4__rec_bf16_g-fp32__gcum.
 
 Replay form: S_t = C·Diag(exp(G_t)) + Σ_j u_j (Diag(exp(G_t - G_j))·k_j)ᵀ,  G_j = Σ_(i<=j) g_i
@@ -134,7 +134,7 @@ def replay_decode_kernel(
             m_v = o_v < V
             i_vq = tl.minimum(i_v, NV - 1)  # its scales' tile (past the end: the last one)
             if READ_WORDS:  # (static: Launch.read_words)
-                words = tl.load(read_ptr.to(tl.pointer_type(tl.uint64)) + ((i_slot * HV + i_hv) * V + o_v[:, None]) * KW + o_kw[None, :], mask=m_v[:, None], other=0)  # [BV, KW]
+                words = tl.load(read_ptr.to(tl.pointer_type(tl.uint64)) + (((i_slot * HV + i_hv) * V + o_v[:, None]) * KW + o_kw[None, :]), mask=m_v[:, None], other=0)  # [BV, KW]
                 w_scale = tl.load(read_bscale_ptr + ((i_slot * HV + i_hv) * V + o_v[:, None]) * KS + o_kw[None, :], mask=m_v[:, None], other=0.0).to(tl.float32)  # a block scale per word
                 r_scale = tl.load(read_scale_ptr + (i_slot * HV + i_hv) * NV + i_vq) * 16384.0  # values come out as 2^-14 e2m1
                 d_q, d_k = formats.read_words_dot2_at(words, q_ck, k_ck, up_q, up_k, KW, True)  # [BV, KW]
@@ -145,7 +145,7 @@ def replay_decode_kernel(
                 c_next = tl.load(read_ptr + ((i_slot * HV + i_hv) * V + o_v[:, None]) * KH + o_kh[None, :], mask=(o_v < V)[:, None] & (o_kh < KH)[None, :], other=0)
                 c_next_b = tl.load(read_bscale_ptr + ((i_slot * HV + i_hv) * V + o_v[:, None]) * KS + o_ks[None, :], mask=(o_v < V)[:, None] & (o_ks < KS)[None, :], other=0.0)
                 c_next_s = tl.load(read_scale_ptr + (i_slot * HV + i_hv) * NV + i_vq)
-                f_next = tl.load(ckpt_ptr + ((i_slot * HV + i_hv) * V + o_v[:, None]) * K + o_k[None, :], mask=tl.where(FLUSH, (o_v < V)[:, None] & m_k[None, :], False), other=0.0)
+                f_next = tl.load(ckpt_ptr + (((i_slot * HV + i_hv) * V + o_v[:, None]) * K + o_k[None, :]), mask=tl.where(FLUSH, (o_v < V)[:, None] & m_k[None, :], False), other=0.0)
                 c_tile = formats.nvfp4_dequantize(c_next, c_next_b, c_next_s, BV, BK, NB)  # [BV, BK]
                 c_tile = tl.where(FLUSH, f_next.to(tl.float32), c_tile)
                 c_q = tl.sum(c_tile * q_ck[None, :], axis=1)
@@ -167,7 +167,7 @@ def replay_decode_kernel(
                     s_tile += tl.dot(tl.trans(rec_value), kw, input_precision="tf32")
                 else:  # tiles too small for tl.dot (a dim < 16): broadcast and reduce
                     s_tile += tl.sum(rec_value[:, :, None] * kw[:, None, :], axis=0)
-                tl.store(ckpt_ptr + ((i_slot * HV + i_hv) * V + o_v[:, None]) * K + o_k[None, :], s_tile.to(ckpt_ptr.dtype.element_ty), mask=(o_v < V)[:, None] & m_k[None, :])
+                tl.store(ckpt_ptr + (((i_slot * HV + i_hv) * V + o_v[:, None]) * K + o_k[None, :]), s_tile.to(ckpt_ptr.dtype.element_ty), mask=(o_v < V)[:, None] & m_k[None, :])
                 q_p, q_b, q_t = formats.nvfp4_quantize(tl.where((o_v < V)[:, None] & m_k[None, :], s_tile, 0.0), BV, BK, NB)
                 tl.store(read_ptr + ((i_slot * HV + i_hv) * V + o_v[:, None]) * KH + o_kh[None, :], q_p, mask=(o_v < V)[:, None] & (o_kh < KH)[None, :])
                 tl.store(read_bscale_ptr + ((i_slot * HV + i_hv) * V + o_v[:, None]) * KS + o_ks[None, :], q_b.to(read_bscale_ptr.dtype.element_ty), mask=(o_v < V)[:, None] & (o_ks < KS)[None, :])
@@ -293,7 +293,7 @@ def fold_kernel(
                 o_v = i_v * BV + o_vb
                 m_v = o_v < V
                 m_s = m_v[:, None] & m_k[None, :]
-                c_raw = tl.load(ckpt_ptr + ((i_slot * HV + i_hv) * V + o_v[:, None]) * K + o_k[None, :], mask=(o_v < V)[:, None] & m_k[None, :], other=0.0)
+                c_raw = tl.load(ckpt_ptr + (((i_slot * HV + i_hv) * V + o_v[:, None]) * K + o_k[None, :]), mask=(o_v < V)[:, None] & m_k[None, :], other=0.0)
                 c_tile = c_raw.to(tl.float32)  # [BV, BK]
                 r_u = tl.load(ring_u_ptr + ((i_slot * HV + i_hv) * RING + o_l[:, None]) * V + o_v[None, :], mask=m_l[:, None] & m_v[None, :], other=0.0).to(tl.float32)  # [BL, BV]
                 rec_value = r_u
@@ -303,7 +303,7 @@ def fold_kernel(
                 else:  # tiles too small for tl.dot (a dim < 16): broadcast and reduce
                     s_tile += tl.sum(rec_value[:, :, None] * kw[:, None, :], axis=0)
                 if FLUSH:
-                    tl.store(ckpt_ptr + ((i_slot * HV + i_hv) * V + o_v[:, None]) * K + o_k[None, :], s_tile.to(ckpt_ptr.dtype.element_ty), mask=(o_v < V)[:, None] & m_k[None, :])
+                    tl.store(ckpt_ptr + (((i_slot * HV + i_hv) * V + o_v[:, None]) * K + o_k[None, :]), s_tile.to(ckpt_ptr.dtype.element_ty), mask=(o_v < V)[:, None] & m_k[None, :])
                     q_p, q_b, q_t = formats.nvfp4_quantize(tl.where((o_v < V)[:, None] & m_k[None, :], s_tile, 0.0), BV, BK, NB)
                     tl.store(read_ptr + ((i_slot * HV + i_hv) * V + o_v[:, None]) * KH + o_kh[None, :], q_p, mask=(o_v < V)[:, None] & (o_kh < KH)[None, :])
                     tl.store(read_bscale_ptr + ((i_slot * HV + i_hv) * V + o_v[:, None]) * KS + o_ks[None, :], q_b.to(read_bscale_ptr.dtype.element_ty), mask=(o_v < V)[:, None] & (o_ks < KS)[None, :])
@@ -381,7 +381,7 @@ def fold_kernel(
                 o_v = i_v * BV + o_vb
                 m_v = o_v < V
                 m_s = m_v[:, None] & m_k[None, :]
-                c_raw = tl.load(ckpt_ptr + ((i_slot * HV + i_hv) * V + o_v[:, None]) * K + o_k[None, :], mask=(o_v < V)[:, None] & m_k[None, :], other=0.0)
+                c_raw = tl.load(ckpt_ptr + (((i_slot * HV + i_hv) * V + o_v[:, None]) * K + o_k[None, :]), mask=(o_v < V)[:, None] & m_k[None, :], other=0.0)
                 c_tile = c_raw.to(tl.float32)  # [BV, BK]
                 r_u = tl.load(ring_u_ptr + ((i_slot * HV + i_hv) * RING + o_l[:, None]) * V + o_v[None, :], mask=m_l[:, None] & m_v[None, :], other=0.0).to(tl.float32)  # [BL, BV]
                 rec_value = r_u
@@ -391,7 +391,7 @@ def fold_kernel(
                 else:  # tiles too small for tl.dot (a dim < 16): broadcast and reduce
                     s_tile += tl.sum(rec_value[:, :, None] * kw[:, None, :], axis=0)
                 if FLUSH:
-                    tl.store(ckpt_ptr + ((i_slot * HV + i_hv) * V + o_v[:, None]) * K + o_k[None, :], s_tile.to(ckpt_ptr.dtype.element_ty), mask=(o_v < V)[:, None] & m_k[None, :])
+                    tl.store(ckpt_ptr + (((i_slot * HV + i_hv) * V + o_v[:, None]) * K + o_k[None, :]), s_tile.to(ckpt_ptr.dtype.element_ty), mask=(o_v < V)[:, None] & m_k[None, :])
                     q_p, q_b, q_t = formats.nvfp4_quantize(tl.where((o_v < V)[:, None] & m_k[None, :], s_tile, 0.0), BV, BK, NB)
                     tl.store(read_ptr + ((i_slot * HV + i_hv) * V + o_v[:, None]) * KH + o_kh[None, :], q_p, mask=(o_v < V)[:, None] & (o_kh < KH)[None, :])
                     tl.store(read_bscale_ptr + ((i_slot * HV + i_hv) * V + o_v[:, None]) * KS + o_ks[None, :], q_b.to(read_bscale_ptr.dtype.element_ty), mask=(o_v < V)[:, None] & (o_ks < KS)[None, :])
@@ -800,7 +800,7 @@ def verify_kernel(
                             s_tile += tl.dot(tl.trans(rec_value), kw, input_precision="tf32")
                         else:  # tiles too small for tl.dot (a dim < 16): broadcast and reduce
                             s_tile += tl.sum(rec_value[:, :, None] * kw[:, None, :], axis=0)
-                        tl.store(ckpt_ptr + ((i_slot * HV + i_hv) * V + o_v[:, None]) * K + o_k[None, :], s_tile.to(ckpt_ptr.dtype.element_ty), mask=(o_v < V)[:, None] & m_k[None, :])
+                        tl.store(ckpt_ptr + (((i_slot * HV + i_hv) * V + o_v[:, None]) * K + o_k[None, :]), s_tile.to(ckpt_ptr.dtype.element_ty), mask=(o_v < V)[:, None] & m_k[None, :])
                         q_p, q_b, q_t = formats.nvfp4_quantize(tl.where((o_v < V)[:, None] & m_k[None, :], s_tile, 0.0), BV, BK, NB)
                         tl.store(read_ptr + ((i_slot * HV + i_hv) * V + o_v[:, None]) * KH + o_kh[None, :], q_p, mask=(o_v < V)[:, None] & (o_kh < KH)[None, :])
                         tl.store(read_bscale_ptr + ((i_slot * HV + i_hv) * V + o_v[:, None]) * KS + o_ks[None, :], q_b.to(read_bscale_ptr.dtype.element_ty), mask=(o_v < V)[:, None] & (o_ks < KS)[None, :])

@@ -2,8 +2,8 @@
 # the templates and run `replaygen build`.
 # kernel: mamba2__ngroups8_nheads96_dstate128_headdim80__L16__state_fp32__read_fp8row__rec_bf16
 # spec sha256: b9b9d1221036064279430b56c5d997514355cbb9c52adf3b69fc5581e1456b5e
-# templates sha256: 303caf410d5df51432594b81fde6b1325744b437b74f975e905941170c8b3246
-# generator sha256: a476bffa7c0b6ec2b6a7b863f6feaf713917d7d441a2e5e42cc8be24379bf7fd
+# templates sha256: 72191dd7583157579478d714f6924c801649cc29eeec079f46fb826db83998d9
+# generator sha256: bb1dc13cd4738446b27b3674802ab3d70ad0ad1b1db82325180932067221af87
 """ReplaySSM kernels for mamba2: mamba2__ngroups8_nheads96_dstate128_headdim80__L16__state_fp32__read_fp8row__rec_bf16.
 
 Replay form: S_t = C·exp(G_t) + Σ_j w_j (exp(G_t - G_j)·k_j)ᵀ,  G_j = Σ_(i<=j) g_i
@@ -148,7 +148,7 @@ def replay_decode_kernel(
                 s_kq = tl.sum(kq, axis=0)
             else:
                 r_scale = tl.load(read_scale_ptr + (i_slot * HV + i_hv) * V + o_v, mask=m_v, other=0.0)  # [DBV]
-                p_words = read_ptr.to(tl.pointer_type(tl.uint64)) + ((i_slot * HV + i_hv) * V + o_v) * KW  # [DBV] rows of 8-byte words
+                p_words = read_ptr.to(tl.pointer_type(tl.uint64))  # the copy in 8-byte words (m.word_offsets)
                 acc_q = tl.zeros([DBV, WPC], tl.float32)  # partial sums of C·(decayed q; STREAM_FIRST: q)
                 for i_k in tl.range(NK, num_stages=STREAM_STAGES):
                     o_kc = i_k * BKT + o_kb
@@ -161,7 +161,7 @@ def replay_decode_kernel(
                     rec_key = r_B
                     kw = rec_key if STREAM_FIRST else rec_weight[:, None] * rec_key  # [BL, BKT] (zero past n)
                     o_kw = i_k * WPC + o_kwb  # the chunk's words
-                    words = tl.load(p_words[:, None] + o_kw[None, :], mask=m_v[:, None] & (o_kw < KW)[None, :], other=0)
+                    words = tl.load(p_words + ((((i_slot * HV + i_hv) * (KW // 4) + (o_kw[None, :]) // 4) * V + o_v[:, None]) * 4 + (o_kw[None, :]) % 4), mask=m_v[:, None] & (o_kw < KW)[None, :], other=0)
                     d_q = formats.read_words_dot_at(words, ct_query, up_q, WPC, False)  # [DBV, WPC]
                     acc_q += d_q
                     s_q += tl.sum(kw * ct_query[None, :], axis=1)
@@ -227,12 +227,11 @@ def replay_decode_kernel(
                 # pass 2 reads chunks that other threads of this program stored
                 tl.debug_barrier()
                 q_inv = formats.fp8_inverse_scale(amax)
-                p_read = read_ptr + ((i_slot * HV + i_hv) * V + o_v) * K
                 for i_k in range(NK):
                     o_kc = i_k * BKT + o_kb
                     m_c = m_v[:, None] & (o_kc < K)[None, :]
                     x = tl.load(p_rows[:, None] + o_kc[None, :], mask=m_c, other=0.0).to(tl.float32)
-                    tl.store(p_read[:, None] + o_kc[None, :], formats.e4m3_round(x * q_inv[:, None]).to(read_ptr.dtype.element_ty), mask=m_c)
+                    tl.store(read_ptr + ((((i_slot * HV + i_hv) * (K // 32) + (o_kc[None, :]) // 32) * V + o_v[:, None]) * 32 + (o_kc[None, :]) % 32), formats.e4m3_round(x * q_inv[:, None]).to(read_ptr.dtype.element_ty), mask=m_c)
                 tl.store(read_scale_ptr + (i_slot * HV + i_hv) * V + o_v, formats.fp8_scale(amax), mask=m_v)
             else:
                 tl.store(ring_x_ptr + ((i_slot * HV + i_hv) * RING + n) * V + o_v, b_x.to(ring_x_ptr.dtype.element_ty), mask=m_v)
@@ -355,7 +354,7 @@ def fold_kernel(
                 o_v = i_v * BV + o_vb
                 m_v = o_v < V
                 m_s = m_v[:, None] & m_k[None, :]
-                c_raw = tl.load(ckpt_ptr + ((i_slot * HV + i_hv) * V + o_v[:, None]) * K + o_k[None, :], mask=(o_v < V)[:, None] & m_k[None, :], other=0.0)
+                c_raw = tl.load(ckpt_ptr + (((i_slot * HV + i_hv) * V + o_v[:, None]) * K + o_k[None, :]), mask=(o_v < V)[:, None] & m_k[None, :], other=0.0)
                 c_tile = c_raw.to(tl.float32)  # [BV, BK]
                 r_x = tl.load(ring_x_ptr + ((i_slot * HV + i_hv) * RING + o_l[:, None]) * V + o_v[None, :], mask=m_l[:, None] & m_v[None, :], other=0.0).to(tl.float32)  # [BL, BV]
                 rec_value = r_delta[:, None] * r_x
@@ -366,10 +365,10 @@ def fold_kernel(
                 else:  # tiles too small for tl.dot (a dim < 16): broadcast and reduce
                     s_tile += tl.sum(rec_value[:, :, None] * kw[:, None, :], axis=0)
                 if FLUSH:
-                    tl.store(ckpt_ptr + ((i_slot * HV + i_hv) * V + o_v[:, None]) * K + o_k[None, :], s_tile.to(ckpt_ptr.dtype.element_ty), mask=(o_v < V)[:, None] & m_k[None, :])
+                    tl.store(ckpt_ptr + (((i_slot * HV + i_hv) * V + o_v[:, None]) * K + o_k[None, :]), s_tile.to(ckpt_ptr.dtype.element_ty), mask=(o_v < V)[:, None] & m_k[None, :])
                     x_q = tl.where((o_v < V)[:, None] & m_k[None, :], s_tile, 0.0)
                     q_a = tl.max(tl.abs(x_q), axis=1)
-                    tl.store(read_ptr + ((i_slot * HV + i_hv) * V + o_v[:, None]) * K + o_k[None, :], formats.e4m3_round(x_q * formats.fp8_inverse_scale(q_a)[:, None]).to(read_ptr.dtype.element_ty), mask=(o_v < V)[:, None] & m_k[None, :])
+                    tl.store(read_ptr + ((((i_slot * HV + i_hv) * (K // 32) + (o_k[None, :]) // 32) * V + o_v[:, None]) * 32 + (o_k[None, :]) % 32), formats.e4m3_round(x_q * formats.fp8_inverse_scale(q_a)[:, None]).to(read_ptr.dtype.element_ty), mask=(o_v < V)[:, None] & m_k[None, :])
                     tl.store(read_scale_ptr + (i_slot * HV + i_hv) * V + o_v, formats.fp8_scale(q_a), mask=(o_v < V))
                 else:
                     tl.store(p_dst + o_v[:, None] * K + o_k[None, :], s_tile, mask=m_s)
@@ -444,7 +443,7 @@ def fold_kernel(
                 o_v = i_v * BV + o_vb
                 m_v = o_v < V
                 m_s = m_v[:, None] & m_k[None, :]
-                c_raw = tl.load(ckpt_ptr + ((i_slot * HV + i_hv) * V + o_v[:, None]) * K + o_k[None, :], mask=(o_v < V)[:, None] & m_k[None, :], other=0.0)
+                c_raw = tl.load(ckpt_ptr + (((i_slot * HV + i_hv) * V + o_v[:, None]) * K + o_k[None, :]), mask=(o_v < V)[:, None] & m_k[None, :], other=0.0)
                 c_tile = c_raw.to(tl.float32)  # [BV, BK]
                 r_x = tl.load(ring_x_ptr + ((i_slot * HV + i_hv) * RING + o_l[:, None]) * V + o_v[None, :], mask=m_l[:, None] & m_v[None, :], other=0.0).to(tl.float32)  # [BL, BV]
                 rec_value = r_delta[:, None] * r_x
@@ -455,10 +454,10 @@ def fold_kernel(
                 else:  # tiles too small for tl.dot (a dim < 16): broadcast and reduce
                     s_tile += tl.sum(rec_value[:, :, None] * kw[:, None, :], axis=0)
                 if FLUSH:
-                    tl.store(ckpt_ptr + ((i_slot * HV + i_hv) * V + o_v[:, None]) * K + o_k[None, :], s_tile.to(ckpt_ptr.dtype.element_ty), mask=(o_v < V)[:, None] & m_k[None, :])
+                    tl.store(ckpt_ptr + (((i_slot * HV + i_hv) * V + o_v[:, None]) * K + o_k[None, :]), s_tile.to(ckpt_ptr.dtype.element_ty), mask=(o_v < V)[:, None] & m_k[None, :])
                     x_q = tl.where((o_v < V)[:, None] & m_k[None, :], s_tile, 0.0)
                     q_a = tl.max(tl.abs(x_q), axis=1)
-                    tl.store(read_ptr + ((i_slot * HV + i_hv) * V + o_v[:, None]) * K + o_k[None, :], formats.e4m3_round(x_q * formats.fp8_inverse_scale(q_a)[:, None]).to(read_ptr.dtype.element_ty), mask=(o_v < V)[:, None] & m_k[None, :])
+                    tl.store(read_ptr + ((((i_slot * HV + i_hv) * (K // 32) + (o_k[None, :]) // 32) * V + o_v[:, None]) * 32 + (o_k[None, :]) % 32), formats.e4m3_round(x_q * formats.fp8_inverse_scale(q_a)[:, None]).to(read_ptr.dtype.element_ty), mask=(o_v < V)[:, None] & m_k[None, :])
                     tl.store(read_scale_ptr + (i_slot * HV + i_hv) * V + o_v, formats.fp8_scale(q_a), mask=(o_v < V))
                 else:
                     tl.store(p_dst + o_v[:, None] * K + o_k[None, :], s_tile, mask=m_s)
@@ -589,7 +588,7 @@ def quantize_kernel(
             x = tl.load(src_ptr + ((i_b * HV + i_hv) * V + o_v[:, None]) * K + o_k[None, :], mask=(o_v < V)[:, None] & m_k[None, :], other=0.0)
             x_q = tl.where((o_v < V)[:, None] & m_k[None, :], x, 0.0)
             q_a = tl.max(tl.abs(x_q), axis=1)
-            tl.store(read_ptr + ((i_slot * HV + i_hv) * V + o_v[:, None]) * K + o_k[None, :], formats.e4m3_round(x_q * formats.fp8_inverse_scale(q_a)[:, None]).to(read_ptr.dtype.element_ty), mask=(o_v < V)[:, None] & m_k[None, :])
+            tl.store(read_ptr + ((((i_slot * HV + i_hv) * (K // 32) + (o_k[None, :]) // 32) * V + o_v[:, None]) * 32 + (o_k[None, :]) % 32), formats.e4m3_round(x_q * formats.fp8_inverse_scale(q_a)[:, None]).to(read_ptr.dtype.element_ty), mask=(o_v < V)[:, None] & m_k[None, :])
             tl.store(read_scale_ptr + (i_slot * HV + i_hv) * V + o_v, formats.fp8_scale(q_a), mask=(o_v < V))
 
 
