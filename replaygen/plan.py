@@ -219,15 +219,18 @@ class StateFormat:
     scale: str | None = None
     scale_bcast: str = ""
     amax: str = ""
-    # keys per block of a blocked layout (0: rows of K keys). An FP8 read copy that a
-    # key-chunk decode reads, with K a multiple of 32, stores each value head's values as
-    # [K / 32, V, 32]: a chunk of rows by 32 keys is one contiguous run (read_format)
+    # keys per block of a blocked layout (0: rows of K keys). A read copy that a key-chunk
+    # decode reads, with K a multiple of 32, stores each value head's per-row data as
+    # [units / B, V, B] (units_per_block): a chunk of rows by 32 keys is one contiguous
+    # run (read_format)
     key_block: int = 0
 
-    @property
-    def key_block_words(self) -> int:
-        """8-byte words (eight FP8 keys each) per key block (the word reads' blocks)."""
-        return self.key_block // 8
+    def units_per_block(self, unit: str) -> int:
+        """Units of a row per key block, by the constant that counts them per row: "K"
+        elements, "KW" 8-byte words (8 FP8 or 16 NVFP4 keys), "KH" NVFP4 packed bytes
+        (2 keys), "KS" NVFP4 block scales (NVFP4_BLOCK keys)."""
+        keys = {"K": 1, "KW": 8 if self.kind == "fp8" else 16, "KH": 2, "KS": NVFP4_BLOCK}[unit]
+        return self.key_block // keys
 
     @property
     def line_elems(self) -> int:
@@ -243,7 +246,7 @@ FP8_REDUCE = {   # granularity -> (|x| reduced to the scale's shape, broadcast b
 }
 
 
-READ_KEY_BLOCK = 32   # keys per block of a blocked FP8 read copy (StateFormat.key_block)
+READ_KEY_BLOCK = 32   # keys per block of a blocked read copy (StateFormat.key_block)
 
 
 def read_format(read: StateFormat, decode_template: str, K: int) -> StateFormat:
@@ -253,7 +256,10 @@ def read_format(read: StateFormat, decode_template: str, K: int) -> StateFormat:
     contiguous run, not a 32-byte visit to every 128-byte row. H100, the H200's tables,
     batch 256, L = 16 (session 41, call 1): non-flush 1.12x (GDN 4B and 122B) and 1.18x
     (Mamba-2 Nano), amortised 1.08-1.13x. A value-tile decode reads whole rows, and
-    stays row-major: KDA's blocked copy ran 0.97x there."""
+    stays row-major: KDA's blocked copy ran 0.97x there. NVFP4 copies stay in rows: blocked
+    (bench/proto/s41_nvfp4_key_blocks.diff; H100, session 41 call 6) GDN 4B and Mamba-2
+    Super ran 1.09x non-flush and 1.05x amortised, Mamba-2 Nano 1.0x, but GDN 122B at its
+    plan launch (no tuned entry) 0.85x and 0.89x."""
     if read.kind == "fp8" and decode_template == KEY_CHUNKS and K % READ_KEY_BLOCK == 0:
         return dataclasses.replace(read, key_block=READ_KEY_BLOCK)
     return read

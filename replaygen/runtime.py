@@ -341,18 +341,23 @@ class Kernels:
         fold_queue = torch.zeros(fold_queue_words(p, num_slots), dtype=torch.int32, device=device)
         return ReplayState(made.pop("ckpt"), ring, cursor, checked, made, seed, drafted, fold_queue)
 
-    def read_values(self, state: ReplayState) -> torch.Tensor:
-        """The read copy's values as [slots, HV, V, K] (FP8 e4m3; NVFP4 packed bytes [...,
-        KH]), whatever their storage layout: a view of a blocked copy
-        (StateFormat.key_block) with its keys back in row order. Read-only use (tests,
-        inspection)."""
+    def read_copy(self, state: ReplayState) -> dict[str, torch.Tensor]:
+        """The read copy's tensors in row order, by suffix: "" the values [slots, HV, V, K]
+        (FP8 e4m3; NVFP4 packed bytes [..., KH]), "_scale" its fp32 scales and, for NVFP4,
+        "_bscale" its block scales [slots, HV, V, KS], whatever their storage layout: a
+        blocked copy (StateFormat.key_block) is viewed with its rows back in order.
+        Read-only use (tests, inspection)."""
         f = self.plan.read
         if f is None:
             raise ConfigError(f"{self.name}: this configuration has no read copy")
-        t = state.aux["read"]
-        if f.key_block:
-            t = t.permute(0, 1, 3, 2, 4).reshape(t.shape[0], self.plan.HV, self.plan.V, self.plan.K)
-        return t
+        out = {}
+        for name, t in state.aux.items():
+            if not name.startswith(f.prefix):
+                continue
+            if f.key_block and t.dim() == 5:   # [slots, HV, units / B, V, B] -> [slots, HV, V, units]
+                t = t.permute(0, 1, 3, 2, 4).reshape(t.shape[0], t.shape[1], t.shape[3], -1)
+            out[name[len(f.prefix):]] = t
+        return out
 
     def _state_layout(self) -> dict[str, tuple[tuple[int, ...], torch.dtype]]:
         """Every state tensor past the slot dim, by kernel argument name (see ReplayState):
@@ -360,15 +365,18 @@ class Kernels:
         p = self.plan
         out = {}
         for f in p.formats:
+            def rows(unit: str, n: int) -> tuple[int, ...]:
+                """A value head's rows of n units; blocked: [n / B, V, B] (StateFormat.key_block)."""
+                if not f.key_block:
+                    return (p.HV, p.V, n)
+                b = f.units_per_block(unit)
+                return (p.HV, n // b, p.V, b)
             if f.kind == "nvfp4":
-                out[f.prefix] = ((p.HV, p.V, p.KH), torch.uint8)
+                out[f.prefix] = (rows("KH", p.KH), torch.uint8)
                 out[f.prefix + "_scale"] = ((p.HV, p.NV), torch.float32)
-                out[f.prefix + "_bscale"] = ((p.HV, p.V, p.KS), torch.float8_e4m3fn)
+                out[f.prefix + "_bscale"] = (rows("KS", p.KS), torch.float8_e4m3fn)
                 continue
-            if f.key_block:   # blocked: [K / B, V, B] per value head (StateFormat.key_block)
-                out[f.prefix] = ((p.HV, p.K // f.key_block, p.V, f.key_block), VALUE_DTYPES[f.dtype])
-            else:
-                out[f.prefix] = (self.state_shape, VALUE_DTYPES[f.dtype])
+            out[f.prefix] = (rows("K", p.K), VALUE_DTYPES[f.dtype])
             if f.kind == "fp8":
                 out[f.prefix + "_scale"] = ({"row": (p.HV, p.V), "col": (p.HV, p.NV, p.K),
                                              "tile": (p.HV, p.NV)}[f.scale], torch.float32)

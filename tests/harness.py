@@ -478,10 +478,11 @@ class Harness:
         (e4m3 values compared as numbers: the interpreter's cast drops the sign of -0)."""
         fmt = self.kern.plan.quantized
         parts, _ = self.quantized_reference(S)
-        tensors = {"": self.state.checkpoint, **{k[len(fmt.prefix):]: t for k, t in
-                                                 self.state.aux.items() if k.startswith(fmt.prefix)}}
-        if fmt.prefix == "read":
-            tensors[""] = self.kern.read_values(self.state)
+        if fmt.prefix == "read":   # (in row order, whatever the copy's storage layout)
+            tensors = self.kern.read_copy(self.state)
+        else:
+            tensors = {"": self.state.checkpoint, **{k[len(fmt.prefix):]: t for k, t in
+                                                     self.state.aux.items() if k.startswith(fmt.prefix)}}
         idx = torch.tensor(slots, device=self.device)
         for suffix, ref in parts.items():
             got = tensors[suffix][idx].cpu()

@@ -229,9 +229,9 @@ def test_load_state_quantises_exactly(fmt, scale, variant, K, V):
     slot (zero scales, zero values), odd K (a padding nibble), K < 16 (one NVFP4 block
     per row) and K > 32 (a partial block), V not a multiple of the tile. GDN at K = 64
     with FP8 row or tile scales: the key-chunk decode's copy, stored in 32-key blocks
-    (StateFormat.key_block), its storage checked element by element against the
-    reference's rows, and read back through read_values; GLA's value-tile decode keeps
-    rows at K = 64."""
+    (StateFormat.key_block: [K / 32, V, 32] per value head), its storage checked element
+    by element against the reference's rows, and read back through read_copy; GLA's
+    value-tile decode and NVFP4 copies keep rows at K = 64."""
     import replaygen
     device = "cuda" if CUDA else "cpu"
     kern = replaygen.load(variant, H=1, HV=2, K=K, V=V, L=2, state_dtype="fp32",
@@ -246,15 +246,21 @@ def test_load_state_quantises_exactly(fmt, scale, variant, K, V):
     order = torch.tensor([1, 2, 0])   # slot s holds S[order[s]]
     want = F.quantize(S[order], fmt, scale, kern.plan.BV, kern.plan.BK)
     f = kern.plan.read
-    blocked = variant == "gdn" and fmt == "fp8" and scale in ("row", "tile")
+    blocked = variant == "gdn" and fmt == "fp8" and scale != "col"
     assert f.key_block == (32 if blocked else 0)
-    if f.key_block:   # [slot, HV, K / 32, V, 32]: key k of row v at block k // 32, column k % 32
-        stored = state.aux["read"].cpu().float()
-        rows = want[""].float()
-        for k in (0, 31, 32, K - 1):
-            assert torch.equal(stored[:, :, k // 32, :, k % 32], rows[:, :, :, k]), k
+    # (units per block: an NVFP4 copy's 32-key blocks would hold 16 packed bytes and 2
+    # block scales, bench/proto/s41_nvfp4_key_blocks.diff)
+    block_units = {"": 32} if fmt == "fp8" else {"": 16, "_bscale": 2}
+    for suffix, B in block_units.items() if blocked else ():
+        # [slot, HV, n / B, V, B]: unit u of row v at block u // B, column u % B
+        stored, rows = state.aux["read" + suffix].cpu().float(), want[suffix].float()
+        n = rows.shape[-1]
+        assert stored.shape == (3, 2, n // B, V, B), suffix
+        for u in (0, B - 1, B, n - 1):
+            assert torch.equal(stored[:, :, u // B, :, u % B], rows[:, :, :, u]), (suffix, u)
+    copy = kern.read_copy(state)
     for suffix, ref in want.items():
-        got = (kern.read_values(state) if suffix == "" else state.aux["read" + suffix]).cpu()
+        got = copy[suffix].cpu()
         assert got.dtype == ref.dtype and got.shape == ref.shape, suffix
         if got.dtype == torch.float8_e4m3fn:   # as numbers: the interpreter casts -0 to +0
             got, ref = got.float(), ref.float()

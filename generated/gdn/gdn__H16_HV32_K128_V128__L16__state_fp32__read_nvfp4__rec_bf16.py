@@ -2,8 +2,8 @@
 # the templates and run `replaygen build`.
 # kernel: gdn__H16_HV32_K128_V128__L16__state_fp32__read_nvfp4__rec_bf16
 # spec sha256: 269ae606d36dd56b152535499facfacd42680cd4fda27f9a1b04094384a173fb
-# templates sha256: 72191dd7583157579478d714f6924c801649cc29eeec079f46fb826db83998d9
-# generator sha256: bb1dc13cd4738446b27b3674802ab3d70ad0ad1b1db82325180932067221af87
+# templates sha256: 42c65a5bb9364a212e54a29dede4bae7a11b33b28b598a6345c9ea5b6128e741
+# generator sha256: 699b7b47dff1cc902b4145d85167a69a8e5951aee1c90011df5d7815441f7761
 """ReplaySSM kernels for gdn: gdn__H16_HV32_K128_V128__L16__state_fp32__read_nvfp4__rec_bf16.
 
 Replay form: S_t = C·exp(G_t) + Σ_j u_j (exp(G_t - G_j)·k_j)ᵀ,  G_j = Σ_(i<=j) g_i
@@ -165,11 +165,10 @@ def replay_decode_kernel(
                 s_kq = tl.sum(kq, axis=0)
             else:
                 r_scale = tl.load(read_scale_ptr + (i_slot * HV + i_hv) * NV + o_v // BV, mask=m_v, other=0.0)  # [DBV]: the rows' tile scales
-                p_words = read_ptr.to(tl.pointer_type(tl.uint64))  # the copy in 8-byte words (m.word_offsets)
+                p_words = read_ptr.to(tl.pointer_type(tl.uint64))  # the copy in 8-byte words (m.row_offsets)
                 # NVFP4 in 8-byte words of 16 keys (one block: its scale per word); values come out
                 # as 2^-14 * e2m1 (formats.e2m1_scaled)
                 r_scale = r_scale * 16384.0
-                p_bscale = read_bscale_ptr + ((i_slot * HV + i_hv) * V + o_v) * KS
                 acc_q = tl.zeros([DBV, WPC], tl.float32)  # partial sums of C·(decayed q; STREAM_FIRST: q)
                 acc_k = tl.zeros([DBV, WPC], tl.float32)  # ... and of C·(decayed k)
                 for i_k in tl.range(NK, num_stages=STREAM_STAGES):
@@ -185,7 +184,7 @@ def replay_decode_kernel(
                     rec_key = r_k_hat
                     kw = rec_key if STREAM_FIRST else rec_weight[:, None] * rec_key  # [BL, BKT] (zero past n)
                     o_ks = i_k * NBC + o_ksb  # the chunk's blocks
-                    b_scale = tl.load(p_bscale[:, None] + o_ks[None, :], mask=m_v[:, None] & (o_ks < KS)[None, :], other=0.0).to(tl.float32)  # [DBV, NBC]
+                    b_scale = tl.load(read_bscale_ptr + (((i_slot * HV + i_hv) * V + o_v[:, None]) * KS + o_ks[None, :]), mask=m_v[:, None] & (o_ks < KS)[None, :], other=0.0).to(tl.float32)  # [DBV, NBC]
                     o_kw = i_k * WPC + o_kwb  # the chunk's words
                     words = tl.load(p_words + (((i_slot * HV + i_hv) * V + o_v[:, None]) * KW + o_kw[None, :]), mask=m_v[:, None] & (o_kw < KW)[None, :], other=0)
                     d_q, d_k = formats.read_words_dot2_at(words, ct_query, ct_key, up_q, up_k, WPC, True)  # [DBV, WPC]
@@ -258,16 +257,14 @@ def replay_decode_kernel(
                 tl.debug_barrier()
                 amax = formats.group_max(amax, DBV, BV)  # each row's scale tile's maximum
                 q_t = tl.math.div_rn(amax, 2688.0)  # the tile scale, per row: amax / (6 * 448)
-                p_read = read_ptr + ((i_slot * HV + i_hv) * V + o_v) * KH
-                p_bscale = read_bscale_ptr + ((i_slot * HV + i_hv) * V + o_v) * KS
                 for i_k in range(NK):
                     o_kp = i_k * (BKT // 2) + o_kpb
                     x_e = tl.load(p_rows[:, None] + 2 * o_kp[None, :], mask=m_v[:, None] & (2 * o_kp < K)[None, :], other=0.0).to(tl.float32)
                     x_o = tl.load(p_rows[:, None] + 2 * o_kp[None, :] + 1, mask=m_v[:, None] & (2 * o_kp + 1 < K)[None, :], other=0.0).to(tl.float32)
                     q_p, q_b = formats.nvfp4_quantize_pairs(x_e, x_o, q_t, DBV, BKT // 2, BKB)
-                    tl.store(p_read[:, None] + o_kp[None, :], q_p, mask=m_v[:, None] & (o_kp < KH)[None, :])
+                    tl.store(read_ptr + (((i_slot * HV + i_hv) * V + o_v[:, None]) * KH + o_kp[None, :]), q_p, mask=m_v[:, None] & (o_kp < KH)[None, :])
                     o_ks = i_k * NBC + o_ksb
-                    tl.store(p_bscale[:, None] + o_ks[None, :], q_b.to(read_bscale_ptr.dtype.element_ty), mask=m_v[:, None] & (o_ks < KS)[None, :])
+                    tl.store(read_bscale_ptr + (((i_slot * HV + i_hv) * V + o_v[:, None]) * KS + o_ks[None, :]), q_b.to(read_bscale_ptr.dtype.element_ty), mask=m_v[:, None] & (o_ks < KS)[None, :])
                 tl.store(read_scale_ptr + (i_slot * HV + i_hv) * NV + o_v // BV, q_t, mask=m_v)
             else:
                 tl.store(ring_u_ptr + ((i_slot * HV + i_hv) * RING + n) * V + o_v, w_t.to(ring_u_ptr.dtype.element_ty), mask=m_v)
@@ -403,8 +400,8 @@ def fold_kernel(
                 if FLUSH:
                     tl.store(ckpt_ptr + (((i_slot * HV + i_hv) * V + o_v[:, None]) * K + o_k[None, :]), s_tile.to(ckpt_ptr.dtype.element_ty), mask=(o_v < V)[:, None] & m_k[None, :])
                     q_p, q_b, q_t = formats.nvfp4_quantize(tl.where((o_v < V)[:, None] & m_k[None, :], s_tile, 0.0), BV, BK, NB)
-                    tl.store(read_ptr + ((i_slot * HV + i_hv) * V + o_v[:, None]) * KH + o_kh[None, :], q_p, mask=(o_v < V)[:, None] & (o_kh < KH)[None, :])
-                    tl.store(read_bscale_ptr + ((i_slot * HV + i_hv) * V + o_v[:, None]) * KS + o_ks[None, :], q_b.to(read_bscale_ptr.dtype.element_ty), mask=(o_v < V)[:, None] & (o_ks < KS)[None, :])
+                    tl.store(read_ptr + (((i_slot * HV + i_hv) * V + o_v[:, None]) * KH + o_kh[None, :]), q_p, mask=(o_v < V)[:, None] & (o_kh < KH)[None, :])
+                    tl.store(read_bscale_ptr + (((i_slot * HV + i_hv) * V + o_v[:, None]) * KS + o_ks[None, :]), q_b.to(read_bscale_ptr.dtype.element_ty), mask=(o_v < V)[:, None] & (o_ks < KS)[None, :])
                     tl.store(read_scale_ptr + (i_slot * HV + i_hv) * NV + i_v, q_t)
                 else:
                     tl.store(p_dst + o_v[:, None] * K + o_k[None, :], s_tile, mask=m_s)
@@ -492,8 +489,8 @@ def fold_kernel(
                 if FLUSH:
                     tl.store(ckpt_ptr + (((i_slot * HV + i_hv) * V + o_v[:, None]) * K + o_k[None, :]), s_tile.to(ckpt_ptr.dtype.element_ty), mask=(o_v < V)[:, None] & m_k[None, :])
                     q_p, q_b, q_t = formats.nvfp4_quantize(tl.where((o_v < V)[:, None] & m_k[None, :], s_tile, 0.0), BV, BK, NB)
-                    tl.store(read_ptr + ((i_slot * HV + i_hv) * V + o_v[:, None]) * KH + o_kh[None, :], q_p, mask=(o_v < V)[:, None] & (o_kh < KH)[None, :])
-                    tl.store(read_bscale_ptr + ((i_slot * HV + i_hv) * V + o_v[:, None]) * KS + o_ks[None, :], q_b.to(read_bscale_ptr.dtype.element_ty), mask=(o_v < V)[:, None] & (o_ks < KS)[None, :])
+                    tl.store(read_ptr + (((i_slot * HV + i_hv) * V + o_v[:, None]) * KH + o_kh[None, :]), q_p, mask=(o_v < V)[:, None] & (o_kh < KH)[None, :])
+                    tl.store(read_bscale_ptr + (((i_slot * HV + i_hv) * V + o_v[:, None]) * KS + o_ks[None, :]), q_b.to(read_bscale_ptr.dtype.element_ty), mask=(o_v < V)[:, None] & (o_ks < KS)[None, :])
                     tl.store(read_scale_ptr + (i_slot * HV + i_hv) * NV + i_v, q_t)
                 else:
                     tl.store(p_dst + o_v[:, None] * K + o_k[None, :], s_tile, mask=m_s)
@@ -625,8 +622,8 @@ def quantize_kernel(
             o_v = i_v * BV + o_vb
             x = tl.load(src_ptr + ((i_b * HV + i_hv) * V + o_v[:, None]) * K + o_k[None, :], mask=(o_v < V)[:, None] & m_k[None, :], other=0.0)
             q_p, q_b, q_t = formats.nvfp4_quantize(tl.where((o_v < V)[:, None] & m_k[None, :], x, 0.0), BV, BK, NB)
-            tl.store(read_ptr + ((i_slot * HV + i_hv) * V + o_v[:, None]) * KH + o_kh[None, :], q_p, mask=(o_v < V)[:, None] & (o_kh < KH)[None, :])
-            tl.store(read_bscale_ptr + ((i_slot * HV + i_hv) * V + o_v[:, None]) * KS + o_ks[None, :], q_b.to(read_bscale_ptr.dtype.element_ty), mask=(o_v < V)[:, None] & (o_ks < KS)[None, :])
+            tl.store(read_ptr + (((i_slot * HV + i_hv) * V + o_v[:, None]) * KH + o_kh[None, :]), q_p, mask=(o_v < V)[:, None] & (o_kh < KH)[None, :])
+            tl.store(read_bscale_ptr + (((i_slot * HV + i_hv) * V + o_v[:, None]) * KS + o_ks[None, :]), q_b.to(read_bscale_ptr.dtype.element_ty), mask=(o_v < V)[:, None] & (o_ks < KS)[None, :])
             tl.store(read_scale_ptr + (i_slot * HV + i_hv) * NV + i_v, q_t)
 
 

@@ -2,8 +2,8 @@
 # the templates and run `replaygen build`.
 # kernel: kda__H32_HV32_K128_V128__L16__state_fp32__read_nvfp4__rec_bf16_g-fp32__gcum
 # spec sha256: 900e043a38a9f7023de2cc4bf78d14388be9de5c6732cf3e1db42c3737507d77
-# templates sha256: 72191dd7583157579478d714f6924c801649cc29eeec079f46fb826db83998d9
-# generator sha256: bb1dc13cd4738446b27b3674802ab3d70ad0ad1b1db82325180932067221af87
+# templates sha256: 42c65a5bb9364a212e54a29dede4bae7a11b33b28b598a6345c9ea5b6128e741
+# generator sha256: 699b7b47dff1cc902b4145d85167a69a8e5951aee1c90011df5d7815441f7761
 """ReplaySSM kernels for kda: kda__H32_HV32_K128_V128__L16__state_fp32__read_nvfp4__rec_bf16_g-fp32__gcum.
 
 Replay form: S_t = C·Diag(exp(G_t)) + Σ_j u_j (Diag(exp(G_t - G_j))·k_j)ᵀ,  G_j = Σ_(i<=j) g_i
@@ -135,15 +135,15 @@ def replay_decode_kernel(
             i_vq = tl.minimum(i_v, NV - 1)  # its scales' tile (past the end: the last one)
             if READ_WORDS:  # (static: Launch.read_words)
                 words = tl.load(read_ptr.to(tl.pointer_type(tl.uint64)) + (((i_slot * HV + i_hv) * V + o_v[:, None]) * KW + o_kw[None, :]), mask=m_v[:, None], other=0)  # [BV, KW]
-                w_scale = tl.load(read_bscale_ptr + ((i_slot * HV + i_hv) * V + o_v[:, None]) * KS + o_kw[None, :], mask=m_v[:, None], other=0.0).to(tl.float32)  # a block scale per word
+                w_scale = tl.load(read_bscale_ptr + (((i_slot * HV + i_hv) * V + o_v[:, None]) * KS + o_kw[None, :]), mask=m_v[:, None], other=0.0).to(tl.float32)  # a block scale per word
                 r_scale = tl.load(read_scale_ptr + (i_slot * HV + i_hv) * NV + i_vq) * 16384.0  # values come out as 2^-14 e2m1
                 d_q, d_k = formats.read_words_dot2_at(words, q_ck, k_ck, up_q, up_k, KW, True)  # [BV, KW]
                 c_k = tl.sum(d_k * w_scale, axis=1) * (r_scale * dn_k)
                 c_q = tl.sum(d_q * w_scale, axis=1) * (r_scale * dn_q)
                 c_tile = tl.zeros([BV, BK], tl.float32)  # (the fold below is dead here, FLUSH being False, but Triton builds it)
             else:
-                c_next = tl.load(read_ptr + ((i_slot * HV + i_hv) * V + o_v[:, None]) * KH + o_kh[None, :], mask=(o_v < V)[:, None] & (o_kh < KH)[None, :], other=0)
-                c_next_b = tl.load(read_bscale_ptr + ((i_slot * HV + i_hv) * V + o_v[:, None]) * KS + o_ks[None, :], mask=(o_v < V)[:, None] & (o_ks < KS)[None, :], other=0.0)
+                c_next = tl.load(read_ptr + (((i_slot * HV + i_hv) * V + o_v[:, None]) * KH + o_kh[None, :]), mask=(o_v < V)[:, None] & (o_kh < KH)[None, :], other=0)
+                c_next_b = tl.load(read_bscale_ptr + (((i_slot * HV + i_hv) * V + o_v[:, None]) * KS + o_ks[None, :]), mask=(o_v < V)[:, None] & (o_ks < KS)[None, :], other=0.0)
                 c_next_s = tl.load(read_scale_ptr + (i_slot * HV + i_hv) * NV + i_vq)
                 f_next = tl.load(ckpt_ptr + (((i_slot * HV + i_hv) * V + o_v[:, None]) * K + o_k[None, :]), mask=tl.where(FLUSH, (o_v < V)[:, None] & m_k[None, :], False), other=0.0)
                 c_tile = formats.nvfp4_dequantize(c_next, c_next_b, c_next_s, BV, BK, NB)  # [BV, BK]
@@ -169,8 +169,8 @@ def replay_decode_kernel(
                     s_tile += tl.sum(rec_value[:, :, None] * kw[:, None, :], axis=0)
                 tl.store(ckpt_ptr + (((i_slot * HV + i_hv) * V + o_v[:, None]) * K + o_k[None, :]), s_tile.to(ckpt_ptr.dtype.element_ty), mask=(o_v < V)[:, None] & m_k[None, :])
                 q_p, q_b, q_t = formats.nvfp4_quantize(tl.where((o_v < V)[:, None] & m_k[None, :], s_tile, 0.0), BV, BK, NB)
-                tl.store(read_ptr + ((i_slot * HV + i_hv) * V + o_v[:, None]) * KH + o_kh[None, :], q_p, mask=(o_v < V)[:, None] & (o_kh < KH)[None, :])
-                tl.store(read_bscale_ptr + ((i_slot * HV + i_hv) * V + o_v[:, None]) * KS + o_ks[None, :], q_b.to(read_bscale_ptr.dtype.element_ty), mask=(o_v < V)[:, None] & (o_ks < KS)[None, :])
+                tl.store(read_ptr + (((i_slot * HV + i_hv) * V + o_v[:, None]) * KH + o_kh[None, :]), q_p, mask=(o_v < V)[:, None] & (o_kh < KH)[None, :])
+                tl.store(read_bscale_ptr + (((i_slot * HV + i_hv) * V + o_v[:, None]) * KS + o_ks[None, :]), q_b.to(read_bscale_ptr.dtype.element_ty), mask=(o_v < V)[:, None] & (o_ks < KS)[None, :])
                 tl.store(read_scale_ptr + (i_slot * HV + i_hv) * NV + i_v, q_t)
             else:
                 tl.store(ring_u_ptr + ((i_slot * HV + i_hv) * RING + n) * V + o_v, w_t.to(ring_u_ptr.dtype.element_ty), mask=m_v)
@@ -305,8 +305,8 @@ def fold_kernel(
                 if FLUSH:
                     tl.store(ckpt_ptr + (((i_slot * HV + i_hv) * V + o_v[:, None]) * K + o_k[None, :]), s_tile.to(ckpt_ptr.dtype.element_ty), mask=(o_v < V)[:, None] & m_k[None, :])
                     q_p, q_b, q_t = formats.nvfp4_quantize(tl.where((o_v < V)[:, None] & m_k[None, :], s_tile, 0.0), BV, BK, NB)
-                    tl.store(read_ptr + ((i_slot * HV + i_hv) * V + o_v[:, None]) * KH + o_kh[None, :], q_p, mask=(o_v < V)[:, None] & (o_kh < KH)[None, :])
-                    tl.store(read_bscale_ptr + ((i_slot * HV + i_hv) * V + o_v[:, None]) * KS + o_ks[None, :], q_b.to(read_bscale_ptr.dtype.element_ty), mask=(o_v < V)[:, None] & (o_ks < KS)[None, :])
+                    tl.store(read_ptr + (((i_slot * HV + i_hv) * V + o_v[:, None]) * KH + o_kh[None, :]), q_p, mask=(o_v < V)[:, None] & (o_kh < KH)[None, :])
+                    tl.store(read_bscale_ptr + (((i_slot * HV + i_hv) * V + o_v[:, None]) * KS + o_ks[None, :]), q_b.to(read_bscale_ptr.dtype.element_ty), mask=(o_v < V)[:, None] & (o_ks < KS)[None, :])
                     tl.store(read_scale_ptr + (i_slot * HV + i_hv) * NV + i_v, q_t)
                 else:
                     tl.store(p_dst + o_v[:, None] * K + o_k[None, :], s_tile, mask=m_s)
@@ -393,8 +393,8 @@ def fold_kernel(
                 if FLUSH:
                     tl.store(ckpt_ptr + (((i_slot * HV + i_hv) * V + o_v[:, None]) * K + o_k[None, :]), s_tile.to(ckpt_ptr.dtype.element_ty), mask=(o_v < V)[:, None] & m_k[None, :])
                     q_p, q_b, q_t = formats.nvfp4_quantize(tl.where((o_v < V)[:, None] & m_k[None, :], s_tile, 0.0), BV, BK, NB)
-                    tl.store(read_ptr + ((i_slot * HV + i_hv) * V + o_v[:, None]) * KH + o_kh[None, :], q_p, mask=(o_v < V)[:, None] & (o_kh < KH)[None, :])
-                    tl.store(read_bscale_ptr + ((i_slot * HV + i_hv) * V + o_v[:, None]) * KS + o_ks[None, :], q_b.to(read_bscale_ptr.dtype.element_ty), mask=(o_v < V)[:, None] & (o_ks < KS)[None, :])
+                    tl.store(read_ptr + (((i_slot * HV + i_hv) * V + o_v[:, None]) * KH + o_kh[None, :]), q_p, mask=(o_v < V)[:, None] & (o_kh < KH)[None, :])
+                    tl.store(read_bscale_ptr + (((i_slot * HV + i_hv) * V + o_v[:, None]) * KS + o_ks[None, :]), q_b.to(read_bscale_ptr.dtype.element_ty), mask=(o_v < V)[:, None] & (o_ks < KS)[None, :])
                     tl.store(read_scale_ptr + (i_slot * HV + i_hv) * NV + i_v, q_t)
                 else:
                     tl.store(p_dst + o_v[:, None] * K + o_k[None, :], s_tile, mask=m_s)
@@ -526,8 +526,8 @@ def quantize_kernel(
             o_v = i_v * BV + o_vb
             x = tl.load(src_ptr + ((i_b * HV + i_hv) * V + o_v[:, None]) * K + o_k[None, :], mask=(o_v < V)[:, None] & m_k[None, :], other=0.0)
             q_p, q_b, q_t = formats.nvfp4_quantize(tl.where((o_v < V)[:, None] & m_k[None, :], x, 0.0), BV, BK, NB)
-            tl.store(read_ptr + ((i_slot * HV + i_hv) * V + o_v[:, None]) * KH + o_kh[None, :], q_p, mask=(o_v < V)[:, None] & (o_kh < KH)[None, :])
-            tl.store(read_bscale_ptr + ((i_slot * HV + i_hv) * V + o_v[:, None]) * KS + o_ks[None, :], q_b.to(read_bscale_ptr.dtype.element_ty), mask=(o_v < V)[:, None] & (o_ks < KS)[None, :])
+            tl.store(read_ptr + (((i_slot * HV + i_hv) * V + o_v[:, None]) * KH + o_kh[None, :]), q_p, mask=(o_v < V)[:, None] & (o_kh < KH)[None, :])
+            tl.store(read_bscale_ptr + (((i_slot * HV + i_hv) * V + o_v[:, None]) * KS + o_ks[None, :]), q_b.to(read_bscale_ptr.dtype.element_ty), mask=(o_v < V)[:, None] & (o_ks < KS)[None, :])
             tl.store(read_scale_ptr + (i_slot * HV + i_hv) * NV + i_v, q_t)
 
 
@@ -802,8 +802,8 @@ def verify_kernel(
                             s_tile += tl.sum(rec_value[:, :, None] * kw[:, None, :], axis=0)
                         tl.store(ckpt_ptr + (((i_slot * HV + i_hv) * V + o_v[:, None]) * K + o_k[None, :]), s_tile.to(ckpt_ptr.dtype.element_ty), mask=(o_v < V)[:, None] & m_k[None, :])
                         q_p, q_b, q_t = formats.nvfp4_quantize(tl.where((o_v < V)[:, None] & m_k[None, :], s_tile, 0.0), BV, BK, NB)
-                        tl.store(read_ptr + ((i_slot * HV + i_hv) * V + o_v[:, None]) * KH + o_kh[None, :], q_p, mask=(o_v < V)[:, None] & (o_kh < KH)[None, :])
-                        tl.store(read_bscale_ptr + ((i_slot * HV + i_hv) * V + o_v[:, None]) * KS + o_ks[None, :], q_b.to(read_bscale_ptr.dtype.element_ty), mask=(o_v < V)[:, None] & (o_ks < KS)[None, :])
+                        tl.store(read_ptr + (((i_slot * HV + i_hv) * V + o_v[:, None]) * KH + o_kh[None, :]), q_p, mask=(o_v < V)[:, None] & (o_kh < KH)[None, :])
+                        tl.store(read_bscale_ptr + (((i_slot * HV + i_hv) * V + o_v[:, None]) * KS + o_ks[None, :]), q_b.to(read_bscale_ptr.dtype.element_ty), mask=(o_v < V)[:, None] & (o_ks < KS)[None, :])
                         tl.store(read_scale_ptr + (i_slot * HV + i_hv) * NV + i_v, q_t)
                         c_tile = s_tile
                     if FOLD_DOT:

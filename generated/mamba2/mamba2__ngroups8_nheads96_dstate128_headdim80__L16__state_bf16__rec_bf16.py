@@ -2,8 +2,8 @@
 # the templates and run `replaygen build`.
 # kernel: mamba2__ngroups8_nheads96_dstate128_headdim80__L16__state_bf16__rec_bf16
 # spec sha256: b9b9d1221036064279430b56c5d997514355cbb9c52adf3b69fc5581e1456b5e
-# templates sha256: 72191dd7583157579478d714f6924c801649cc29eeec079f46fb826db83998d9
-# generator sha256: bb1dc13cd4738446b27b3674802ab3d70ad0ad1b1db82325180932067221af87
+# templates sha256: 42c65a5bb9364a212e54a29dede4bae7a11b33b28b598a6345c9ea5b6128e741
+# generator sha256: 699b7b47dff1cc902b4145d85167a69a8e5951aee1c90011df5d7815441f7761
 """ReplaySSM kernels for mamba2: mamba2__ngroups8_nheads96_dstate128_headdim80__L16__state_bf16__rec_bf16.
 
 Replay form: S_t = C·exp(G_t) + Σ_j w_j (exp(G_t - G_j)·k_j)ᵀ,  G_j = Σ_(i<=j) g_i
