@@ -1,6 +1,7 @@
 """Shared pieces of the GPU scripts: the geometries, random inputs, graph timing."""
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 
@@ -82,3 +83,18 @@ def bench(fn, steps=1, graph=True):
             fn()
     torch.cuda.synchronize()
     return triton.testing.do_bench(g.replay, warmup=30, rep=200, return_mode="median") / steps
+
+
+def launch_override(table_path, config: str, kernel: str, gpu: str, batch: int) -> str:
+    """Every field of a tuning table's launch for (config, kernel, gpu, batch) as a
+    template_ab.py override (`k=v+k=v...`, None fields included), so that one A/B folder
+    runs a launch tuned elsewhere, e.g. before a layout change retuned the table."""
+    import dataclasses
+    from replaygen.tuning import TuningTable
+    table = TuningTable.from_json(json.loads(Path(table_path).read_text()), str(table_path))
+    launch = table.lookup(config, kernel, gpu, batch)
+    if launch is None:
+        raise SystemExit(f"{table_path}: no {kernel} launch of {config} at batch {batch} on {gpu}")
+    def text(v) -> str:   # (as launch_fields reads them back)
+        return "None" if v is None else str(int(v)) if isinstance(v, bool) else str(v)
+    return "+".join(f"{f.name}={text(getattr(launch, f.name))}" for f in dataclasses.fields(launch))
