@@ -350,11 +350,12 @@ class Kernels:
         f = self.plan.read
         if f is None:
             raise ConfigError(f"{self.name}: this configuration has no read copy")
+        blocked = {f.prefix, f.prefix + "_bscale"} if f.key_block else set()   # (_state_layout)
         out = {}
         for name, t in state.aux.items():
             if not name.startswith(f.prefix):
                 continue
-            if f.key_block and t.dim() == 5:   # [slots, HV, units / B, V, B] -> [slots, HV, V, units]
+            if name in blocked:   # [slots, HV, units / B, V, B] -> [slots, HV, V, units]
                 t = t.permute(0, 1, 3, 2, 4).reshape(t.shape[0], t.shape[1], t.shape[3], -1)
             out[name[len(f.prefix):]] = t
         return out
@@ -365,24 +366,27 @@ class Kernels:
         p = self.plan
         out = {}
         for f in p.formats:
-            def rows(unit: str, n: int) -> tuple[int, ...]:
-                """A value head's rows of n units; blocked: [n / B, V, B] (StateFormat.key_block)."""
-                if not f.key_block:
-                    return (p.HV, p.V, n)
-                b = f.units_per_block(unit)
-                return (p.HV, n // b, p.V, b)
             if f.kind == "nvfp4":
-                out[f.prefix] = (rows("KH", p.KH), torch.uint8)
+                out[f.prefix] = (self._rows_shape(f, "KH", p.KH), torch.uint8)
                 out[f.prefix + "_scale"] = ((p.HV, p.NV), torch.float32)
-                out[f.prefix + "_bscale"] = (rows("KS", p.KS), torch.float8_e4m3fn)
+                out[f.prefix + "_bscale"] = (self._rows_shape(f, "KS", p.KS), torch.float8_e4m3fn)
                 continue
-            out[f.prefix] = (rows("K", p.K), VALUE_DTYPES[f.dtype])
+            out[f.prefix] = (self._rows_shape(f, "K", p.K), VALUE_DTYPES[f.dtype])
             if f.kind == "fp8":
                 out[f.prefix + "_scale"] = ({"row": (p.HV, p.V), "col": (p.HV, p.NV, p.K),
                                              "tile": (p.HV, p.NV)}[f.scale], torch.float32)
         if p.ckpt.stochastic:
             out["flushes"] = ((p.HV,), torch.int32)
         return out
+
+    def _rows_shape(self, f, unit: str, n: int) -> tuple[int, ...]:
+        """Shape past the slot dim of copy f's rows of n `unit`s (templates' row_offsets):
+        [HV, V, n], or blocked (StateFormat.key_block) [HV, n / B, V, B]."""
+        p = self.plan
+        if not f.key_block:
+            return (p.HV, p.V, n)
+        b = f.units_per_block(unit)
+        return (p.HV, n // b, p.V, b)
 
     def _state_args(self, state: ReplayState) -> dict:
         args = {f"{n}_ptr": t for n, t in state.aux.items()}
