@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# Ran as session 41's call 1 (H100); the diff is applied since f6db982 (blocked only where a
+# key-chunk decode reads the copy), so it no longer applies on main.
 # For session 41 (issue 4; prepared in session 40, not run). Session 40's timing-only probe
 # (calls 9-10, H100): the FP8 read copy read as if stored in 32-key blocks made the
 # key-chunk decode's non-flush step 1.15-1.19x faster (GDN 4B, GDN 122B, Mamba-2 Nano).
