@@ -273,6 +273,7 @@ def show(args) -> int:
           f"{' (stochastic rounding)' if plan.ckpt.stochastic else ''}"
           f"{' scales per ' + plan.ckpt.scale if plan.ckpt.kind == 'fp8' else ''}; read copy "
           + (f"{plan.read.dtype}{' scales per ' + plan.read.scale if plan.read.kind == 'fp8' else ''}"
+             + (f", stored in {plan.read.key_block}-key blocks" if plan.read.key_block else "")
              if plan.read else "none"))
     print(f"\ntraffic per token and sequence (s = {DTYPE_BYTES.get(plan.state_dtype, 1)} B state, "
           f"r = {DTYPE_BYTES[plan.record_dtype]} B record, i = {args.input_bytes} B input "

@@ -175,6 +175,7 @@ def test_build_and_show_take_the_precision_options(tmp_path, capsys):
     assert main(["show", "--variant", "gdn", "--read-dtype", "fp8", "--fp8-scale", "tile"]) == 0
     shown = capsys.readouterr().out
     assert "copy          = HV*K*V + 4*HV*ceiling(V/BV)" in shown and "amortised cap" in shown
+    assert "read copy fp8 scales per tile, stored in 32-key blocks" in shown   # (key chunks, K = 128)
     assert main(["build", "--variant", "gdn", "--stochastic", "--out", str(tmp_path)]) == 1
     assert "stochastic rounding applies to an fp16 or bf16 checkpoint" in capsys.readouterr().err
 
