@@ -229,7 +229,7 @@ class StateFormat:
         """Units of a row per key block, by the constant that counts them per row: "K"
         elements, "KW" 8-byte words (8 FP8 or 16 NVFP4 keys), "KH" NVFP4 packed bytes
         (2 keys), "KS" NVFP4 block scales (NVFP4_BLOCK keys)."""
-        keys = {"K": 1, "KW": 8 if self.kind == "fp8" else 16, "KH": 2, "KS": NVFP4_BLOCK}[unit]
+        keys = {"K": 1, "KW": READ_WORD_KEYS[self.kind], "KH": 2, "KS": NVFP4_BLOCK}[unit]
         return self.key_block // keys
 
     @property

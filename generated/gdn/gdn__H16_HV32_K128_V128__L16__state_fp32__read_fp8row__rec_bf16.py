@@ -3,7 +3,7 @@
 # kernel: gdn__H16_HV32_K128_V128__L16__state_fp32__read_fp8row__rec_bf16
 # spec sha256: 269ae606d36dd56b152535499facfacd42680cd4fda27f9a1b04094384a173fb
 # templates sha256: 42c65a5bb9364a212e54a29dede4bae7a11b33b28b598a6345c9ea5b6128e741
-# generator sha256: 699b7b47dff1cc902b4145d85167a69a8e5951aee1c90011df5d7815441f7761
+# generator sha256: f13ace4d243ad3892c67213b09df93ffe1e24ac584f2b298f41d00e1d9ac4998
 """ReplaySSM kernels for gdn: gdn__H16_HV32_K128_V128__L16__state_fp32__read_fp8row__rec_bf16.
 
 Replay form: S_t = C·exp(G_t) + Σ_j u_j (exp(G_t - G_j)·k_j)ᵀ,  G_j = Σ_(i<=j) g_i
