@@ -10,7 +10,9 @@
 # Offline (sm_90, Triton 3.6, bench/results/session42-2026-12-05/README.md): GDN 122B FP8
 # 393 -> 229 per chunk at 125 registers; the fp32 decode (fused flush) grows instead, 2336
 # -> 3272 instructions with a 16 B spill: its case is the control.
-# Versions: the tabled launch; head scores (stream_first off); head scores at cap 128.
+# Versions: the tabled launch; head scores (stream_first off); head scores at cap 128 (16
+# programs per SM at one warp) and at 104 (19; offline no spill with head scores, where
+# the tabled stream spills 16 B at 112: session 40's caps for more programs spilled).
 # Decide: faster somewhere by > 2% -> commit the diff (it is off unless a table picks it)
 # and re-tune those configurations (gpu_session42_b.sh runs phase 4d once it is in);
 # else keep it as a diff.
@@ -21,7 +23,7 @@ patch -s -p1 < bench/proto/s42_head_scores.diff && python3 -m replaygen build --
     || { echo "the diff does not apply"; exit 3; }
 timeout 90 python3 -m pytest -q -x tests/test_decode.py -k head_scores > "$OUT/tests.log" 2>&1; tail -1 "$OUT/tests.log"
 H="templates@stream_first=0+head_scores=1"
-timeout 400 python3 bench/template_ab.py --templates "templates,$H,$H+maxnreg=128" --rounds 3 \
+timeout 420 python3 bench/template_ab.py --templates "templates,$H,$H+maxnreg=128,$H+maxnreg=104" --rounds 3 \
     --cases gdn:qwen3.5-4b:fp8,gdn:qwen3.5-122b-a10b:fp8,gdn:qwen3.5-4b:fp32 \
     --out "$OUT/ab_head" > "$OUT/ab_head.log" 2>&1
 grep "^gdn\|^mamba2" "$OUT/ab_head.log" | cut -c1-420
