@@ -35,15 +35,31 @@ _NATIVE = tl.constexpr(os.environ.get("TRITON_INTERPRET", "0") != "1")
 
 @triton.jit
 def e4m3_round(x):
-    """x (fp32) rounded to the nearest e4m3 value, ties to even, saturating at ±448."""
+    """x (fp32) rounded to the nearest e4m3 value, ties to even, saturating at ±448, with
+    x's sign (zeros keep theirs) and a NaN kept, as the GPU's conversion does (to_e4m3)."""
     a = tl.abs(x)
     e = ((a.to(tl.uint32, bitcast=True) >> 23) & 0xFF).to(tl.int32) - 127
     # grid step 2^(e-3) in the normal range, 2^-9 for subnormals (e < -6); e > 8 saturates
     e = tl.minimum(tl.maximum(e, -6), 8)
     # (a + m) - m with m = 2^(e+20): fp32's own round-to-nearest-even on the e4m3 grid
     m = ((e + 147) << 23).to(tl.float32, bitcast=True)
-    r = tl.minimum((a + m) - m, 448.0)
-    return tl.where(x < 0, -r, r)
+    r = tl.minimum((a + m) - m, 448.0, propagate_nan=tl.PropagateNan.ALL)
+    sign = x.to(tl.uint32, bitcast=True) & 0x80000000
+    return (r.to(tl.uint32, bitcast=True) | sign).to(tl.float32, bitcast=True)
+
+
+@triton.jit
+def to_e4m3(x):
+    """x (fp32) as e4m3 (tl.float8e4nv): e4m3_round's value, nearest even, saturating at
+    ±448 (inf too), zeros keeping their sign, NaN kept. Compiled, Triton's cast is the GPU's
+    cvt.rn.satfinite.e4m3x2.f32, one instruction per pair, where e4m3_round's arithmetic
+    takes ~12 per element. The interpreter's fp8 casts misround near powers of two, so it
+    casts e4m3_round's exact grid value instead. The rounding is checked bit for bit against torch's cast
+    (tests/test_formats.py): on a GPU that checks the hardware's."""
+    if _NATIVE:
+        return x.to(tl.float8e4nv)
+    else:
+        return e4m3_round(x).to(tl.float8e4nv)
 
 
 @triton.jit

@@ -27,6 +27,8 @@ def _apply_kernel(x_ptr, out_ptr, key, N: tl.constexpr, WHAT: tl.constexpr):
     x = tl.load(x_ptr + o)
     if WHAT == 0:
         tl.store(out_ptr + o, formats.e4m3_round(x))
+    elif WHAT == 6:   # the conversion the FP8 copies are stored through, widened back
+        tl.store(out_ptr + o, formats.to_e4m3(x).to(tl.float32))
     elif WHAT == 1:
         tl.store(out_ptr + o, formats.e2m1_code(x))
     elif WHAT == 2:
@@ -59,18 +61,47 @@ def _pow2_pad(values: list[float]) -> torch.Tensor:
 
 def test_e4m3_rounding_is_exact():
     """Random magnitudes over e4m3's whole range and beyond (2^-14 .. 2^11, both signs),
-    every exact midpoint between neighbouring e4m3 values (ties to even), zeros, the
-    largest value, values past it (saturate to 448, inf too)."""
+    every exact midpoint between neighbouring e4m3 values (ties to even), zeros (their
+    signs kept), the largest value, values past it (saturate to 448, inf too), a NaN
+    (kept)."""
     g = torch.Generator().manual_seed(0)
     grid = torch.arange(0, 127, dtype=torch.uint8).view(torch.float8_e4m3fn).float()   # +0 .. 448
     mids = ((grid[1:] + grid[:-1]) / 2).tolist()
     rand = (torch.exp2(torch.rand(600, generator=g) * 25 - 14)
             * torch.where(torch.rand(600, generator=g) < 0.5, -1.0, 1.0)).tolist()
     x = _pow2_pad(mids + [-m for m in mids] + rand + [0.0, -0.0, 448.0, 464.0, 500.0, 1e30,
-                                                       float("inf"), -float("inf"), 2.0 ** -10])
+                                                       float("inf"), -float("inf"), 2.0 ** -10,
+                                                       float("nan")])
     got = apply(0, x, torch.float32)
     want = F.e4m3(x).float()
-    assert torch.equal(got, want), (x[got != want][:8], got[got != want][:8], want[got != want][:8])
+    assert torch.allclose(got, want, rtol=0, atol=0, equal_nan=True), \
+        (x[got != want][:8], got[got != want][:8], want[got != want][:8])
+    assert torch.equal(torch.signbit(got), torch.signbit(x))   # -0.0 stays -0.0, as the cast below
+
+
+def test_e4m3_conversion_is_torchs():
+    """formats.to_e4m3, through which every FP8 copy is stored: torch's float8_e4m3fn cast
+    of the clamped value (the reference) bit for bit, zeros' signs included, and a NaN
+    stays NaN. Compiled it is the GPU's cvt.rn.satfinite.e4m3x2.f32 (so on a GPU this
+    checks the hardware's rounding); in the interpreter, whose fp8 casts misround near
+    powers of two, e4m3_round's arithmetic and a cast of its exact value (checked here on
+    a CPU machine). The inputs of test_e4m3_rounding_is_exact, every e4m3 value itself
+    and, on a GPU only, a NaN: the interpreter's cast turns a NaN into 384 (e4m3_round
+    keeps it: test_e4m3_rounding_is_exact)."""
+    g = torch.Generator().manual_seed(0)
+    grid = torch.arange(0, 127, dtype=torch.uint8).view(torch.float8_e4m3fn).float()   # +0 .. 448
+    mids = ((grid[1:] + grid[:-1]) / 2).tolist()
+    rand = (torch.exp2(torch.rand(600, generator=g) * 25 - 14)
+            * torch.where(torch.rand(600, generator=g) < 0.5, -1.0, 1.0)).tolist()
+    x = _pow2_pad(mids + [-m for m in mids] + rand + grid.tolist() + (-grid).tolist()
+                  + [0.0, -0.0, 448.0, -464.0, 500.0, 1e30, float("inf"), -float("inf"),
+                     2.0 ** -10, -(2.0 ** -12)] + ([float("nan")] if CUDA else []))
+    got = apply(6, x, torch.float32)
+    want = F.e4m3(x).float()
+    nan = torch.isnan(want)
+    assert torch.equal(torch.isnan(got), nan) and nan.any() == CUDA
+    bad = (got.view(torch.int32) != want.view(torch.int32)) & ~nan
+    assert not bad.any(), (x[bad][:8], got[bad][:8], want[bad][:8])
 
 
 def test_e2m1_codes_and_values_are_exact():

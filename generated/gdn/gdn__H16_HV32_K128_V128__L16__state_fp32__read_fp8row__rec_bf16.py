@@ -2,8 +2,8 @@
 # the templates and run `replaygen build`.
 # kernel: gdn__H16_HV32_K128_V128__L16__state_fp32__read_fp8row__rec_bf16
 # spec sha256: 269ae606d36dd56b152535499facfacd42680cd4fda27f9a1b04094384a173fb
-# templates sha256: 42c65a5bb9364a212e54a29dede4bae7a11b33b28b598a6345c9ea5b6128e741
-# generator sha256: f13ace4d243ad3892c67213b09df93ffe1e24ac584f2b298f41d00e1d9ac4998
+# templates sha256: 8922ed9a25a8ad61794ade6c1dedcd2e25dc70564de4a05dd91f4e78c4d60035
+# generator sha256: 8527d2cca94ccc03479df88d6ee892ae957789d801c60f34f233a8d38c87ea71
 """ReplaySSM kernels for gdn: gdn__H16_HV32_K128_V128__L16__state_fp32__read_fp8row__rec_bf16.
 
 Replay form: S_t = C·exp(G_t) + Σ_j u_j (exp(G_t - G_j)·k_j)ᵀ,  G_j = Σ_(i<=j) g_i
@@ -251,7 +251,7 @@ def replay_decode_kernel(
                     o_kc = i_k * BKT + o_kb
                     m_c = m_v[:, None] & (o_kc < K)[None, :]
                     x = tl.load(p_rows[:, None] + o_kc[None, :], mask=m_c, other=0.0).to(tl.float32)
-                    tl.store(read_ptr + ((((i_slot * HV + i_hv) * (K // 32) + (o_kc[None, :]) // 32) * V + o_v[:, None]) * 32 + (o_kc[None, :]) % 32), formats.e4m3_round(x * q_inv[:, None]).to(read_ptr.dtype.element_ty), mask=m_c)
+                    tl.store(read_ptr + ((((i_slot * HV + i_hv) * (K // 32) + (o_kc[None, :]) // 32) * V + o_v[:, None]) * 32 + (o_kc[None, :]) % 32), formats.to_e4m3(x * q_inv[:, None]), mask=m_c)
                 tl.store(read_scale_ptr + (i_slot * HV + i_hv) * V + o_v, formats.fp8_scale(amax), mask=m_v)
             else:
                 tl.store(ring_u_ptr + ((i_slot * HV + i_hv) * RING + n) * V + o_v, w_t.to(ring_u_ptr.dtype.element_ty), mask=m_v)
@@ -386,7 +386,7 @@ def fold_kernel(
                     tl.store(ckpt_ptr + (((i_slot * HV + i_hv) * V + o_v[:, None]) * K + o_k[None, :]), s_tile.to(ckpt_ptr.dtype.element_ty), mask=(o_v < V)[:, None] & m_k[None, :])
                     x_q = tl.where((o_v < V)[:, None] & m_k[None, :], s_tile, 0.0)
                     q_a = tl.max(tl.abs(x_q), axis=1)
-                    tl.store(read_ptr + ((((i_slot * HV + i_hv) * (K // 32) + (o_k[None, :]) // 32) * V + o_v[:, None]) * 32 + (o_k[None, :]) % 32), formats.e4m3_round(x_q * formats.fp8_inverse_scale(q_a)[:, None]).to(read_ptr.dtype.element_ty), mask=(o_v < V)[:, None] & m_k[None, :])
+                    tl.store(read_ptr + ((((i_slot * HV + i_hv) * (K // 32) + (o_k[None, :]) // 32) * V + o_v[:, None]) * 32 + (o_k[None, :]) % 32), formats.to_e4m3(x_q * formats.fp8_inverse_scale(q_a)[:, None]), mask=(o_v < V)[:, None] & m_k[None, :])
                     tl.store(read_scale_ptr + (i_slot * HV + i_hv) * V + o_v, formats.fp8_scale(q_a), mask=(o_v < V))
                 else:
                     tl.store(p_dst + o_v[:, None] * K + o_k[None, :], s_tile, mask=m_s)
@@ -473,7 +473,7 @@ def fold_kernel(
                     tl.store(ckpt_ptr + (((i_slot * HV + i_hv) * V + o_v[:, None]) * K + o_k[None, :]), s_tile.to(ckpt_ptr.dtype.element_ty), mask=(o_v < V)[:, None] & m_k[None, :])
                     x_q = tl.where((o_v < V)[:, None] & m_k[None, :], s_tile, 0.0)
                     q_a = tl.max(tl.abs(x_q), axis=1)
-                    tl.store(read_ptr + ((((i_slot * HV + i_hv) * (K // 32) + (o_k[None, :]) // 32) * V + o_v[:, None]) * 32 + (o_k[None, :]) % 32), formats.e4m3_round(x_q * formats.fp8_inverse_scale(q_a)[:, None]).to(read_ptr.dtype.element_ty), mask=(o_v < V)[:, None] & m_k[None, :])
+                    tl.store(read_ptr + ((((i_slot * HV + i_hv) * (K // 32) + (o_k[None, :]) // 32) * V + o_v[:, None]) * 32 + (o_k[None, :]) % 32), formats.to_e4m3(x_q * formats.fp8_inverse_scale(q_a)[:, None]), mask=(o_v < V)[:, None] & m_k[None, :])
                     tl.store(read_scale_ptr + (i_slot * HV + i_hv) * V + o_v, formats.fp8_scale(q_a), mask=(o_v < V))
                 else:
                     tl.store(p_dst + o_v[:, None] * K + o_k[None, :], s_tile, mask=m_s)
@@ -604,7 +604,7 @@ def quantize_kernel(
             x = tl.load(src_ptr + ((i_b * HV + i_hv) * V + o_v[:, None]) * K + o_k[None, :], mask=(o_v < V)[:, None] & m_k[None, :], other=0.0)
             x_q = tl.where((o_v < V)[:, None] & m_k[None, :], x, 0.0)
             q_a = tl.max(tl.abs(x_q), axis=1)
-            tl.store(read_ptr + ((((i_slot * HV + i_hv) * (K // 32) + (o_k[None, :]) // 32) * V + o_v[:, None]) * 32 + (o_k[None, :]) % 32), formats.e4m3_round(x_q * formats.fp8_inverse_scale(q_a)[:, None]).to(read_ptr.dtype.element_ty), mask=(o_v < V)[:, None] & m_k[None, :])
+            tl.store(read_ptr + ((((i_slot * HV + i_hv) * (K // 32) + (o_k[None, :]) // 32) * V + o_v[:, None]) * 32 + (o_k[None, :]) % 32), formats.to_e4m3(x_q * formats.fp8_inverse_scale(q_a)[:, None]), mask=(o_v < V)[:, None] & m_k[None, :])
             tl.store(read_scale_ptr + (i_slot * HV + i_hv) * V + o_v, formats.fp8_scale(q_a), mask=(o_v < V))
 
 
