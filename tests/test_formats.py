@@ -29,6 +29,10 @@ def _apply_kernel(x_ptr, out_ptr, key, N: tl.constexpr, WHAT: tl.constexpr):
         tl.store(out_ptr + o, formats.e4m3_round(x))
     elif WHAT == 6:   # the conversion the FP8 copies are stored through, widened back
         tl.store(out_ptr + o, formats.to_e4m3(x).to(tl.float32))
+    elif WHAT == 7:
+        tl.store(out_ptr + o, formats.reciprocal_rn(x))
+    elif WHAT == 8:
+        tl.store(out_ptr + o, formats.e4m3_value(x))
     elif WHAT == 1:
         tl.store(out_ptr + o, formats.e2m1_code(x))
     elif WHAT == 2:
@@ -102,6 +106,26 @@ def test_e4m3_conversion_is_torchs():
     assert torch.equal(torch.isnan(got), nan) and nan.any() == CUDA
     bad = (got.view(torch.int32) != want.view(torch.int32)) & ~nan
     assert not bad.any(), (x[bad][:8], got[bad][:8], want[bad][:8])
+
+
+@pytest.mark.filterwarnings("ignore:divide by zero:RuntimeWarning", "ignore:overflow:RuntimeWarning")
+def test_reciprocal_and_e4m3_value_are_exact():
+    """formats.reciprocal_rn: 1 / x correctly rounded, as torch's fp32 division (IEEE)
+    gives it, over normal and subnormal magnitudes, both signs, powers of two and values
+    whose reciprocal is subnormal or overflows; formats.e4m3_value: e4m3_round's value
+    (non-negative block scales are its use). Compiled (a GPU) these are PTX rcp.rn.f32 and
+    the hardware's e4m3 conversion and back; in the interpreter, div_rn and e4m3_round:
+    this test checks whichever runs."""
+    g = torch.Generator().manual_seed(2)
+    mags = torch.exp2(torch.rand(900, generator=g) * 270 - 140)   # 2^-140 .. 2^130 (inf past 2^128)
+    x = _pow2_pad((mags * torch.where(torch.rand(900, generator=g) < 0.5, -1.0, 1.0)).tolist()
+                  + [1.0, 2.0, 0.5, 3.0, 6.0, 448.0, 2.0 ** -126, 2.0 ** -149, 2.0 ** 127, 1e38])
+    want = torch.full_like(x, 1.0) / x
+    got = apply(7, x, torch.float32)
+    bad = got.view(torch.int32) != want.view(torch.int32)
+    assert not bad.any(), (x[bad][:8], got[bad][:8], want[bad][:8])
+    s = _pow2_pad((torch.rand(500, generator=g) * 500).tolist() + [0.0, 448.0, 464.0, 1e30])
+    assert torch.equal(apply(8, s, torch.float32), F.e4m3(s).float())
 
 
 def test_e2m1_codes_and_values_are_exact():
