@@ -51,11 +51,11 @@ def e4m3_round(x):
 @triton.jit
 def to_e4m3(x):
     """x (fp32) as e4m3 (tl.float8e4nv): e4m3_round's value, nearest even, saturating at
-    ±448 (inf too), zeros keeping their sign, NaN kept. Compiled, Triton's cast is the GPU's
-    cvt.rn.satfinite.e4m3x2.f32, one instruction per pair, where e4m3_round's arithmetic
-    takes ~12 per element. The interpreter's fp8 casts misround near powers of two, so it
-    casts e4m3_round's exact grid value instead. The rounding is checked bit for bit against torch's cast
-    (tests/test_formats.py): on a GPU that checks the hardware's."""
+    ±448 (inf too), zeros keeping their sign, NaN kept. Compiled, Triton's cast is the
+    GPU's cvt.rn.satfinite.e4m3x2.f32, one instruction per pair, where e4m3_round's
+    arithmetic takes ~12 per element. The interpreter's fp8 casts misround near powers of
+    two, so it casts e4m3_round's exact grid value instead. The rounding is checked bit
+    for bit against torch's cast (tests/test_formats.py): on a GPU, the hardware's."""
     if _NATIVE:
         return x.to(tl.float8e4nv)
     else:

@@ -3,7 +3,7 @@
 # kernel: gdn__H16_HV32_K128_V128__L16__state_fp16sr__read_nvfp4__rec_bf16
 # spec sha256: 269ae606d36dd56b152535499facfacd42680cd4fda27f9a1b04094384a173fb
 # templates sha256: 8922ed9a25a8ad61794ade6c1dedcd2e25dc70564de4a05dd91f4e78c4d60035
-# generator sha256: a1457347ca784ebdf4a1e33344cbb2ede17c22545209f57834922852f4122688
+# generator sha256: 50a9afc1a349e486c9667a3cc0b0359e21e64932691445decf65ac6afd085554
 """ReplaySSM kernels for gdn: gdn__H16_HV32_K128_V128__L16__state_fp16sr__read_nvfp4__rec_bf16.
 
 Replay form: S_t = C·exp(G_t) + Σ_j u_j (exp(G_t - G_j)·k_j)ᵀ,  G_j = Σ_(i<=j) g_i
