@@ -63,19 +63,24 @@ def _pow2_pad(values: list[float]) -> torch.Tensor:
     return torch.tensor(values + [0.0] * (n - len(values)), dtype=torch.float32)
 
 
-def test_e4m3_rounding_is_exact():
-    """Random magnitudes over e4m3's whole range and beyond (2^-14 .. 2^11, both signs),
-    every exact midpoint between neighbouring e4m3 values (ties to even), zeros (their
-    signs kept), the largest value, values past it (saturate to 448, inf too), a NaN
-    (kept)."""
+def _e4m3_cases() -> tuple[torch.Tensor, list[float]]:
+    """e4m3's grid (+0 .. 448) and, around it, every exact midpoint between neighbouring
+    values (ties to even) with both signs and random magnitudes over its whole range and
+    beyond (2^-14 .. 2^11, both signs)."""
     g = torch.Generator().manual_seed(0)
-    grid = torch.arange(0, 127, dtype=torch.uint8).view(torch.float8_e4m3fn).float()   # +0 .. 448
+    grid = torch.arange(0, 127, dtype=torch.uint8).view(torch.float8_e4m3fn).float()
     mids = ((grid[1:] + grid[:-1]) / 2).tolist()
     rand = (torch.exp2(torch.rand(600, generator=g) * 25 - 14)
             * torch.where(torch.rand(600, generator=g) < 0.5, -1.0, 1.0)).tolist()
-    x = _pow2_pad(mids + [-m for m in mids] + rand + [0.0, -0.0, 448.0, 464.0, 500.0, 1e30,
-                                                       float("inf"), -float("inf"), 2.0 ** -10,
-                                                       float("nan")])
+    return grid, mids + [-m for m in mids] + rand
+
+
+def test_e4m3_rounding_is_exact():
+    """_e4m3_cases, zeros (their signs kept), the largest value, values past it (saturate
+    to 448, inf too), a NaN (kept)."""
+    _, cases = _e4m3_cases()
+    x = _pow2_pad(cases + [0.0, -0.0, 448.0, 464.0, 500.0, 1e30, float("inf"), -float("inf"),
+                           2.0 ** -10, float("nan")])
     got = apply(0, x, torch.float32)
     want = F.e4m3(x).float()
     assert torch.allclose(got, want, rtol=0, atol=0, equal_nan=True), \
@@ -89,15 +94,11 @@ def test_e4m3_conversion_is_torchs():
     stays NaN. Compiled it is the GPU's cvt.rn.satfinite.e4m3x2.f32 (so on a GPU this
     checks the hardware's rounding); in the interpreter, whose fp8 casts misround near
     powers of two, e4m3_round's arithmetic and a cast of its exact value (checked here on
-    a CPU machine). The inputs of test_e4m3_rounding_is_exact, every e4m3 value itself
-    and, on a GPU only, a NaN: the interpreter's cast turns a NaN into 384 (e4m3_round
-    keeps it: test_e4m3_rounding_is_exact)."""
-    g = torch.Generator().manual_seed(0)
-    grid = torch.arange(0, 127, dtype=torch.uint8).view(torch.float8_e4m3fn).float()   # +0 .. 448
-    mids = ((grid[1:] + grid[:-1]) / 2).tolist()
-    rand = (torch.exp2(torch.rand(600, generator=g) * 25 - 14)
-            * torch.where(torch.rand(600, generator=g) < 0.5, -1.0, 1.0)).tolist()
-    x = _pow2_pad(mids + [-m for m in mids] + rand + grid.tolist() + (-grid).tolist()
+    a CPU machine). _e4m3_cases, every e4m3 value itself and, on a GPU only, a NaN: the
+    interpreter's cast turns a NaN into 384 (e4m3_round keeps it:
+    test_e4m3_rounding_is_exact)."""
+    grid, cases = _e4m3_cases()
+    x = _pow2_pad(cases + grid.tolist() + (-grid).tolist()
                   + [0.0, -0.0, 448.0, -464.0, 500.0, 1e30, float("inf"), -float("inf"),
                      2.0 ** -10, -(2.0 ** -12)] + ([float("nan")] if CUDA else []))
     got = apply(6, x, torch.float32)
@@ -317,8 +318,8 @@ def test_load_state_quantises_exactly(fmt, scale, variant, K, V):
     for suffix, ref in want.items():
         got = copy[suffix].cpu()
         assert got.dtype == ref.dtype and got.shape == ref.shape, suffix
-        if got.dtype == torch.float8_e4m3fn:   # as numbers: the interpreter casts -0 to +0
-            got, ref = got.float(), ref.float()
+        if got.dtype == torch.float8_e4m3fn:   # as bytes: zeros keep their sign (to_e4m3)
+            got, ref = got.view(torch.uint8), ref.view(torch.uint8)
         assert torch.equal(got, ref), suffix
     back = F.dequantize(want, fmt, scale, K, kern.plan.BV)
     rel = ((back - S[order]).norm() / S.norm()).item()
