@@ -363,6 +363,7 @@ class KernelPlan:
     STREAM_FIRST: bool    # the decode's stream goes before its head-level work (streams_first)
     READ_WORDS: bool      # the value-tile decode reads its read copy in 8-byte words (launch_constants)
     READ_MMA: bool        # ... or its FP8 read copy's tiles on tensor cores (launch_constants)
+    HEAD_SCORES: bool     # the key-chunk decode takes the records' scores once per program (scores_at_head)
     ONEPASS_FLUSH: bool   # the key-chunk decode folds while it streams; the token opens the window (onepass_flushes)
     FLUSH_ORDER: int      # 0: grid order; s: flushing rows' programs every s-th from the launch's start (launch_order)
     SPLIT_HEAD: int       # the value-tile verify in one launch (0) or as a head launch (1) and a stream launch (2)
@@ -436,6 +437,12 @@ class KernelPlan:
     def onepass_flushes(self) -> bool:
         """Whether a launch of this plan's decode may fold in one pass (onepass_flushes)."""
         return onepass_flushes(self)
+
+    @property
+    def scores_at_head(self) -> bool:
+        """Whether a launch of this plan's decode may take its records' scores at the head
+        (scores_at_head)."""
+        return scores_at_head(self)
 
     @property
     def formats(self) -> tuple[StateFormat, ...]:
@@ -634,6 +641,19 @@ def streams_first(plan: "KernelPlan") -> bool:
     return plan.stream.kind == "plain"
 
 
+def scores_at_head(plan: "KernelPlan") -> bool:
+    """Whether the decode can take its records' scores at the head (Launch.head_scores,
+    HEAD_SCORES): the key-chunk decode of scalar decays. Its stream otherwise loads the
+    record keys' chunk and takes their products with q (and k) in every chunk of every
+    value tile, so a program of DNV / NSPLIT value tiles repeats that work as often
+    (offline sm_90, GDN 4B FP8 [64, 32] at one warp: 172 of the chunk loop's 399
+    instructions). At the head, one [BL, K] pass per program serves every value tile, the
+    chunk loop keeps the state's work only (227 instructions), and the stream starts that
+    much later. Per-channel decays weight each chunk's keys by its own decays: they keep
+    the scores in the stream."""
+    return decode_is_chunked(plan) and not plan.channel_gate
+
+
 def onepass_flushes(plan: "KernelPlan") -> bool:
     """Whether the decode can fold a flushing row in one pass (Launch.onepass_flush,
     ONEPASS_FLUSH): the key-chunk decode of scalar decays over a plain round-to-nearest
@@ -687,7 +707,8 @@ def launch_constants(plan: "KernelPlan", kernel: str, BV: int, BKT: int | None =
                      separate_flush: bool = False, heads: int = 1,
                      stream_first: bool = False, read_words: bool = False,
                      onepass_flush: bool = False, flush_order: int = 0,
-                     read_mma: bool = False, head_launch: bool = False) -> dict[str, int | bool]:
+                     read_mma: bool = False, head_launch: bool = False,
+                     head_scores: bool = False) -> dict[str, int | bool]:
     """The tl.constexpr arguments that follow from a launch's tiles (the kernels take them
     as arguments, so one module launches with any tiles): for the key-chunked decode
     kernel and the key-chunked verify BV is the value tile DBV (DNV passes cover V) and
@@ -742,7 +763,11 @@ def launch_constants(plan: "KernelPlan", kernel: str, BV: int, BKT: int | None =
     thirds of its instructions at one warp, and half its stall samples, ncu, session 34);
     split, the stream launch's programs start streaming at once, for more bytes (KDA, T =
     8: the workspace's 12 KB written and read again per (row, value head), against its 64
-    KB checkpoint and ~20 KB of records and drafts)."""
+    KB checkpoint and ~20 KB of records and drafts). `head_scores` (the key-chunk decode of
+    scalar decays, scores_at_head; not with stream_first, whose stream goes before the
+    records, nor onepass_flush, whose stream folds each chunk's record keys: HEAD_SCORES)
+    takes the records' scores and the token's own once per program, before the value
+    tiles, instead of in every chunk of every value tile's stream."""
     folding = kernel == "verify_fold"
     kernel = launch_kind(kernel)
     for what, v in (("value tile", BV), ("key chunk", BKT), ("split", split)):
@@ -833,6 +858,14 @@ def launch_constants(plan: "KernelPlan", kernel: str, BV: int, BKT: int | None =
                           + (" with its flush separate" if not out["FUSED_FLUSH"] else "")
                           + (f" split {split} ways" if split != 1 else ""))
     out["ONEPASS_FLUSH"] = bool(onepass_flush)
+    if head_scores and not (kernel == "replay_decode" and chunked and scores_at_head(plan)
+                            and not stream_first and not onepass_flush):
+        raise ConfigError("only the key-chunk decode of scalar decays, its stream not first and "
+                          "its flush not in one pass, takes its records' scores at the head, "
+                          f"not the {kernel} kernel of {plan.name}"
+                          + (" streaming first" if stream_first else "")
+                          + (" folding in one pass" if onepass_flush else ""))
+    out["HEAD_SCORES"] = bool(head_scores)
     if isinstance(flush_order, bool) or not isinstance(flush_order, int) or flush_order < 0 \
             or flush_order & (flush_order - 1):
         raise ConfigError(f"the flush order must be 0 or a power of two, got {flush_order!r}")
@@ -1248,6 +1281,7 @@ def make_plan(deriv: Derivation, config: KernelConfig) -> KernelPlan:
         STREAM_FIRST=False,   # (tuned per launch: Launch.stream_first)
         READ_WORDS=False,     # (tuned per launch: Launch.read_words)
         READ_MMA=False,       # (tuned per launch: Launch.read_mma)
+        HEAD_SCORES=False,    # (tuned per launch: Launch.head_scores)
         ONEPASS_FLUSH=False,  # (tuned per launch: Launch.onepass_flush)
         FLUSH_ORDER=0,        # (tuned per launch: Launch.flush_order)
         SPLIT_HEAD=0,         # (tuned per launch: Launch.head_launch; 2 set by runtime.verify)

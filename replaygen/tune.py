@@ -39,7 +39,10 @@ Launch.separate_flush); for the value-tile decode of a read copy in whole 8-byte
 the three best of those at each batch with the non-flush products word by word in
 fp16x2 (phase 4b, Launch.read_words); for the value-tile decode of an FP8 read copy, its
 products on tensor cores at [64, K] and [128, K] tiles, four and eight warps, every
-stage count (phase 4c, Launch.read_mma); then the two best of those at each batch with that fold launch
+stage count (phase 4c, Launch.read_mma); for the key-chunk decode of scalar decays, the
+two best at each batch with the records' scores taken once per program at the head, at
+their own register cap and at each of the caps, one-warp launches also at 104 and 96
+(phase 4d, Launch.head_scores); then the two best of those at each batch with that fold launch
 at each warp count (phase 5, Launch.fold_warps), and the two best after that with the
 fold launch's blocks split over 1 to 32 programs (phase 6, Launch.fold_split). What is
 measured: replay_decode amortised per step over a whole flush cycle with staggered rows (both launches when the
@@ -370,6 +373,35 @@ def _fold_launch_variants(plan, times: dict[Launch, dict[int, float]], keep: int
     return out
 
 
+# phase 4d's extra caps at one warp: 19 and 21 programs per SM
+HEAD_SCORE_CAPS = (104, 96)
+
+
+def head_scores_candidates(plan, times: dict[Launch, dict[int, float]], keep: int = 2) -> list[Launch]:
+    """Phase 4d (the key-chunk decode of scalar decays, plan.scores_at_head): at each batch
+    the `keep` fastest launches so far that do not fold in one pass, with the records'
+    scores taken at the head (Launch.head_scores; their stream then not first), at their
+    own register cap and at each of register_caps(num_warps), and one-warp launches also
+    at HEAD_SCORE_CAPS. The head's [BL, K] record tile raises the registers, and the
+    lighter chunk loop needs fewer (offline sm_90, GDN 4B FP8 [64, 32] at one warp: 128
+    -> 159 registers uncapped, 16 -> 12 programs per SM; no spill at a cap of 128, nor of
+    104: 19 programs per SM, where the stream with its records spills 16 B at 112)."""
+    if not plan.scores_at_head:
+        return []
+    batches = sorted({b for t in times.values() for b in t})
+    out = []
+    for b in batches:
+        measured = {c: t[b] for c, t in times.items()
+                    if b in t and not c.head_scores and not c.onepass_flush}
+        for c in sorted(measured, key=measured.get)[:keep]:
+            extra = HEAD_SCORE_CAPS if c.num_warps == 1 else ()
+            for cap in dict.fromkeys((c.maxnreg, *register_caps(c.num_warps), *extra)):
+                cand = dataclasses.replace(c, head_scores=True, stream_first=False, maxnreg=cap)
+                if cand not in times and cand not in out:
+                    out.append(cand)
+    return out
+
+
 def fold_warps_candidates(plan, times: dict[Launch, dict[int, float]], keep: int = 2) -> list[Launch]:
     """Phase 5 (decode): at each batch the `keep` fastest launches whose flush is separate,
     with that fold launch at each warp count (Launch.fold_warps). After a decode step one
@@ -553,6 +585,8 @@ def _phases():
              lambda j, t: read_words_candidates(j.kern.plan, t)),
             ("phase 4c (an FP8 read copy's products on tensor cores)", ("replay_decode",),
              lambda j, t: read_mma_candidates(j.kern.plan, t)),
+            ("phase 4d (the decode's record scores at the head)", ("replay_decode",),
+             lambda j, t: head_scores_candidates(j.kern.plan, t)),
             ("phase 5 (the warps of the separate fold launch)", ("replay_decode",),
              lambda j, t: fold_warps_candidates(j.kern.plan, t)),
             ("phase 6 (the split of the separate fold launch's blocks)", ("replay_decode",),
@@ -606,13 +640,13 @@ def table_of(jobs: list[Job], gpu: str, meta: dict, batches) -> dict[str, Tuning
 
 def report(tables: dict[str, TuningTable], log=print) -> None:
     log(f"\n{'configuration':<62} {'kernel':<20} {'batch':>5} {'BV':>3} {'BKT':>3} {'w':>2} {'s':>2} "
-        f"{'sp':>2} {'sf':>2} {'fw':>2} {'fs':>2} {'reg':>3} {'hd':>2} {'1st':>3} {'wd':>2} {'mm':>2} {'hl':>2} {'hw':>2} {'1p':>2} {'ord':>3} {'ms':>9} {'plan ms':>9} {'gain':>6}")
+        f"{'sp':>2} {'sf':>2} {'fw':>2} {'fs':>2} {'reg':>3} {'hd':>2} {'1st':>3} {'wd':>2} {'mm':>2} {'hl':>2} {'hw':>2} {'1p':>2} {'ord':>3} {'hs':>2} {'ms':>9} {'plan ms':>9} {'gain':>6}")
     for t in tables.values():
         for gpu, config, kernel, b, launch, info in t.entries():
             gain = info.get("plan_ms", info["ms"]) / info["ms"]
             log(f"{config:<62} {kernel:<20} {b:>5} {launch.BV:>3} {launch.BKT or '-':>3} {launch.num_warps:>2} "
                 f"{launch.num_stages:>2} {launch.split:>2} {'y' if launch.separate_flush else '-':>2} {launch.fold_warps or '-':>2} {launch.fold_split or '-':>2} {launch.maxnreg or '-':>3} {launch.heads:>2} {'y' if launch.stream_first else '-':>3} {'y' if launch.read_words else '-':>2} "
-                f"{'y' if launch.read_mma else '-':>2} {'y' if launch.head_launch else '-':>2} {launch.head_warps or '-':>2} {'y' if launch.onepass_flush else '-':>2} {launch.flush_order or '-':>3} {info['ms']:>9.4f} {info.get('plan_ms', float('nan')):>9.4f} "
+                f"{'y' if launch.read_mma else '-':>2} {'y' if launch.head_launch else '-':>2} {launch.head_warps or '-':>2} {'y' if launch.onepass_flush else '-':>2} {launch.flush_order or '-':>3} {'y' if launch.head_scores else '-':>2} {info['ms']:>9.4f} {info.get('plan_ms', float('nan')):>9.4f} "
                 f"{gain:>5.2f}x")
 
 

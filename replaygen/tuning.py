@@ -64,7 +64,7 @@ BATCH_BUCKETS = (1, 8, 64, 256, 512)
 ENTRY_KEYS = {"config", "kernel", "batch", "BV", "num_warps", "num_stages"}
 OPTIONAL_KEYS = {"BKT", "split", "separate_flush", "maxnreg", "heads", "fold_warps", "fold_split",
                  "stream_first", "read_words", "onepass_flush", "flush_order", "read_mma",
-                 "head_launch", "head_warps"}
+                 "head_launch", "head_warps", "head_scores"}
 MAX_SPLIT = 64
 INFO_ORDER = ("ms", "plan_ms")   # as written: a set's order changes from run to run
 INFO_KEYS = frozenset(INFO_ORDER)
@@ -122,7 +122,10 @@ class Launch:
     row 0 (ONEPASS_FLUSH; plan.onepass_flushes). flush_order (the key-chunk decode, its
     flush fused; 0: grid order): the flushing rows' programs at every flush_order-th
     launch position from the start, so that the longest programs do not end the launch
-    (FLUSH_ORDER; replaygen/launch_order.py)."""
+    (FLUSH_ORDER; replaygen/launch_order.py). head_scores (plan.scores_at_head: the
+    key-chunk decode of scalar decays, its stream not first, its flush not in one pass):
+    the records' scores once per program before its value tiles, not in every chunk of
+    each value tile's stream (HEAD_SCORES)."""
 
     BV: int
     num_warps: int
@@ -141,6 +144,7 @@ class Launch:
     read_mma: bool = False
     head_launch: bool = False
     head_warps: int | None = None
+    head_scores: bool = False
 
     def constants(self, plan, kernel: str) -> dict[str, int | bool]:
         """The tl.constexpr arguments of `kernel` launched so (plan.launch_constants)."""
@@ -150,7 +154,7 @@ class Launch:
         return launch_constants(plan, kernel, self.BV, self.BKT, self.split, self.num_stages,
                                 self.separate_flush, self.heads, self.stream_first, self.read_words,
                                 self.onepass_flush, self.flush_order, self.read_mma,
-                                self.head_launch)
+                                self.head_launch, self.head_scores)
 
     def options(self) -> dict:
         """The launch's compile options (Triton's num_warps, num_stages, maxnreg; and
@@ -206,6 +210,8 @@ class Launch:
             out["head_launch"] = True
         if self.head_warps is not None:
             out["head_warps"] = self.head_warps
+        if self.head_scores:
+            out["head_scores"] = True
         return out
 
 
@@ -367,7 +373,8 @@ class TuningTable:
                                  e.get("fold_split"), e.get("stream_first", False),
                                  e.get("read_words", False), e.get("onepass_flush", False),
                                  e.get("flush_order", 0), e.get("read_mma", False),
-                                 e.get("head_launch", False), e.get("head_warps")), **info)
+                                 e.get("head_launch", False), e.get("head_warps"),
+                                 e.get("head_scores", False)), **info)
         return table
 
     @classmethod
@@ -405,7 +412,7 @@ class TuningTable:
         if "separate_flush" in e and (e["separate_flush"] is not True or e["kernel"] != "replay_decode"):
             self._fail(key, "'separate_flush' is true or absent, and only for replay_decode, got "
                             f"{e['separate_flush']!r} for {e['kernel']!r}")
-        for flag in ("stream_first", "read_words", "onepass_flush", "read_mma"):
+        for flag in ("stream_first", "read_words", "onepass_flush", "read_mma", "head_scores"):
             if flag in e and (e[flag] is not True or e["kernel"] != "replay_decode"):
                 self._fail(key, f"'{flag}' is true or absent, and only for replay_decode, got "
                                 f"{e[flag]!r} for {e['kernel']!r}")

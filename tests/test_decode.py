@@ -232,6 +232,39 @@ def test_onepass_flush(variant, device, K, V, DBV):
         f"arrival counts left behind: {arrivals.tolist()}"
 
 
+HEAD_SCORE_CASES = [v for v in sorted(ALL_CASES)
+                    if Config(v, H=1, ratio=2, K=16, V=16, L=4, state_dtype="fp32", record_dtype="bf16",
+                              input_dtype="bf16").load().plan.scores_at_head]
+
+
+@pytest.mark.parametrize("variant", HEAD_SCORE_CASES)
+@pytest.mark.parametrize("DBV,split,separate", [(8, 1, False), (8, 2, True), (16, 1, True)])
+def test_head_scores(variant, DBV, split, separate, device):
+    """Launch.head_scores (plan.scores_at_head: the key-chunk decode of scalar decays): the
+    records' scores with q (and k) and the token's own score are taken once per program
+    at the head, and no chunk of the stream loads the record keys. V = 20 in value tiles
+    of 8: three tiles per program (two with a split of 2, whose programs share the rows'
+    cursors); 16: two, the second partly masked; the flush fused (the flushing rows'
+    first pass over the checkpoint takes the head's scores too, their fold its own record
+    chunks) or in the fold launch. Three slots at staggered ring positions, a padding
+    row, an explicit flush and a launch that folds every row; every output, state, cursor
+    and ring row is checked against the reference (harness)."""
+    cfg = Config(variant, H=1, ratio=2, K=16, V=20, L=4, state_dtype="fp32",
+                 record_dtype="bf16", input_dtype="bf16",
+                 optional=ALL_CASES[variant].optional_inputs)
+    h = Harness(cfg, num_slots=3, device=device, seed=41 + DBV + split)
+    p = h.kern.plan
+    h.kern.forced["replay_decode"] = Launch(DBV, 1, 2, BKT=p.BKT, split=split,
+                                            separate_flush=separate, head_scores=True)
+    consts = h.kern.launch_args("replay_decode", 3, device)[0]
+    assert consts["HEAD_SCORES"] is True and consts["NSPLIT"] == split
+    assert consts["FUSED_FLUSH"] is (p.FUSED_FLUSH and not separate)
+    rows = [(0, -1, 1), (0, 1, 2), (2, 0, -1), (0, 1, 2), (-1, 1, 0), (2, 0, 1), (1, 2, 0),
+            (0, 1, 2)]
+    h.run([Step(r, flush=(2, -1) if i == 5 else None, fold=i == 6) for i, r in enumerate(rows)])
+    assert h.device_flushes >= 5 and h.mixed_launches >= 3
+
+
 CHUNK_CASES = [v for v in sorted(ALL_CASES)
                if "kchunks" in Config(v, H=1, ratio=2, K=16, V=16, L=4, state_dtype="fp32",
                                       record_dtype="bf16", input_dtype="bf16").load().plan.decode_template]

@@ -248,6 +248,8 @@ def test_cumulative_gate_record_precision(variant, device):
     ("fp32+fp8row", (32, 32, 1, True)),   # the flush in a separate fold launch
     ("fp32+nvfp4", (64, 16, 2, False, True)),    # streaming first (as GDN's NVFP4 table)
     ("fp32+fp8row", (16, 32, 1, True, True)),    # ... two passes over V, flush separate
+    ("fp32+fp8row", (16, 32, 1, True, False, True)),    # the records' scores at the head
+    ("fp32+nvfp4", (16, 16, 1, False, False, True)),    # ... (the flush in the fold launch)
 ])
 def test_read_copy_key_chunks_with_other_launches(precision, launch, device):
     """The key-chunk decode of a read copy reads and writes its scales per row (tile
@@ -258,19 +260,23 @@ def test_read_copy_key_chunks_with_other_launches(precision, launch, device):
     kernel folds the full rings and quantises them). The launches streaming first
     (Launch.stream_first) run at K = 32, rows of whole 8-byte words: their fp16x2 word
     products take the checkpoint's decay after the stream, where otherwise it is applied
-    with the probes' fp16 scales (the other cases, K = 20, multiply per element)."""
+    with the probes' fp16 scales (the other cases, K = 20, multiply per element). The
+    launches taking the records' scores at the head (Launch.head_scores) run at K = 32
+    too: their streams carry the word products alone."""
     from replaygen.plan import decode_is_chunked
     from replaygen.tuning import Launch
     # (NVFP4 and stochastic rounding default to value tiles, measured faster amortised;
     # their key-chunk path stays selectable and is checked here, forced)
     bv, bkt, warps, *flags = launch
-    separate, first = (list(flags) + [False, False])[:2]
-    h = Harness(_config("gdn", precision, decode_structure="kchunks", K=32 if first else 20),
+    separate, first, head = (list(flags) + [False, False, False])[:3]
+    h = Harness(_config("gdn", precision, decode_structure="kchunks", K=32 if first or head else 20),
                 num_slots=3, device=device, seed=3, check_conventional=False)
-    assert decode_is_chunked(h.kern.plan) and bool(h.kern.plan.read_word_keys) == first
+    assert decode_is_chunked(h.kern.plan) and bool(h.kern.plan.read_word_keys) == (first or head)
     h.kern.forced["replay_decode"] = Launch(BV=bv, BKT=bkt, num_warps=warps, num_stages=1,
-                                            separate_flush=separate, stream_first=first)
-    assert h.kern.launch_args("replay_decode", 3, device)[0]["STREAM_FIRST"] is first
+                                            separate_flush=separate, stream_first=first,
+                                            head_scores=head)
+    consts = h.kern.launch_args("replay_decode", 3, device)[0]
+    assert consts["STREAM_FIRST"] is first and consts["HEAD_SCORES"] is head
     h.run([Step(r) for r in ROWS])
     assert h.device_flushes >= 3
 

@@ -124,6 +124,53 @@ def test_stream_first_round_trips_and_is_checked(tmp_path):
     _flag_round_trips(tmp_path, Launch(16, 1, 3, BKT=8, stream_first=True), "stream_first")
 
 
+def test_head_scores_round_trips_and_is_checked(tmp_path):
+    """Launch.head_scores: kept by a table; taken by the key-chunk decode of scalar decays
+    (plan.scores_at_head), split or not, its flush fused or separate; refused for another
+    kernel, for key chunks of per-channel decays, for value tiles, and with the stream
+    first or a one-pass flush (each named)."""
+    gdn = load("gdn", H=1, HV=2, K=16, V=32, L=4, tuning=False).plan
+    assert gdn.scores_at_head
+    assert launch_constants(gdn, "replay_decode", 16, 8, 2, separate_flush=True,
+                            head_scores=True)["HEAD_SCORES"] is True
+    assert launch_constants(gdn, "replay_decode", 16, 8)["HEAD_SCORES"] is False
+    kda = lambda **o: load("kda", H=1, HV=1, K=16, V=32, L=4, tuning=False, **o).plan   # noqa: E731
+    for plan, kernel, extra, why in (
+            (gdn, "fold", {}, ""), (gdn, "verify", {}, ""),
+            (kda(decode_structure="kchunks"), "replay_decode", {}, ""), (kda(), "replay_decode", {}, ""),
+            (gdn, "replay_decode", {"stream_first": True}, " streaming first"),
+            (gdn, "replay_decode", {"onepass_flush": True}, " folding in one pass")):
+        assert not plan.scores_at_head or plan is gdn
+        chunked = kernel == "replay_decode" and decode_is_chunked(plan)
+        with pytest.raises(ConfigError, match="records' scores at the head, not the "
+                                              f"{kernel} kernel of {plan.name}{why}"):
+            launch_constants(plan, kernel, 16, 8 if chunked else None, head_scores=True, **extra)
+    _flag_round_trips(tmp_path, Launch(16, 1, 3, BKT=8, head_scores=True), "head_scores")
+
+
+def test_phase_4d_takes_the_records_scores_at_the_head():
+    """Phase 4d: at each batch the `keep` fastest launches that do not fold in one pass,
+    with head_scores (their stream not first), at their own register cap and at each of
+    register_caps(num_warps), and one-warp launches at HEAD_SCORE_CAPS; none already
+    timed; nothing for a decode of per-channel decays or of value tiles."""
+    from replaygen.tune import HEAD_SCORE_CAPS, head_scores_candidates
+    gdn = load("gdn", H=1, HV=2, K=16, V=32, L=4, tuning=False).plan
+    a = Launch(64, 1, 3, BKT=32, separate_flush=True, maxnreg=168)
+    b = Launch(128, 2, 1, BKT=32, stream_first=True)
+    c = Launch(64, 1, 3, BKT=32, onepass_flush=True)
+    times = {a: {256: 0.20, 8: 0.02}, b: {256: 0.19, 8: 0.03}, c: {256: 0.10, 8: 0.01}}
+    hs = lambda x, cap: dataclasses.replace(x, head_scores=True, stream_first=False, maxnreg=cap)  # noqa: E731
+    got = head_scores_candidates(gdn, times, keep=1)
+    assert got == ([hs(a, 168)] + [hs(a, cap) for cap in register_caps(1) if cap != 168]   # batch 8
+                   + [hs(a, cap) for cap in HEAD_SCORE_CAPS]
+                   + [hs(b, None)] + [hs(b, cap) for cap in register_caps(2)])            # batch 256
+    times.update({x: {256: 0.3, 8: 0.03} for x in got})
+    assert head_scores_candidates(gdn, times, keep=1) == []
+    for plan in (load("kda", H=1, HV=1, K=16, V=32, L=4, tuning=False, decode_structure="kchunks").plan,
+                 load("kda", H=1, HV=1, K=16, V=32, L=4, tuning=False).plan):
+        assert head_scores_candidates(plan, {a: {256: 0.2}}) == []
+
+
 def test_onepass_flush_round_trips_and_is_checked(tmp_path):
     """Launch.onepass_flush: kept by a table; taken by the key-chunk decode of a plain
     round-to-nearest checkpoint with scalar decays, its flush fused and its rows unsplit

@@ -2,8 +2,8 @@
 # the templates and run `replaygen build`.
 # kernel: gdn__H16_HV32_K128_V128__L16__state_fp32__read_fp8row__rec_bf16
 # spec sha256: 269ae606d36dd56b152535499facfacd42680cd4fda27f9a1b04094384a173fb
-# templates sha256: 8922ed9a25a8ad61794ade6c1dedcd2e25dc70564de4a05dd91f4e78c4d60035
-# generator sha256: 50a9afc1a349e486c9667a3cc0b0359e21e64932691445decf65ac6afd085554
+# templates sha256: ef2f5a79b60d33e9c8f3b22933bae8a16ed57ad014f39326f8c4044a8f9b39f3
+# generator sha256: 18b6259055ba4381200156b9c3bdb3b234a5221d4af6cf5169f859dfd5755d2b
 """ReplaySSM kernels for gdn: gdn__H16_HV32_K128_V128__L16__state_fp32__read_fp8row__rec_bf16.
 
 Replay form: S_t = C·exp(G_t) + Σ_j u_j (exp(G_t - G_j)·k_j)ᵀ,  G_j = Σ_(i<=j) g_i
@@ -18,7 +18,7 @@ from replaygen import devmath, formats, launch_order
 CONSTEXPRS = dict(H=16, HV=32, K=128, V=128, L=16, GROUP=2,
                   BK=128, BV=16, BL=16, NV=8,
                   FOLD_DOT=True, DBV=64, DNV=2,
-                  BKT=32, NK=4, DECODE_FOLD_DOT=True, NSPLIT=1, HPP=1, STREAM_STAGES=3, FLUSH_STAGES=2, FUSED_FLUSH=True, STREAM_FIRST=False, READ_WORDS=False, READ_MMA=False, ONEPASS_FLUSH=False, FLUSH_ORDER=0, SPLIT_HEAD=0, WS=0, ROWS_P2=1,
+                  BKT=32, NK=4, DECODE_FOLD_DOT=True, NSPLIT=1, HPP=1, STREAM_STAGES=3, FLUSH_STAGES=2, FUSED_FLUSH=True, STREAM_FIRST=False, READ_WORDS=False, READ_MMA=False, HEAD_SCORES=False, ONEPASS_FLUSH=False, FLUSH_ORDER=0, SPLIT_HEAD=0, WS=0, ROWS_P2=1,
                   KH=64, KS=8, NB=8,
                   RING=16, CAP=15, VERIFY_FOLDS=False, T_MAX=1, BT=16, BLF=16, BVW=128)
 NUM_WARPS = 2
@@ -34,7 +34,7 @@ def replay_decode_kernel(
     H: tl.constexpr, HV: tl.constexpr, K: tl.constexpr, V: tl.constexpr, L: tl.constexpr,
     GROUP: tl.constexpr, BK: tl.constexpr, BV: tl.constexpr, BL: tl.constexpr, NV: tl.constexpr,
     FOLD_DOT: tl.constexpr, DBV: tl.constexpr, DNV: tl.constexpr, BKT: tl.constexpr, NK: tl.constexpr,
-    DECODE_FOLD_DOT: tl.constexpr, NSPLIT: tl.constexpr, HPP: tl.constexpr, STREAM_STAGES: tl.constexpr, FLUSH_STAGES: tl.constexpr, FUSED_FLUSH: tl.constexpr, STREAM_FIRST: tl.constexpr, READ_WORDS: tl.constexpr, READ_MMA: tl.constexpr, ONEPASS_FLUSH: tl.constexpr, FLUSH_ORDER: tl.constexpr, SPLIT_HEAD: tl.constexpr, WS: tl.constexpr, ROWS_P2: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
+    DECODE_FOLD_DOT: tl.constexpr, NSPLIT: tl.constexpr, HPP: tl.constexpr, STREAM_STAGES: tl.constexpr, FLUSH_STAGES: tl.constexpr, FUSED_FLUSH: tl.constexpr, STREAM_FIRST: tl.constexpr, READ_WORDS: tl.constexpr, READ_MMA: tl.constexpr, HEAD_SCORES: tl.constexpr, ONEPASS_FLUSH: tl.constexpr, FLUSH_ORDER: tl.constexpr, SPLIT_HEAD: tl.constexpr, WS: tl.constexpr, ROWS_P2: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
     RING: tl.constexpr, CAP: tl.constexpr, VERIFY_FOLDS: tl.constexpr, T_MAX: tl.constexpr, BT: tl.constexpr, BLF: tl.constexpr, BVW: tl.constexpr,
     FOLD_EVERY_STEP: tl.constexpr,
 ):
@@ -127,6 +127,19 @@ def replay_decode_kernel(
         # (offline sm_90, GDN 4B: 34 instructions per chunk iteration of FP8 row, 29 of NVFP4)
         up_q, dn_q = formats.word_probe_scale(tl.max(tl.abs(t_query), axis=0), False)
         up_k, dn_k = formats.word_probe_scale(tl.max(tl.abs(t_key), axis=0), False)
+        h_s_q = tl.zeros([BL], tl.float32)
+        h_s_k = tl.zeros([BL], tl.float32)
+        h_s_kq = tl.full([], 0.0, tl.float32)
+        if HEAD_SCORES:  # (static; not with STREAM_FIRST: the decays are in)
+            for _scope in range(1):
+                r_k_hat = tl.load(ring_k_hat_ptr + ((i_slot * H + i_kh) * RING + o_l[:, None]) * K + o_k[None, :], mask=m_l[:, None] & m_k[None, :], other=0.0).to(tl.float32)  # [BL, BK]
+                r_g = tl.load(ring_g_ptr + (i_slot * HV + i_hv) * RING + o_l, mask=m_l, other=0.0).to(tl.float32)  # [BL]
+                rec_key = r_k_hat
+                rec_gate = r_g
+                h_kw = rec_weight[:, None] * rec_key  # [BL, BK] decayed record keys (zero past n)
+                h_s_q = tl.sum(h_kw * t_query[None, :], axis=1)
+                h_s_k = tl.sum(h_kw * t_key[None, :], axis=1)
+                h_s_kq = tl.sum(t_key * t_query, axis=0)
         for i_vs in range((DNV + NSPLIT - 1) // NSPLIT):  # this program's value tiles
             i_v = i_split + i_vs * NSPLIT  # (past DNV: a fully masked tile, when NSPLIT does not divide it)
             o_v = i_v * DBV + o_vb
@@ -147,15 +160,18 @@ def replay_decode_kernel(
                     c_k_hat = c_k * tl.math.rsqrt(red_1 + 1e-06)
                     ct_query = c_q_hat
                     ct_key = c_k_hat
-                    r_k_hat = tl.load(ring_k_hat_ptr + ((i_slot * H + i_kh) * RING + o_l[:, None]) * K + o_kc[None, :], mask=m_l[:, None] & m_kc[None, :], other=0.0).to(tl.float32)  # [BL, BKT]
-                    rec_key = r_k_hat
-                    kw = rec_key if STREAM_FIRST else rec_weight[:, None] * rec_key  # [BL, BKT] (zero past n)
+                    if not HEAD_SCORES:  # (static)
+                        r_k_hat = tl.load(ring_k_hat_ptr + ((i_slot * H + i_kh) * RING + o_l[:, None]) * K + o_kc[None, :], mask=m_l[:, None] & m_kc[None, :], other=0.0).to(tl.float32)  # [BL, BKT]
+                        rec_key = r_k_hat
+                        kw = rec_key if STREAM_FIRST else rec_weight[:, None] * rec_key  # [BL, BKT] (zero past n)
                     c_chunk = tl.load(p_rows[:, None] + o_kc[None, :], mask=m_v[:, None] & m_kc[None, :], other=0.0).to(tl.float32)
                     acc_q = formats.grouped_dot(acc_q, c_chunk, (ct_query if STREAM_FIRST else ck_weight * ct_query), DBV, BKT, KGC)
-                    s_q += tl.sum(kw * ct_query[None, :], axis=1)
-                    kq += ct_key * ct_query
+                    if not HEAD_SCORES:  # (static)
+                        s_q += tl.sum(kw * ct_query[None, :], axis=1)
+                        kq += ct_key * ct_query
                     acc_k = formats.grouped_dot(acc_k, c_chunk, (ct_key if STREAM_FIRST else ck_weight * ct_key), DBV, BKT, KGC)
-                    s_k += tl.sum(kw * ct_key[None, :], axis=1)
+                    if not HEAD_SCORES:  # (static)
+                        s_k += tl.sum(kw * ct_key[None, :], axis=1)
                 acc_q = tl.sum(acc_q, axis=1)
                 acc_k = tl.sum(acc_k, axis=1)
                 s_kq = tl.sum(kq, axis=0)
@@ -173,17 +189,20 @@ def replay_decode_kernel(
                     c_k_hat = c_k * tl.math.rsqrt(red_1 + 1e-06)
                     ct_query = c_q_hat
                     ct_key = c_k_hat
-                    r_k_hat = tl.load(ring_k_hat_ptr + ((i_slot * H + i_kh) * RING + o_l[:, None]) * K + o_kc[None, :], mask=m_l[:, None] & m_kc[None, :], other=0.0).to(tl.float32)  # [BL, BKT]
-                    rec_key = r_k_hat
-                    kw = rec_key if STREAM_FIRST else rec_weight[:, None] * rec_key  # [BL, BKT] (zero past n)
+                    if not HEAD_SCORES:  # (static)
+                        r_k_hat = tl.load(ring_k_hat_ptr + ((i_slot * H + i_kh) * RING + o_l[:, None]) * K + o_kc[None, :], mask=m_l[:, None] & m_kc[None, :], other=0.0).to(tl.float32)  # [BL, BKT]
+                        rec_key = r_k_hat
+                        kw = rec_key if STREAM_FIRST else rec_weight[:, None] * rec_key  # [BL, BKT] (zero past n)
                     o_kw = i_k * WPC + o_kwb  # the chunk's words
                     words = tl.load(p_words + ((((i_slot * HV + i_hv) * (KW // 4) + (o_kw[None, :]) // 4) * V + o_v[:, None]) * 4 + (o_kw[None, :]) % 4), mask=m_v[:, None] & (o_kw < KW)[None, :], other=0)
                     d_q, d_k = formats.read_words_dot2_at(words, ct_query, ct_key, up_q, up_k, WPC, False)  # [DBV, WPC]
                     acc_q += d_q
-                    s_q += tl.sum(kw * ct_query[None, :], axis=1)
-                    kq += ct_key * ct_query
+                    if not HEAD_SCORES:  # (static)
+                        s_q += tl.sum(kw * ct_query[None, :], axis=1)
+                        kq += ct_key * ct_query
                     acc_k += d_k
-                    s_k += tl.sum(kw * ct_key[None, :], axis=1)
+                    if not HEAD_SCORES:  # (static)
+                        s_k += tl.sum(kw * ct_key[None, :], axis=1)
                 acc_q = tl.sum(acc_q, axis=1)
                 acc_k = tl.sum(acc_k, axis=1)
                 acc_q = acc_q * (dn_q if STREAM_FIRST else dn_q * ck_weight)
@@ -208,6 +227,10 @@ def replay_decode_kernel(
             t_value = b_v
             r_u = tl.load(ring_u_ptr + ((i_slot * HV + i_hv) * RING + o_l[:, None]) * V + o_v[None, :], mask=m_l[:, None] & m_v[None, :], other=0.0).to(tl.float32)  # [BL, BV]
             rec_value = r_u
+            if HEAD_SCORES:  # (static) the head's scores (the stream took none)
+                s_q = h_s_q
+                s_k = h_s_k
+                s_kq = h_s_kq
             # delta rule: u = beta (v - S_{t-1}·Decay_t·k), S read through the replay form
             w_t = t_beta * (t_value - acc_k - tl.sum(rec_value * s_k[:, None], axis=0))  # [DBV]
             out = acc_q + tl.sum(rec_value * s_q[:, None], axis=0) + w_t * s_kq
@@ -310,7 +333,7 @@ def fold_kernel(
     H: tl.constexpr, HV: tl.constexpr, K: tl.constexpr, V: tl.constexpr, L: tl.constexpr,
     GROUP: tl.constexpr, BK: tl.constexpr, BV: tl.constexpr, BL: tl.constexpr, NV: tl.constexpr,
     FOLD_DOT: tl.constexpr, DBV: tl.constexpr, DNV: tl.constexpr, BKT: tl.constexpr, NK: tl.constexpr,
-    DECODE_FOLD_DOT: tl.constexpr, NSPLIT: tl.constexpr, HPP: tl.constexpr, STREAM_STAGES: tl.constexpr, FLUSH_STAGES: tl.constexpr, FUSED_FLUSH: tl.constexpr, STREAM_FIRST: tl.constexpr, READ_WORDS: tl.constexpr, READ_MMA: tl.constexpr, ONEPASS_FLUSH: tl.constexpr, FLUSH_ORDER: tl.constexpr, SPLIT_HEAD: tl.constexpr, WS: tl.constexpr, ROWS_P2: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
+    DECODE_FOLD_DOT: tl.constexpr, NSPLIT: tl.constexpr, HPP: tl.constexpr, STREAM_STAGES: tl.constexpr, FLUSH_STAGES: tl.constexpr, FUSED_FLUSH: tl.constexpr, STREAM_FIRST: tl.constexpr, READ_WORDS: tl.constexpr, READ_MMA: tl.constexpr, HEAD_SCORES: tl.constexpr, ONEPASS_FLUSH: tl.constexpr, FLUSH_ORDER: tl.constexpr, SPLIT_HEAD: tl.constexpr, WS: tl.constexpr, ROWS_P2: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
     RING: tl.constexpr, CAP: tl.constexpr, VERIFY_FOLDS: tl.constexpr, T_MAX: tl.constexpr, BT: tl.constexpr, BLF: tl.constexpr, BVW: tl.constexpr,
 ):
     """Fold committed records into full states: of row i_b, value head i_hv (a grid over
@@ -531,7 +554,7 @@ def conventional_decode_kernel(
     H: tl.constexpr, HV: tl.constexpr, K: tl.constexpr, V: tl.constexpr, L: tl.constexpr,
     GROUP: tl.constexpr, BK: tl.constexpr, BV: tl.constexpr, BL: tl.constexpr, NV: tl.constexpr,
     FOLD_DOT: tl.constexpr, DBV: tl.constexpr, DNV: tl.constexpr, BKT: tl.constexpr, NK: tl.constexpr,
-    DECODE_FOLD_DOT: tl.constexpr, NSPLIT: tl.constexpr, HPP: tl.constexpr, STREAM_STAGES: tl.constexpr, FLUSH_STAGES: tl.constexpr, FUSED_FLUSH: tl.constexpr, STREAM_FIRST: tl.constexpr, READ_WORDS: tl.constexpr, READ_MMA: tl.constexpr, ONEPASS_FLUSH: tl.constexpr, FLUSH_ORDER: tl.constexpr, SPLIT_HEAD: tl.constexpr, WS: tl.constexpr, ROWS_P2: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
+    DECODE_FOLD_DOT: tl.constexpr, NSPLIT: tl.constexpr, HPP: tl.constexpr, STREAM_STAGES: tl.constexpr, FLUSH_STAGES: tl.constexpr, FUSED_FLUSH: tl.constexpr, STREAM_FIRST: tl.constexpr, READ_WORDS: tl.constexpr, READ_MMA: tl.constexpr, HEAD_SCORES: tl.constexpr, ONEPASS_FLUSH: tl.constexpr, FLUSH_ORDER: tl.constexpr, SPLIT_HEAD: tl.constexpr, WS: tl.constexpr, ROWS_P2: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
     RING: tl.constexpr, CAP: tl.constexpr, VERIFY_FOLDS: tl.constexpr, T_MAX: tl.constexpr, BT: tl.constexpr, BLF: tl.constexpr, BVW: tl.constexpr,
 ):
     """The conventional decode step for row i_b, value head i_hv, value tile i_v:
@@ -586,7 +609,7 @@ def quantize_kernel(
     H: tl.constexpr, HV: tl.constexpr, K: tl.constexpr, V: tl.constexpr, L: tl.constexpr,
     GROUP: tl.constexpr, BK: tl.constexpr, BV: tl.constexpr, BL: tl.constexpr, NV: tl.constexpr,
     FOLD_DOT: tl.constexpr, DBV: tl.constexpr, DNV: tl.constexpr, BKT: tl.constexpr, NK: tl.constexpr,
-    DECODE_FOLD_DOT: tl.constexpr, NSPLIT: tl.constexpr, HPP: tl.constexpr, STREAM_STAGES: tl.constexpr, FLUSH_STAGES: tl.constexpr, FUSED_FLUSH: tl.constexpr, STREAM_FIRST: tl.constexpr, READ_WORDS: tl.constexpr, READ_MMA: tl.constexpr, ONEPASS_FLUSH: tl.constexpr, FLUSH_ORDER: tl.constexpr, SPLIT_HEAD: tl.constexpr, WS: tl.constexpr, ROWS_P2: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
+    DECODE_FOLD_DOT: tl.constexpr, NSPLIT: tl.constexpr, HPP: tl.constexpr, STREAM_STAGES: tl.constexpr, FLUSH_STAGES: tl.constexpr, FUSED_FLUSH: tl.constexpr, STREAM_FIRST: tl.constexpr, READ_WORDS: tl.constexpr, READ_MMA: tl.constexpr, HEAD_SCORES: tl.constexpr, ONEPASS_FLUSH: tl.constexpr, FLUSH_ORDER: tl.constexpr, SPLIT_HEAD: tl.constexpr, WS: tl.constexpr, ROWS_P2: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
     RING: tl.constexpr, CAP: tl.constexpr, VERIFY_FOLDS: tl.constexpr, T_MAX: tl.constexpr, BT: tl.constexpr, BLF: tl.constexpr, BVW: tl.constexpr,
 ):
     """Store full fp32 states src [rows, HV, V, K] into the quantised copy (the read copy,
@@ -617,7 +640,7 @@ def verify_kernel(
     H: tl.constexpr, HV: tl.constexpr, K: tl.constexpr, V: tl.constexpr, L: tl.constexpr,
     GROUP: tl.constexpr, BK: tl.constexpr, BV: tl.constexpr, BL: tl.constexpr, NV: tl.constexpr,
     FOLD_DOT: tl.constexpr, DBV: tl.constexpr, DNV: tl.constexpr, BKT: tl.constexpr, NK: tl.constexpr,
-    DECODE_FOLD_DOT: tl.constexpr, NSPLIT: tl.constexpr, HPP: tl.constexpr, STREAM_STAGES: tl.constexpr, FLUSH_STAGES: tl.constexpr, FUSED_FLUSH: tl.constexpr, STREAM_FIRST: tl.constexpr, READ_WORDS: tl.constexpr, READ_MMA: tl.constexpr, ONEPASS_FLUSH: tl.constexpr, FLUSH_ORDER: tl.constexpr, SPLIT_HEAD: tl.constexpr, WS: tl.constexpr, ROWS_P2: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
+    DECODE_FOLD_DOT: tl.constexpr, NSPLIT: tl.constexpr, HPP: tl.constexpr, STREAM_STAGES: tl.constexpr, FLUSH_STAGES: tl.constexpr, FUSED_FLUSH: tl.constexpr, STREAM_FIRST: tl.constexpr, READ_WORDS: tl.constexpr, READ_MMA: tl.constexpr, HEAD_SCORES: tl.constexpr, ONEPASS_FLUSH: tl.constexpr, FLUSH_ORDER: tl.constexpr, SPLIT_HEAD: tl.constexpr, WS: tl.constexpr, ROWS_P2: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
     RING: tl.constexpr, CAP: tl.constexpr, VERIFY_FOLDS: tl.constexpr, T_MAX: tl.constexpr, BT: tl.constexpr, BLF: tl.constexpr, BVW: tl.constexpr,
     FOLDING: tl.constexpr,
 ):
@@ -925,7 +948,7 @@ def conventional_verify_kernel(
     H: tl.constexpr, HV: tl.constexpr, K: tl.constexpr, V: tl.constexpr, L: tl.constexpr,
     GROUP: tl.constexpr, BK: tl.constexpr, BV: tl.constexpr, BL: tl.constexpr, NV: tl.constexpr,
     FOLD_DOT: tl.constexpr, DBV: tl.constexpr, DNV: tl.constexpr, BKT: tl.constexpr, NK: tl.constexpr,
-    DECODE_FOLD_DOT: tl.constexpr, NSPLIT: tl.constexpr, HPP: tl.constexpr, STREAM_STAGES: tl.constexpr, FLUSH_STAGES: tl.constexpr, FUSED_FLUSH: tl.constexpr, STREAM_FIRST: tl.constexpr, READ_WORDS: tl.constexpr, READ_MMA: tl.constexpr, ONEPASS_FLUSH: tl.constexpr, FLUSH_ORDER: tl.constexpr, SPLIT_HEAD: tl.constexpr, WS: tl.constexpr, ROWS_P2: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
+    DECODE_FOLD_DOT: tl.constexpr, NSPLIT: tl.constexpr, HPP: tl.constexpr, STREAM_STAGES: tl.constexpr, FLUSH_STAGES: tl.constexpr, FUSED_FLUSH: tl.constexpr, STREAM_FIRST: tl.constexpr, READ_WORDS: tl.constexpr, READ_MMA: tl.constexpr, HEAD_SCORES: tl.constexpr, ONEPASS_FLUSH: tl.constexpr, FLUSH_ORDER: tl.constexpr, SPLIT_HEAD: tl.constexpr, WS: tl.constexpr, ROWS_P2: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
     RING: tl.constexpr, CAP: tl.constexpr, VERIFY_FOLDS: tl.constexpr, T_MAX: tl.constexpr, BT: tl.constexpr, BLF: tl.constexpr, BVW: tl.constexpr,
 ):
     """The conventional speculative step (as serving engines do it) for row i_b, value
@@ -990,7 +1013,7 @@ def conventional_select_kernel(
     H: tl.constexpr, HV: tl.constexpr, K: tl.constexpr, V: tl.constexpr, L: tl.constexpr,
     GROUP: tl.constexpr, BK: tl.constexpr, BV: tl.constexpr, BL: tl.constexpr, NV: tl.constexpr,
     FOLD_DOT: tl.constexpr, DBV: tl.constexpr, DNV: tl.constexpr, BKT: tl.constexpr, NK: tl.constexpr,
-    DECODE_FOLD_DOT: tl.constexpr, NSPLIT: tl.constexpr, HPP: tl.constexpr, STREAM_STAGES: tl.constexpr, FLUSH_STAGES: tl.constexpr, FUSED_FLUSH: tl.constexpr, STREAM_FIRST: tl.constexpr, READ_WORDS: tl.constexpr, READ_MMA: tl.constexpr, ONEPASS_FLUSH: tl.constexpr, FLUSH_ORDER: tl.constexpr, SPLIT_HEAD: tl.constexpr, WS: tl.constexpr, ROWS_P2: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
+    DECODE_FOLD_DOT: tl.constexpr, NSPLIT: tl.constexpr, HPP: tl.constexpr, STREAM_STAGES: tl.constexpr, FLUSH_STAGES: tl.constexpr, FUSED_FLUSH: tl.constexpr, STREAM_FIRST: tl.constexpr, READ_WORDS: tl.constexpr, READ_MMA: tl.constexpr, HEAD_SCORES: tl.constexpr, ONEPASS_FLUSH: tl.constexpr, FLUSH_ORDER: tl.constexpr, SPLIT_HEAD: tl.constexpr, WS: tl.constexpr, ROWS_P2: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
     RING: tl.constexpr, CAP: tl.constexpr, VERIFY_FOLDS: tl.constexpr, T_MAX: tl.constexpr, BT: tl.constexpr, BLF: tl.constexpr, BVW: tl.constexpr,
 ):
     """Install the state after the row's last accepted draft (snap[i_b, a - 1]) as its
