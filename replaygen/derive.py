@@ -29,19 +29,18 @@ WINDOW = 4  # tokens over which the replay identities are proved
 G_t, G_j = sympy.symbols("G_t G_j")          # cumulative log decays at t and at record j
 REPLAY_WEIGHT = sympy.exp(G_t - G_j)           # decay from record j to token t (<= 1)
 CHECKPOINT_WEIGHT = sympy.exp(G_t)             # decay from the checkpoint to token t
-# A verify's window scores take the replay weight split at a reference decay G_m between
-# the drafts' (probe factor x key factor), so that all pairs are one matrix product.
-G_m = sympy.Symbol("G_m")
-WINDOW_PROBE_FACTOR = REPLAY_WEIGHT.subs(G_j, G_m)   # exp(G_t - G_m)
-WINDOW_KEY_FACTOR = REPLAY_WEIGHT.subs(G_t, G_m)     # exp(G_m - G_j)
-if sympy.simplify(WINDOW_PROBE_FACTOR * WINDOW_KEY_FACTOR - REPLAY_WEIGHT) != 0:
-    raise AssertionError("the window's split replay weight is not the replay weight")
 # A verify's probes take several decays from the checkpoint side (to the checkpoint, to
-# the committed end n, to the window's reference G_m). Each is the decay from n times a
-# factor with no G_t in it (one value per key channel, not per probe), so a program
-# takes one exp per probe element and a multiply per weight, not an exp per weight.
+# the committed end n). Each is the decay from n times a factor with no G_t in it (one
+# value per key channel, not per probe), so a program takes one exp per probe element and
+# a multiply per weight, not an exp per weight.
 G_n = sympy.Symbol("G_n")
 DRAFT_WEIGHT = REPLAY_WEIGHT.subs(G_j, G_n)          # exp(G_t - G_n)
+# Its window scores (drafts against drafts) take the replay weight split at n: the probe
+# factor is the probes' own decay to n, so that all pairs are one matrix product whose
+# probe operand is the committed records' product's too (no tile of its own).
+WINDOW_KEY_FACTOR = REPLAY_WEIGHT.subs(G_t, G_n)     # exp(G_n - G_j)
+if sympy.simplify(DRAFT_WEIGHT * WINDOW_KEY_FACTOR - REPLAY_WEIGHT) != 0:
+    raise AssertionError("the window's split replay weight is not the replay weight")
 
 
 def _probe_factor(weight: sympy.Expr) -> sympy.Expr:
@@ -52,7 +51,6 @@ def _probe_factor(weight: sympy.Expr) -> sympy.Expr:
 
 
 PROBE_CHECKPOINT_FACTOR = _probe_factor(CHECKPOINT_WEIGHT)     # exp(G_n)
-PROBE_WINDOW_FACTOR = _probe_factor(WINDOW_PROBE_FACTOR)       # exp(G_n - G_m)
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import sympy
 
 from .derive import (CHECKPOINT_WEIGHT, DRAFT_WEIGHT, PROBE_CHECKPOINT_FACTOR,
-                     PROBE_WINDOW_FACTOR, REPLAY_WEIGHT, WINDOW_KEY_FACTOR, G_j, G_m, G_n, G_t,
+                     REPLAY_WEIGHT, WINDOW_KEY_FACTOR, G_j, G_n, G_t,
                      Derivation)
 from .errors import ConfigError
 from .printer import print_triton
@@ -406,8 +406,8 @@ class KernelPlan:
     draft_ck_weight: str                  # exp(G_d): decay from the checkpoint to draft i
     pair_weight: str                      # exp(min(G_d, G_c) - G_c): decay from draft c to each probe
     probe_checkpoint_factor: str          # exp(G_n): draft_ck_weight over draft_weight (per channel)
-    probe_window_factor: str              # exp(G_n - G_mid): the window's probe factor exp(G_d - G_mid) over it
-    window_key_factor: str                # exp(G_mid - G_d): ... and its keys' (product: the pair's decay)
+    window_key_factor: str                # exp(G_n - G_d): the window's key factor (times the probes'
+                                          # draft_weight: the pair's decay)
     window_span: float                    # the most log decay the drafts may span for that split
     # the value-tile verify's FOLDING launch with its drafts all at once (rows of [BT, BK]
     # tiles, as the key-chunked verify's) where that measured faster: per-channel decays
@@ -1334,11 +1334,14 @@ def make_plan(deriv: Derivation, config: KernelConfig) -> KernelPlan:
         pair_weight=print_triton(REPLAY_WEIGHT, {G_t: f"tl.minimum(G_d, G_c{gate_cols})",
                                                  G_j: "G_c" + gate_cols}),
         probe_checkpoint_factor=print_triton(PROBE_CHECKPOINT_FACTOR, {G_n: "G_n"}),
-        probe_window_factor=print_triton(PROBE_WINDOW_FACTOR, {G_n: "G_n", G_m: "G_mid"}),
-        window_key_factor=print_triton(WINDOW_KEY_FACTOR, {G_m: "G_mid" + gate_cols, G_j: "G_d"}),
-        # both factors of a pair within exp(±40): products below fp32's largest (e^88)
-        # and above its smallest normal (e^-87), for any pair of the window (the
-        # non-causal ones included, masked after the product); past it, pair by pair.
+        window_key_factor=print_triton(WINDOW_KEY_FACTOR, {G_n: "G_n" + gate_cols, G_j: "G_d"}),
+        # the split at n: the probes' factor in [e^-80, 1], the keys' in [1, e^80], both
+        # normal in fp32 (and tf32: its exponent is fp32's; e^-87 is the smallest normal),
+        # and a causal pair's product <= 1 per channel; past 80, pair by pair. A
+        # non-causal pair's (masked after the product with a select) may overflow to inf
+        # or NaN unharmed. (The split at the drafts' mid decay kept both factors within
+        # e^±40 but the window product its own probe tile: H100, T = 8, the split at n
+        # 1.009x (KDA) and 1.006x (GLA) the verify; session 43, call 2.)
         # The product runs at dot_precision, as the fold: tf32 with bf16 records (whose
         # own rounding is 4x tf32's; KDA's T = 8 outputs moved by ~1e-3 normwise against
         # the pairwise fp32 sums, H200, session 21), tf32x3 with fp32 records (for bf16

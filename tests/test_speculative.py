@@ -370,7 +370,7 @@ def run_schedule(d: SpecDriver):
 def test_verify_window_with_strong_decays(variant, device):
     """Per-channel decays of tens of nats per token (VariantCase.strong_decay): a verify of
     one or two drafts spans less than plan.window_span and takes the window's split
-    product, with factors up to exp(±40); of more drafts, in most heads, more, and
+    product, with factors up to exp(±80) (split at n); of more drafts, in most heads, more, and
     takes the exact pair-by-pair path. Both against the float64 reference, fp32 records
     and inputs (tolerance ~3e-5), K = 20 (the tl.dot branch) and K = 5 (broadcast sums)."""
     for K, V in ((20, 16), (5, 4)):

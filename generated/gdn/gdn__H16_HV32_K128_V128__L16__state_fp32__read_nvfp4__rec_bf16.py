@@ -2,8 +2,8 @@
 # the templates and run `replaygen build`.
 # kernel: gdn__H16_HV32_K128_V128__L16__state_fp32__read_nvfp4__rec_bf16
 # spec sha256: 269ae606d36dd56b152535499facfacd42680cd4fda27f9a1b04094384a173fb
-# templates sha256: ef2f5a79b60d33e9c8f3b22933bae8a16ed57ad014f39326f8c4044a8f9b39f3
-# generator sha256: 18b6259055ba4381200156b9c3bdb3b234a5221d4af6cf5169f859dfd5755d2b
+# templates sha256: 5f6267783e8bef99680870bd35579699b1b9df50112cc2b702ae2e15761a690a
+# generator sha256: 3568479f02a8d63b26fd7038c0c9467ddc7bae0c5735306d3e30659957d268b7
 """ReplaySSM kernels for gdn: gdn__H16_HV32_K128_V128__L16__state_fp32__read_nvfp4__rec_bf16.
 
 Replay form: S_t = C·exp(G_t) + Σ_j u_j (exp(G_t - G_j)·k_j)ᵀ,  G_j = Σ_(i<=j) g_i

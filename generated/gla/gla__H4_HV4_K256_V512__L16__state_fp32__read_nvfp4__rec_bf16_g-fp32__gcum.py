@@ -2,8 +2,8 @@
 # the templates and run `replaygen build`.
 # kernel: gla__H4_HV4_K256_V512__L16__state_fp32__read_nvfp4__rec_bf16_g-fp32__gcum
 # spec sha256: 2a7fe42937c3f75572badc158aa6b5a3525d5a4bced8d5656b63326bdec79ab1
-# templates sha256: ef2f5a79b60d33e9c8f3b22933bae8a16ed57ad014f39326f8c4044a8f9b39f3
-# generator sha256: 18b6259055ba4381200156b9c3bdb3b234a5221d4af6cf5169f859dfd5755d2b
+# templates sha256: 5f6267783e8bef99680870bd35579699b1b9df50112cc2b702ae2e15761a690a
+# generator sha256: 3568479f02a8d63b26fd7038c0c9467ddc7bae0c5735306d3e30659957d268b7
 """ReplaySSM kernels for gla: gla__H4_HV4_K256_V512__L16__state_fp32__read_nvfp4__rec_bf16_g-fp32__gcum.
 
 Replay form: S_t = C·Diag(exp(G_t)) + Σ_j w_j (Diag(exp(G_t - G_j))·k_j)ᵀ,  G_j = Σ_(i<=j) g_i
@@ -526,9 +526,9 @@ def verify_kernel(
     P_ck[i] = exp(G_i) q_i; S_c[i, j] = (exp(G_i - G_j) k_j)·q_i over the committed
     records (weights split at n: exp(G_i - G_n)·exp(G_n - G_j), each <= 1); S_d[i, i'] =
     (exp(G_i - G_i') k_i')·q_i for drafts i' <= i, all pairs at once: one product of the
-    probes and the drafts' keys with the decay split at the drafts' mid decay G_mid
-    (exp(G_i - G_mid)·exp(G_mid - G_i'); pair by pair if they span more than
-    plan.window_span, where a factor could overflow). For a delta rule the key rows of X are
+    probes and the drafts' keys with the decay split at n (exp(G_i - G_n)·exp(G_n - G_i'):
+    P_w, the probes S_c reads; pair by pair if they span more than plan.window_span, where
+    a factor could overflow). For a delta rule the key rows of X are
     S·Decay·k_i without the window, the drafts' written values solve (I + A) W_d = R with
     R_i = β_i (v_i - X[T_MAX + i]) and A[i, i'] = β_i (exp(G_i - G_i') k_i')·k_i (i' < i)
     (the same product's key rows): (I + A)^-1 diag(β) is built by forward substitution
@@ -587,7 +587,8 @@ def verify_kernel(
                 tl.debug_barrier()  # every warp has read the cursor and drafted words: stores may follow
                 pass
             m_l = o_l < n
-            m_t = o_t < n_d
+            m_t = (o_t < n_d) & (o_t < T_MAX)  # (n_d <= T_MAX: the constant half lets the compiler
+            # drop rows past T_MAX wherever a tile keeps its rows per register)
             if SPLIT_HEAD != 2:  # the head phase (SPLIT_HEAD 1: a launch of its own)
                 # The head phase's key-axis loads and stores take one element per thread
                 # and 32 columns (a range of contiguity 1: no vector accesses), the column
@@ -674,27 +675,25 @@ def verify_kernel(
                 # -- the window's scores S_win[r, i'] = (exp(G_r - G_i') k_i')·P[r] of each probe
                 # row r (draft i's query, for a delta rule also its key, rows T_MAX + i) against
                 # the drafts' keys, i' <= i (keys: i' < i), all pairs in one product: the decay
-                # split at the drafts' mid decay G_mid, both factors within exp(±80.0 / 2)
-                # while each channel's drafts decay by at most 80.0 (no overflow,
-                # no denormals); else pair by pair, exactly. (Pair by pair inside the drafts'
+                # split at n (plan.window_key_factor), both factors within exp(±80.0) while
+                # each channel's drafts decay by at most 80.0 (no overflow, no
+                # denormals); else pair by pair, exactly. (Pair by pair inside the drafts'
                 # loop this was ~2400 of a KDA T = 8 program's ~7500 instructions before its
                 # first checkpoint tile, at one warp.)
                 o_dr = o_t
                 causal = o_t[None, :] <= o_dr[:, None]
                 causal = causal & (o_dr < n_d)[:, None] & m_t[None, :]
                 G_span = G_i - G_n  # the drafts' whole log decay
-                G_mid = G_n + 0.5 * G_span
                 # every probe weight is the decay from n times a per-channel factor (derive.py):
-                # one exp per probe element (P_w), not one per weight (to G_mid, to the
-                # checkpoint, to n: KDA T = 8 at one warp, sm_90, 988 -> 585 instructions)
+                # one exp per probe element (P_w), not one per weight (to the checkpoint, to n:
+                # KDA T = 8 at one warp, sm_90, 988 -> 585 instructions)
                 if tl.min(G_span + tl.zeros([BK], tl.float32), axis=0) >= -80.0:
                     P_w = devmath.exp(-G_n[None, :] + G_d) * P_d  # decayed to n
-                    P_s = (devmath.exp(-G_mid + G_n))[None, :] * P_w
-                    K_s = tl.where((o_t < T_MAX)[:, None], devmath.exp(-G_d + G_mid[None, :]), 0.0) * K_d  # (rows i only)
+                    K_s = tl.where((o_t < T_MAX)[:, None], devmath.exp(-G_d + G_n[None, :]), 0.0) * K_d  # (rows i only)
                     if FOLD_DOT:
-                        S_win = tl.dot(P_s, tl.trans(K_s), input_precision="tf32")
+                        S_win = tl.dot(P_w, tl.trans(K_s), input_precision="tf32")
                     else:
-                        S_win = tl.sum(P_s[:, None, :] * K_s[None, :, :], axis=2)
+                        S_win = tl.sum(P_w[:, None, :] * K_s[None, :, :], axis=2)
                 else:
                     S_win = tl.zeros([BT, BT], tl.float32)
                     for i_c in range(T_MAX):  # (a loop: the exact path is rare, its registers are not)
