@@ -430,6 +430,17 @@ def test_speculative_schedule_with_verify_folds(variant, low, device):
         dataclasses.replace(cfg, L=2).load()
 
 
+def _folding_windows(d):
+    """Verify/commit windows on L = 4, T_MAX = 3 that fold (in a commit; with
+    verify_folds in a verify), rows at different cursors and a padding row."""
+    d.decode((0,))
+    d.verify((0, 1, -1), 3, [3, 2, 3])
+    d.commit([3, 1, 0])                         # slot 0 folds: (0, 1); verify_folds: (4, 1)
+    d.verify((1, 0), 3, [3, 1])                 # (verify_folds: slot 0 folds)
+    d.commit([2, 1])
+    d.verify((0, 1), 3, [2, 3])                 # (verify_folds: slot 1 folds)
+
+
 @pytest.mark.parametrize("verify_folds", [False, True])
 @pytest.mark.parametrize("variant", sorted(v for v in ALL_CASES if v in ("mamba2", "gdn")))
 def test_key_chunk_verify_with_other_tiles(variant, verify_folds, device):
@@ -451,12 +462,7 @@ def test_key_chunk_verify_with_other_tiles(variant, verify_folds, device):
     consts, _ = d.kern.launch_args("verify", 3, device)
     assert (consts["DNV"], consts["NK"], consts["DECODE_FOLD_DOT"]) == (2, 2, True)
     d.kern.forced["verify_fold"] = d.kern.forced["verify"]
-    d.decode((0,))
-    d.verify((0, 1, -1), 3, [3, 2, 3])
-    d.commit([3, 1, 0])                         # slot 0 folds: (0, 1); verify_folds: (4, 1)
-    d.verify((1, 0), 3, [3, 1])                 # (verify_folds: slot 0 folds)
-    d.commit([2, 1])
-    d.verify((0, 1), 3, [2, 3])                 # (verify_folds: slot 1 folds)
+    _folding_windows(d)
     assert ("a verify folded" if verify_folds else "a commit folded") in d.events
 
 
@@ -522,12 +528,7 @@ def test_value_tile_verify_in_two_launches(variant, verify_folds, device):
     consts, _ = split.kern.launch_args("verify", 3, device)
     assert consts["SPLIT_HEAD"] == 1 and consts["WS"] > 0 and consts["FOLD_DOT"]
     for d in drivers:
-        d.decode((0,))
-        d.verify((0, 1, -1), 3, [3, 2, 3])
-        d.commit([3, 1, 0])                     # slot 0 folds: (0, 1); verify_folds: (4, 1)
-        d.verify((1, 0), 3, [3, 1])             # (verify_folds: slot 0 folds)
-        d.commit([2, 1])
-        d.verify((0, 1), 3, [2, 3])             # (verify_folds: slot 1 folds)
+        _folding_windows(d)
     assert ("a verify folded" if verify_folds else "a commit folded") in split.events
     # (compiled, the head launch's reductions may take another order than one launch's:
     # Triton lays out the head's tensors for the whole kernel. H200: 3e-5 on KDA's bf16

@@ -63,14 +63,8 @@ def test_round_trip_and_lookup(tmp_path):
 def test_split_round_trips_and_is_checked(tmp_path):
     """A value-axis split is stored only when it is not 1, read back, and refused where it
     cannot apply: more programs than value tiles, or a kernel that does not split."""
-    t = TuningTable()
-    t.add("G", "cfg", "replay_decode", 1, Launch(32, 1, 3, BKT=32, split=4))
-    t.add("G", "cfg", "replay_decode", 8, Launch(32, 1, 3, BKT=32))
-    path = tmp_path / TUNING_FILE
-    t.write(path, "gdn")
-    entries = json.loads(path.read_text())["gpus"]["G"]["entries"]
-    assert [e.get("split") for e in entries] == [4, None]
-    assert TuningTable.read(path, "gdn").lookup("cfg", "replay_decode", "G", 1).split == 4
+    back = _stored_only_when_set(tmp_path, "replay_decode", Launch(32, 1, 3, BKT=32, split=4), "split")
+    assert back.lookup("cfg", "replay_decode", "G", 1).split == 4
     plan = load("gdn", H=1, HV=1, K=16, V=32, L=2, tuning=False).plan
     assert launch_constants(plan, "replay_decode", 8, 16, 4)["NSPLIT"] == 4
     with pytest.raises(ConfigError, match="split of 8 programs exceeds the 4 value tiles"):
@@ -261,16 +255,10 @@ def test_verify_heads_round_trip_and_are_checked(tmp_path):
     """Value heads per verify program are stored only when not 1, read back, refused in a
     file for other kernels, and refused by launch_constants where they do not divide the
     key group or the kernel is not the key-chunked verify."""
-    t = TuningTable()
-    t.add("G", "cfg", "verify", 1, Launch(32, 1, 2, BKT=32, heads=2))
-    t.add("G", "cfg", "verify", 8, Launch(32, 1, 2, BKT=32))
-    path = tmp_path / TUNING_FILE
-    t.write(path, "gdn")
-    entries = json.loads(path.read_text())["gpus"]["G"]["entries"]
-    assert [e.get("heads") for e in entries] == [2, None]
-    assert TuningTable.read(path, "gdn").lookup("cfg", "verify", "G", 1).heads == 2
+    back = _stored_only_when_set(tmp_path, "verify", Launch(32, 1, 2, BKT=32, heads=2), "heads")
+    assert back.lookup("cfg", "verify", "G", 1).heads == 2
     with pytest.raises(TuningError, match="'heads' is a positive integer, and only for verify"):
-        t.add("G", "cfg", "fold", 1, Launch(32, 1, 2, heads=2))
+        TuningTable().add("G", "cfg", "fold", 1, Launch(32, 1, 2, heads=2))
     plan = load("gdn", H=2, HV=12, K=16, V=32, L=2, max_drafts=2, tuning=False).plan
     assert launch_constants(plan, "verify", 16, 16, heads=3)["HPP"] == 3
     assert launch_constants(plan, "verify", 16, 16)["HPP"] == 1
@@ -804,14 +792,7 @@ def test_register_caps_round_trip_and_extend_the_best_verify_and_decode_launches
     the verify or decode under each cap of its warp count, once; each cap lets the
     programs per SM it names share the register file."""
     from replaygen.tune import programs_per_sm, register_cap_candidates, register_caps
-    t = TuningTable()
-    t.add("G", "cfg", "verify", 1, Launch(64, 1, 3, BKT=32, maxnreg=128))
-    t.add("G", "cfg", "verify", 8, Launch(64, 1, 3, BKT=32))
-    path = tmp_path / TUNING_FILE
-    t.write(path, "gdn")
-    entries = json.loads(path.read_text())["gpus"]["G"]["entries"]
-    assert [e.get("maxnreg") for e in entries] == [128, None]
-    back = TuningTable.read(path, "gdn")
+    back = _stored_only_when_set(tmp_path, "verify", Launch(64, 1, 3, BKT=32, maxnreg=128), "maxnreg")
     assert back.lookup("cfg", "verify", "G", 1).options() == {"num_warps": 1, "num_stages": 3,
                                                                "maxnreg": 128, **PINNED_OPTIONS}
     assert "maxnreg" not in back.lookup("cfg", "verify", "G", 8).options()
@@ -881,6 +862,21 @@ def test_read_words_round_trip_and_are_checked(tmp_path):
         with pytest.raises(ConfigError, match="reads words"):
             launch_constants(plan, kernel, 16, bkt, read_words=True, **extra)
     _flag_round_trips(tmp_path, Launch(16, 1, 1, separate_flush=True, read_words=True), "read_words")
+
+
+def _stored_only_when_set(tmp_path, kernel, launch, field: str) -> TuningTable:
+    """`launch` (its `field` set) at batch 1 and the same launch with `field` at its
+    default at batch 8, as `kernel` entries of a table written to a file: the file names
+    the field in the first entry only. Returns the table read back."""
+    table = TuningTable()
+    table.add("G", "cfg", kernel, 1, launch)
+    default = Launch.__dataclass_fields__[field].default
+    table.add("G", "cfg", kernel, 8, dataclasses.replace(launch, **{field: default}))
+    path = tmp_path / TUNING_FILE
+    table.write(path, "gdn")
+    entries = json.loads(path.read_text())["gpus"]["G"]["entries"]
+    assert [e.get(field) for e in entries] == [getattr(launch, field), None]
+    return TuningTable.read(path, "gdn")
 
 
 def _flag_round_trips(tmp_path, launch, flag: str, kernel="replay_decode", other="fold"):
