@@ -2,7 +2,7 @@
 # the templates and run `replaygen build`.
 # kernel: gla__H4_HV4_K256_V512__L16__state_fp32__read_fp8row__rec_bf16_g-fp32__gcum
 # spec sha256: 2a7fe42937c3f75572badc158aa6b5a3525d5a4bced8d5656b63326bdec79ab1
-# templates sha256: aa8df31d4dfb45d257a7c650256979225e9cc6c6b13c88e13f31852792831063
+# templates sha256: 92cf02c8b124e4c7dab33b6668d6e17276da5136be6d01467857d6d7148754d7
 # generator sha256: 3568479f02a8d63b26fd7038c0c9467ddc7bae0c5735306d3e30659957d268b7
 """ReplaySSM kernels for gla: gla__H4_HV4_K256_V512__L16__state_fp32__read_fp8row__rec_bf16_g-fp32__gcum.
 

@@ -2,7 +2,7 @@
 # the templates and run `replaygen build`.
 # kernel: mamba2__ngroups8_nheads96_dstate128_headdim80__L16__state_fp16sr__read_nvfp4__rec_bf16
 # spec sha256: b9b9d1221036064279430b56c5d997514355cbb9c52adf3b69fc5581e1456b5e
-# templates sha256: aa8df31d4dfb45d257a7c650256979225e9cc6c6b13c88e13f31852792831063
+# templates sha256: 92cf02c8b124e4c7dab33b6668d6e17276da5136be6d01467857d6d7148754d7
 # generator sha256: 3568479f02a8d63b26fd7038c0c9467ddc7bae0c5735306d3e30659957d268b7
 """ReplaySSM kernels for mamba2: mamba2__ngroups8_nheads96_dstate128_headdim80__L16__state_fp16sr__read_nvfp4__rec_bf16.
 
