@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# (Kept as the record of what ran: s42_kda_verify_head.diff landed, derived, as 8786c2f and
+# was removed from bench/proto (it is at 76a1997); this script ran as call 2 of session 43.)
 # For session 43 (issue 3), any GPU (~7 min; on an H100 with the H200's tables: ratios
 # only). Two offline prototypes of session 42, timed:
 # 1. bench/proto/s42_kda_verify_head.diff (templates/verify.py.j2): the value-tile verify's

@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# (Kept as the record of what ran: s42_head_scores.diff landed as 6965783 and was removed
+# from bench/proto (it is at 76a1997); this script ran as call 1 of session 43.)
 # For session 43 (issues 4 and 5), any GPU (~8 min; on an H100 with the H200's tables:
 # ratios only). bench/proto/s42_head_scores.diff, applied here (plan, tuning, tune,
 # templates, tests): Launch.head_scores, the key-chunk decode of scalar decays taking the
