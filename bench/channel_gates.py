@@ -135,7 +135,7 @@ def check(variant, device, L=16, num_slots=CHECK_SLOTS, rows=CHECK_ROWS, loader=
 def table_launch(kern, kernel, rows, device):
     if kern.tuning is None:
         return None
-    return kern.tuning.lookup(kern.plan.name, kernel, table_device_name(device), rows)
+    return kern.tuning.lookup(kern.plan.name, kernel, table_device_name(device, kern.tuning), rows)
 
 
 def sweep_grid(variant, alt):

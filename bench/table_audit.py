@@ -19,8 +19,10 @@ the batch and kernels asked for, this script:
    fresh N(0, 1) inputs), so a disagreement between the tuner's workload and the
    benchmarks' shows up as such.
 
-An entry is flagged when the runtime's time is more than --slack above the table's `ms`,
-or when the plan's launch beats it by more than the tuner's margin. Writes DIR/audit.json
+The entries are this GPU's, or where it has none its stand-in's (TuningTable.stand_in: the
+H200's on an H100), which the runtime takes there; --gpu names others. An entry is
+flagged when the runtime's time is more than --slack above the table's `ms` (this GPU's
+entries only), or when the plan's launch beats it by more than the tuner's margin. Writes DIR/audit.json
 (GPU, versions, date, commit, command, every number) and DIR/audit.md, which ends with the
 `replaygen tune` command that re-sweeps each flagged configuration at its flagged
 batches and kernels; `--retune S` runs them (S seconds of budget each), writing the
@@ -43,7 +45,7 @@ import torch  # noqa: E402
 from replaygen import load  # noqa: E402
 from replaygen.emit import GENERATED_DIR, table_configs  # noqa: E402
 from replaygen.perf import Timer, Workload, environment, pool_size, require_cuda  # noqa: E402
-from replaygen.runtime import device_name  # noqa: E402
+from replaygen.runtime import device_name, table_device_name  # noqa: E402
 from replaygen.spec import load_variant  # noqa: E402
 from replaygen.tune import MARGIN, plan_launch  # noqa: E402
 from replaygen.tuning import STALE, TUNING_FILE, Launch, TuningTable  # noqa: E402
@@ -115,15 +117,17 @@ def markdown(report: dict, slack: float) -> str:
              "ms per step (replay_decode: amortised over a staggered flush cycle). runtime: the "
              "table's launch taken by the runtime, timed as the tuner times; plan: the plan's "
              "launch, same run; bench: the runtime's launch timed as the benchmarks time it.", "",
-             "| config | kernel | batch | launch | table ms | runtime ms | plan ms | bench ms | flag |",
-             "|---|---|---|---|---|---|---|---|---|"]
+             "| config | kernel | batch | launch | table GPU | table ms | runtime ms | plan ms | plan / runtime | bench ms | flag |",
+             "|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in report["rows"]:
         launch = " ".join(f"{k}={v}" for k, v in r["launch"].items())
         bench_ms = f"{r['bench_ms']:.4f}" if "bench_ms" in r else ""
         lines.append(f"| {r['config']} | {r['kernel']} | {r['batch']} | {launch} | "
-                     f"{r['table_ms']:.4f} | {r['runtime_ms']:.4f} | {r['plan_ms']:.4f} | "
-                     f"{bench_ms} | {r['flag']} |")
-    lines += ["", f"flag: `stale` when runtime ms > (1 + {slack}) x table ms; `plan` when the "
+                     f"{r.get('table_gpu', report['gpu'])} | {r['table_ms']:.4f} | "
+                     f"{r['runtime_ms']:.4f} | {r['plan_ms']:.4f} | "
+                     f"{r['plan_ms'] / r['runtime_ms']:.2f}x | {bench_ms} | {r['flag']} |")
+    lines += ["", f"flag: `stale` when runtime ms > (1 + {slack}) x table ms (entries of this "
+              f"GPU only: a stand-in's ms was timed on another); `plan` when the "
               f"plan's launch is more than {MARGIN:.0%} faster than the table's."]
     if report.get("retune"):
         lines += ["", "Re-sweep the flagged configurations:", ""]
@@ -139,13 +143,16 @@ def main(argv=None) -> int:
     ap.add_argument("--batches", default="256", help="batch buckets, comma-separated")
     ap.add_argument("--match", default="", help="only configurations whose name contains this")
     ap.add_argument("--slack", type=float, default=round(STALE - 1, 6))
-    ap.add_argument("--gpu", default=None, help="the table's GPU name (default: this GPU's)")
+    ap.add_argument("--gpu", default=None,
+                    help="the table's GPU name (default: the one the runtime takes on this GPU)")
     ap.add_argument("--list", action="store_true", help="list the entries, time nothing (no GPU)")
     ap.add_argument("--retune", type=float, default=0.0, metavar="S",
                     help="re-sweep each flagged configuration with `replaygen tune` (S s each)")
     args = ap.parse_args(argv)
     device = None if args.list else require_cuda("table_audit")
-    gpu = args.gpu or device_name(device)
+    if args.list and not args.gpu:
+        ap.error("--list times nothing on no GPU: name the table's GPU with --gpu")
+    here = None if args.list else device_name(device)
     timer = None if args.list else Timer(device)
     kernels = args.kernels.split(",")
     batches = {int(b) for b in args.batches.split(",")}
@@ -157,7 +164,13 @@ def main(argv=None) -> int:
         path = GENERATED_DIR / variant / TUNING_FILE
         known = table_configs(load_variant(variant))
         configs.update(known)
-        for g, name, kernel, batch, launch, info in TuningTable.read(path, variant).entries():
+        table = TuningTable.read(path, variant)
+        # this GPU's entries, or where it has none those the runtime takes instead (its
+        # stand-in: the H200's on an H100); timed on another GPU, their `ms` is no claim
+        # about this one, so only the plan's launch beating them is flagged there
+        gpu = args.gpu or table_device_name(device, table)
+        own = gpu == here
+        for g, name, kernel, batch, launch, info in table.entries():
             if (g != gpu or batch not in batches or kernel not in kernels or name not in known
                     or args.match not in name):
                 continue
@@ -167,7 +180,8 @@ def main(argv=None) -> int:
                 continue
             kern = load(variant, tuning=path, **known[name].load_options())
             row = audit_entry(kern, kernel, batch, launch, ms, timer, device)
-            row["flag"] = ("stale" if row["runtime_ms"] > (1 + args.slack) * ms else
+            row["table_gpu"] = gpu
+            row["flag"] = ("stale" if own and row["runtime_ms"] > (1 + args.slack) * ms else
                            "plan" if row["plan_ms"] * (1 + MARGIN) < row["runtime_ms"] else "")
             report["rows"].append(row)
             print(f"{name} {kernel} {batch}: table {ms:.4f} runtime {row['runtime_ms']:.4f} "

@@ -57,14 +57,21 @@ def commit() -> str:
 
 
 def environment(argv: list[str] | None = None) -> dict:
-    """Provenance of a run: GPU name and driver, torch/triton/Python versions, the
-    installed external baselines' package versions, commit, command line and UTC date."""
+    """Provenance of a run: GPU name, compute capability, multiprocessors and driver,
+    torch/triton/Python versions, the installed external baselines' package versions,
+    commit, command line and UTC date."""
     import triton
     meta = dict(gpu=torch.cuda.get_device_name() if torch.cuda.is_available() else "cpu",
                 driver="unknown", torch=torch.__version__, triton=triton.__version__,
                 python=sys.version.split()[0], commit=commit(),
                 command="replaygen " + " ".join(sys.argv[1:] if argv is None else argv),
                 date=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"))
+    if torch.cuda.is_available():
+        # what decides whether this GPU's tuned launches can serve another GPU
+        # (TuningTable.stand_in): the compute capability, then the multiprocessor count
+        props = torch.cuda.get_device_properties(torch.cuda.current_device())
+        meta["capability"] = f"{props.major}.{props.minor}"
+        meta["multiprocessors"] = props.multi_processor_count
     # the external baselines' packages: their speed changes between releases (GDN's fla
     # conventional step at batch 256 was 0.291 ms in session 4 and 0.261 in session 5)
     from importlib import metadata

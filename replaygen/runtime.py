@@ -232,11 +232,28 @@ def device_name(device: torch.device) -> str:
     return name
 
 
-def table_device_name(device: torch.device) -> str:
+def table_device_name(device: torch.device, table: TuningTable | None = None) -> str:
     """The device name tuned launches are looked up under: REPLAYGEN_TUNING_GPU when set
-    (e.g. "NVIDIA H200" on an H100, which has no table of its own: its launches would
-    otherwise be the plan's untuned ones), else the device's own name."""
-    return os.environ.get("REPLAYGEN_TUNING_GPU") or device_name(device)
+    (any GPU's entries, e.g. to time one GPU's launches on another), else the GPU whose
+    entries in `table` serve this device (TuningTable.stand_in: its own, or where it has
+    none a tuned GPU of the same compute capability, e.g. the H200's on an H100), else
+    the device's own name (no entries: the plan's launches)."""
+    override = os.environ.get("REPLAYGEN_TUNING_GPU")
+    if override:
+        return override
+    name = device_name(device)
+    if table is None:
+        return name
+    return table.stand_in(name, capability(device), multiprocessors(device)) or name
+
+
+def capability(device: torch.device) -> str:
+    """The device's compute capability as "major.minor" (the interpreter: its device
+    type, so that CPU tables stand in only for each other)."""
+    if device.type != "cuda":
+        return device.type
+    major, minor = torch.cuda.get_device_capability(device)
+    return f"{major}.{minor}"
 
 
 # Programs per multiprocessor of the queued fold launch (Kernels._fold_queued): what a
@@ -724,6 +741,15 @@ class Kernels:
         consts, options, _ = self._launch(kernel, rows, device, launch)
         return consts, options
 
+    def tuned_gpu(self, device) -> str | None:
+        """The GPU whose tuning entries launches on `device` take (table_device_name: its
+        own, a stand-in of the same compute capability, or REPLAYGEN_TUNING_GPU's), or
+        None where the table holds no entries for it: the plan's launches."""
+        if self.tuning is None:
+            return None
+        gpu = table_device_name(torch.device(device), self.tuning)
+        return gpu if self.tuning.configs(gpu) else None
+
     def _launch(self, kernel: str, rows: int, device, launch: Launch | None = None):
         """launch_args, and the Launch chosen (None: the plan's), whose other choices
         (a decode's `fold_warps`) belong to the launches that follow it."""
@@ -741,7 +767,7 @@ class Kernels:
             # quantised configuration but the key-chunk decode of a read copy: KDA's and
             # GLA's read-copy decodes, and every read copy's fold and conventional
             # launches, ran the plan's whatever the tables said)
-            launch = self.table_launch(kernel, rows, table_device_name(device))
+            launch = self.table_launch(kernel, rows, table_device_name(device, self.tuning))
         if launch is None and kernel in ("verify_fold", "commit"):   # untuned: the verify's / fold's
             base = self._launch(launch_kind(kernel), rows, device)
             if base[2] is None:   # (the plan's launch: its constants serve both)

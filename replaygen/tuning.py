@@ -4,8 +4,9 @@ Input: `generated/<variant>/tuning.json` (written by `replaygen tune`, replaygen
 or any file or `TuningTable` passed to `replaygen.load(tuning=...)`.
 Output: for a (kernel config name, kernel, GPU name, batch) the `Launch` to use
 (value tile BV, optionally the decode kernel's key chunk BKT, num_warps, num_stages), or
-None, in which case the plan's own choice (the module's CONSTEXPRS and warps) is used: on the CPU, on an untuned GPU, for an
-untuned configuration.
+None, in which case the plan's own choice (the module's CONSTEXPRS and warps) is used: on the CPU, on a GPU
+with no entries of its own and no tuned stand-in of the same compute capability
+(`TuningTable.stand_in`), for an untuned configuration.
 Invariants: a table is validated completely when it is loaded (`TuningError` naming the
 file, the entry and the reason); a lookup never compiles or times anything (Triton's
 first-use JIT aside: `Kernels.warmup` does that ahead of CUDA-graph capture); the
@@ -16,6 +17,7 @@ The file:
 
     {"format": 1, "variant": "gdn",
      "gpus": {"NVIDIA H200": {"meta": {"date": ..., "torch": ..., "triton": ..., "commit": ...,
+                                       "capability": "9.0", "multiprocessors": 132,
                                        "earlier": [the metas of earlier sweeps merged in]},
                               "entries": [{"config": "gdn__H16_..._rec_bf16",
                                            "kernel": "replay_decode", "batch": 256,
@@ -31,6 +33,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import re
 from bisect import bisect_right
 from dataclasses import dataclass
 from pathlib import Path
@@ -308,6 +311,25 @@ class TuningTable:
     def gpus(self) -> list[str]:
         return sorted({g for _, _, g in self._rows} | set(self.meta))
 
+    def stand_in(self, gpu: str, capability: str, multiprocessors: int) -> str | None:
+        """The GPU whose entries serve `gpu`: `gpu` itself where it has entries, else a
+        tuned GPU of the same compute capability (its sweep's meta "capability"; e.g. the
+        H200's launches on an H100, both sm_90 with 132 multiprocessors and the same
+        registers and shared memory per multiprocessor, so every launch compiles the same
+        and keeps its occupancy), the nearest in multiprocessor count first, ties by name;
+        None where no tuned GPU qualifies (the plan's launches)."""
+        if any(g == gpu for _, _, g in self._rows):
+            return gpu
+        same = [g for g in self.gpus() if g != gpu
+                and self.meta.get(g, {}).get("capability") == capability
+                and any(t == g for _, _, t in self._rows)]
+        if not same:
+            return None
+        def distance(g: str) -> int:
+            sms = self.meta[g].get("multiprocessors")
+            return abs(sms - multiprocessors) if isinstance(sms, int) else 1 << 30
+        return min(same, key=lambda g: (distance(g), g))
+
     def entries(self):
         """(gpu, config, kernel, batch, launch, info) for every entry, sorted."""
         for (config, kernel, gpu), rows in sorted(self._rows.items(), key=lambda kv: (kv[0][2], kv[0][0], kv[0][1])):
@@ -353,6 +375,14 @@ class TuningTable:
             meta = section.get("meta", {})
             if not isinstance(meta, dict):
                 table._fail(f"gpus[{gpu!r}].meta", "must be an object")
+            capability = meta.get("capability", "0.0")
+            if not (isinstance(capability, str) and re.fullmatch(r"\d+\.\d+", capability)):
+                table._fail(f"gpus[{gpu!r}].meta.capability",
+                            f"must be a compute capability \"major.minor\", got {capability!r}")
+            sms = meta.get("multiprocessors", 1)
+            if isinstance(sms, bool) or not isinstance(sms, int) or sms < 1:
+                table._fail(f"gpus[{gpu!r}].meta.multiprocessors",
+                            f"must be an integer >= 1, got {sms!r}")
             table.meta[gpu] = meta
             entries = section.get("entries", [])
             if not isinstance(entries, list):

@@ -42,6 +42,13 @@ def table_json(entries, gpu="NVIDIA H200", variant="gdn"):
     return {"format": 1, "variant": variant, "gpus": {gpu: {"meta": {}, "entries": entries}}}
 
 
+def with_meta(data, **meta):
+    """`data` (table_json's) with these keys in its one GPU's meta."""
+    for section in data["gpus"].values():
+        section["meta"].update(meta)
+    return data
+
+
 # -- the file -------------------------------------------------------------------------------
 def test_round_trip_and_lookup(tmp_path):
     t = TuningTable()
@@ -390,6 +397,10 @@ def test_merge_replaces_same_keys():
     (table_json([entry(fold_split=6)]), "entries[0]", "'fold_split' is a power of two"),
     (table_json([entry(kernel="fold", fold_split=2)]), "entries[0]",
      "only for replay_decode, got 2 for 'fold'"),
+    (with_meta(table_json([entry()]), capability=9.0), "meta.capability",
+     'must be a compute capability "major.minor", got 9.0'),
+    (with_meta(table_json([entry()]), multiprocessors=0), "meta.multiprocessors",
+     "must be an integer >= 1, got 0"),
 ])
 def test_invalid_tables_name_file_entry_and_reason(tmp_path, data, where, reason):
     path = tmp_path / TUNING_FILE
@@ -433,10 +444,15 @@ def test_committed_constants_follow_launch_constants():
 
 
 def test_committed_tables_are_valid():
+    """Every committed table reads, and each tuned GPU's meta names its compute capability
+    and multiprocessors, so that GPUs without entries of their own find it as a stand-in
+    (an H100 takes the H200's launches)."""
     for v in available_variants():
         path = GENERATED_DIR / v / TUNING_FILE
         if path.is_file():
-            TuningTable.read(path, v)
+            table = TuningTable.read(path, v)
+            for gpu in table.gpus():
+                assert {"capability", "multiprocessors"} <= set(table.meta[gpu]), (v, gpu)
 
 
 def test_tuning_file_is_not_an_orphan(tmp_path):
@@ -461,7 +477,8 @@ def test_overrides_pin_the_launch():
 
 def test_tuning_gpu_names_another_gpus_table(monkeypatch):
     """REPLAYGEN_TUNING_GPU looks launches up under another GPU's name (an H100 reading the
-    H200's tables); unset, a GPU with no entries of its own gets the plan's launch."""
+    H200's tables); unset, a GPU with no entries of its own and no stand-in (the H200's
+    meta names no compute capability here) gets the plan's launch."""
     t = TuningTable()
     t.add("NVIDIA H200", load("gdn", H=1, HV=1, K=16, V=32, L=2).name, "replay_decode", 1,
           Launch(8, 1, 1))
@@ -471,6 +488,45 @@ def test_tuning_gpu_names_another_gpus_table(monkeypatch):
     monkeypatch.setenv("REPLAYGEN_TUNING_GPU", "NVIDIA H200")   # (read as launches are chosen)
     assert load("gdn", H=1, HV=1, K=16, V=32, L=2, tuning=t).launch_args(
         "replay_decode", 4, "cpu")[0]["DBV"] == 8
+
+
+def test_stand_in_is_a_tuned_gpu_of_the_same_capability():
+    """A GPU with entries serves itself; one without takes a tuned GPU of its compute
+    capability, the nearest in multiprocessors (ties by name); none of its capability,
+    none (the plan's launches). A GPU with a meta but no entries, or whose meta names no
+    capability, stands in for nobody."""
+    t = TuningTable()
+    for gpu, cap, sms in (("h200", "9.0", 132), ("h20", "9.0", 78), ("a100", "8.0", 108),
+                          ("twin", "9.0", 78), ("untuned", "9.0", 132), ("anonymous", None, 132)):
+        if gpu != "untuned":
+            t.add(gpu, "cfg", "replay_decode", 256, Launch(16, 1, 3))
+        t.meta[gpu] = {"capability": cap, "multiprocessors": sms} if cap else {}
+    assert t.stand_in("h100", "9.0", 132) == "h200"
+    assert t.stand_in("h800", "9.0", 114) == "h200"             # 18 from 132, 36 from 78
+    assert t.stand_in("h100 pcie", "9.0", 100) == "h20"         # 22 from 78 ("h20" < "twin")
+    assert t.stand_in("h20", "9.0", 132) == "h20"               # its own entries first
+    assert t.stand_in("a800", "8.0", 108) == "a100"
+    assert t.stand_in("rtx", "8.6", 84) is None
+    del t.meta["h200"]["capability"]
+    assert t.stand_in("h100", "9.0", 132) == "h20"
+
+
+def test_launches_on_an_untuned_device_take_its_stand_ins(monkeypatch):
+    """The runtime looks launches up under the stand-in (the interpreter's device type is
+    its capability, one multiprocessor): another "GPU" of the same capability's entry is
+    used, and Kernels.tuned_gpu names it; of another capability, the plan's launch."""
+    monkeypatch.delenv("REPLAYGEN_TUNING_GPU", raising=False)
+    kern = load("gdn", H=1, HV=1, K=16, V=32, L=2, tuning=False)
+    plan_dbv = kern.launch_args("replay_decode", 4, "cpu")[0]["DBV"]
+    dbv = 8 if plan_dbv != 8 else 16
+    for cap, expected, gpu in (("cpu", dbv, "cpu twin"), ("9.0", plan_dbv, None)):
+        t = TuningTable()
+        t.add("cpu twin", kern.name, "replay_decode", 1, Launch(dbv, 1, 1))
+        t.meta["cpu twin"] = {"capability": cap, "multiprocessors": 1}
+        tuned = load("gdn", H=1, HV=1, K=16, V=32, L=2, tuning=t)
+        assert tuned.launch_args("replay_decode", 4, "cpu")[0]["DBV"] == expected
+        assert tuned.tuned_gpu("cpu") == gpu
+    assert kern.tuned_gpu("cpu") is None
 
 
 # -- tuned launches are correct ---------------------------------------------------------------
