@@ -145,7 +145,10 @@ def test_table_audit_lists_the_tabled_entries_and_tabulates(tmp_path, capsys):
            "table_ms": 0.185, "runtime_ms": 0.291, "plan_ms": 0.272, "bench_ms": 0.292,
            "flag": "stale"}
     md = ta.markdown({"gpu": "G", "date": "d", "commit": "x", "command": "cmd", "rows": [row]}, 0.1)
-    assert "| c | replay_decode | 256 | BV=16 split=2 | 0.1850 | 0.2910 | 0.2720 | 0.2920 | stale |" in md
+    assert "| c | replay_decode | 256 | BV=16 split=2 | G | 0.1850 | 0.2910 | 0.2720 | 0.93x | 0.2920 | stale |" in md
+    row.update(table_gpu="H", flag="plan")   # a stand-in's entry (another GPU's)
+    md = ta.markdown({"gpu": "G", "date": "d", "commit": "x", "command": "cmd", "rows": [row]}, 0.1)
+    assert "| c | replay_decode | 256 | BV=16 split=2 | H | 0.1850 | 0.2910 | 0.2720 | 0.93x | 0.2920 | plan |" in md
 
 
 def test_table_audit_retune_commands_rebuild_the_flagged_configurations():
