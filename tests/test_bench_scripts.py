@@ -126,6 +126,17 @@ def test_fold_probe_imports_and_its_cases_are_launches():
         assert launch_constants(kern.plan, "fold", bv)["BV"] == bv
 
 
+@pytest.mark.skipif(CUDA, reason="the GPU run times every case: a device script's job")
+def test_read_pattern_probe_reads_every_block_both_ways(tmp_path):
+    """Both kernels of bench/read_pattern_probe.py (pointer loads, tensor descriptors) sum
+    every program's block as torch does, for each case that fits a [32, 32] block."""
+    probe = _load("read_pattern_probe")
+    assert probe.main(["--out", str(tmp_path), "--programs", "3", "--V", "32", "--K", "32"]) == 0
+    import json
+    rows = json.loads((tmp_path / "read_pattern.json").read_text())["rows"]
+    assert {r["mode"] for r in rows} == {"ptr", "tma"} and all(r["ok"] for r in rows), rows
+
+
 def test_table_audit_lists_the_tabled_entries_and_tabulates(tmp_path, capsys):
     """bench/table_audit.py --list (no GPU): one line per tabled decode entry of a default
     configuration at the batches asked for (that each is the runtime's launch there is
