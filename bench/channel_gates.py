@@ -49,7 +49,6 @@ import torch  # noqa: E402
 import reference as R  # noqa: E402
 import replaygen  # noqa: E402
 from replaygen.perf import Timer, Workload, environment, pool_size, precompile  # noqa: E402
-from replaygen.runtime import table_device_name  # noqa: E402
 from replaygen.tuning import Launch  # noqa: E402
 
 VARIANTS = ("kda", "gla")
@@ -133,9 +132,7 @@ def check(variant, device, L=16, num_slots=CHECK_SLOTS, rows=CHECK_ROWS, loader=
 
 
 def table_launch(kern, kernel, rows, device):
-    if kern.tuning is None:
-        return None
-    return kern.tuning.lookup(kern.plan.name, kernel, table_device_name(device, kern.tuning), rows)
+    return kern.tabled_launch(kernel, rows, device)
 
 
 def sweep_grid(variant, alt):

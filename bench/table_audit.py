@@ -19,8 +19,9 @@ the batch and kernels asked for, this script:
    fresh N(0, 1) inputs), so a disagreement between the tuner's workload and the
    benchmarks' shows up as such.
 
-The entries are this GPU's, or where it has none its stand-in's (TuningTable.stand_in: the
-H200's on an H100), which the runtime takes there; --gpu names others. An entry is
+The entries are those the runtime takes on this GPU: per configuration and kernel its own,
+or where it has none its nearest stand-in's (TuningTable.stand_ins: the H200's on an
+H100); --gpu names one GPU's instead. An entry is
 flagged when the runtime's time is more than --slack above the table's `ms` (this GPU's
 entries only), or when the plan's launch beats it by more than the tuner's margin. Writes DIR/audit.json
 (GPU, versions, date, commit, command, every number) and DIR/audit.md, which ends with the
@@ -45,7 +46,7 @@ import torch  # noqa: E402
 from replaygen import load  # noqa: E402
 from replaygen.emit import GENERATED_DIR, table_configs  # noqa: E402
 from replaygen.perf import Timer, Workload, environment, pool_size, require_cuda  # noqa: E402
-from replaygen.runtime import device_name, table_device_name  # noqa: E402
+from replaygen.runtime import device_name, table_device_names  # noqa: E402
 from replaygen.spec import load_variant  # noqa: E402
 from replaygen.tune import MARGIN, plan_launch  # noqa: E402
 from replaygen.tuning import STALE, TUNING_FILE, Launch, TuningTable  # noqa: E402
@@ -165,15 +166,20 @@ def main(argv=None) -> int:
         known = table_configs(load_variant(variant))
         configs.update(known)
         table = TuningTable.read(path, variant)
-        # this GPU's entries, or where it has none those the runtime takes instead (its
-        # stand-in: the H200's on an H100); timed on another GPU, their `ms` is no claim
-        # about this one, so only the plan's launch beating them is flagged there
-        gpu = args.gpu or table_device_name(device, table)
-        own = gpu == here
-        for g, name, kernel, batch, launch, info in table.entries():
-            if (g != gpu or batch not in batches or kernel not in kernels or name not in known
-                    or args.match not in name):
+        # the entries the runtime takes here: per configuration and kernel, this GPU's, or
+        # where it has none its nearest stand-in's (the H200's on an H100); timed on another
+        # GPU, their `ms` is no claim about this one, so only the plan's launch beating
+        # them is flagged there
+        rank = {g: i for i, g in enumerate([args.gpu] if args.gpu else table_device_names(device, table))}
+        owner: dict[tuple[str, str], str] = {}
+        for g, name, kernel, *_ in table.entries():
+            if g in rank and rank[g] < rank.get(owner.get((name, kernel)), len(rank)):
+                owner[name, kernel] = g
+        for gpu, name, kernel, batch, launch, info in table.entries():
+            if (owner.get((name, kernel)) != gpu or batch not in batches or kernel not in kernels
+                    or name not in known or args.match not in name):
                 continue
+            own = gpu == here
             ms = info["ms"]
             if args.list:
                 print(f"{name} {kernel} {batch}: {launch.as_dict()} {ms:.4f} ms")

@@ -88,12 +88,10 @@ def load(folder: str, variant: str, geometry: str, read: str, device=None):
                           verify_folds=KERNEL == "verify_fold")
     if over:
         import dataclasses
-        from replaygen.runtime import table_device_name
         # (the interpreter's dry run, with no table of its own, takes the H200's batch-256 one)
         rows = BATCH if device.type == "cuda" else 256
-        base = None
-        for gpu in (table_device_name(device, kern.tuning), "NVIDIA H200"):
-            base = base or (kern.tuning and kern.tuning.lookup(kern.plan.name, KERNEL, gpu, rows))
+        base = kern.tabled_launch(KERNEL, rows, device) or (
+            kern.tuning and kern.tuning.lookup(kern.plan.name, KERNEL, "NVIDIA H200", rows))
         if base is None:
             raise SystemExit(f"{folder}@{over}: no tabled {KERNEL} launch to override on {device}")
         fields = common.launch_fields((kv.split("=") for kv in over.split("+")), f"{folder}@{over}")

@@ -81,7 +81,7 @@ def run_suite(args, log=print, progress=None) -> dict:
     (the command writes bench.json then, so a run cut short keeps what it measured)."""
     from . import baselines as B
     from .perf import Timer, Workload, copy_bandwidth, environment, pool_size, precompile, require_cuda
-    from .runtime import device_name, load, table_device_name
+    from .runtime import device_name, load
     from .spec import load_variant
 
     device = require_cuda("bench")
@@ -106,8 +106,7 @@ def run_suite(args, log=print, progress=None) -> dict:
             plan.append((variant, config.name, kerns))
             for i, (L, kern) in enumerate(kerns.items()):
                 kernels = ["replay_decode"] + (["conventional_decode"] if i == 0 else [])
-                tabled = table_device_name(device, kern.tuning)   # (its own, or its stand-in)
-                launches = {(k, kern.table_launch(k, b, tabled)) for k in kernels for b in args.batches}
+                launches = {(k, kern.tabled_launch(k, b, device)) for k in kernels for b in args.batches}
                 p = kern.plan
                 tasks.append((variant, dict(L=L, state_dtype="fp32", record_dtype="bf16",
                                             **p.config.dim_map), sorted(launches, key=str),

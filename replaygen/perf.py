@@ -68,7 +68,7 @@ def environment(argv: list[str] | None = None) -> dict:
                 date=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"))
     if torch.cuda.is_available():
         # what decides whether this GPU's tuned launches can serve another GPU
-        # (TuningTable.stand_in): the compute capability, then the multiprocessor count
+        # (TuningTable.stand_ins): the compute capability, then the multiprocessor count
         props = torch.cuda.get_device_properties(torch.cuda.current_device())
         meta["capability"] = f"{props.major}.{props.minor}"
         meta["multiprocessors"] = props.multi_processor_count

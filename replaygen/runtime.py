@@ -232,19 +232,18 @@ def device_name(device: torch.device) -> str:
     return name
 
 
-def table_device_name(device: torch.device, table: TuningTable | None = None) -> str:
-    """The device name tuned launches are looked up under: REPLAYGEN_TUNING_GPU when set
-    (any GPU's entries, e.g. to time one GPU's launches on another), else the GPU whose
-    entries in `table` serve this device (TuningTable.stand_in: its own, or where it has
-    none a tuned GPU of the same compute capability, e.g. the H200's on an H100), else
-    the device's own name (no entries: the plan's launches)."""
+def table_device_names(device: torch.device, table: TuningTable | None = None) -> list[str]:
+    """The GPU names tuned launches are looked up under, in order: REPLAYGEN_TUNING_GPU
+    alone when set (any GPU's entries, e.g. to time one GPU's launches on another), else
+    the device's own name and then its stand-ins in `table` (TuningTable.stand_ins: tuned
+    GPUs of the same compute capability, e.g. the H200 for an H100)."""
     override = os.environ.get("REPLAYGEN_TUNING_GPU")
     if override:
-        return override
+        return [override]
     name = device_name(device)
     if table is None:
-        return name
-    return table.stand_in(name, capability(device), multiprocessors(device)) or name
+        return [name]
+    return table.stand_ins(name, capability(device), multiprocessors(device))
 
 
 def capability(device: torch.device) -> str:
@@ -741,14 +740,26 @@ class Kernels:
         consts, options, _ = self._launch(kernel, rows, device, launch)
         return consts, options
 
-    def tuned_gpu(self, device) -> str | None:
-        """The GPU whose tuning entries launches on `device` take (table_device_name: its
-        own, a stand-in of the same compute capability, or REPLAYGEN_TUNING_GPU's), or
-        None where the table holds no entries for it: the plan's launches."""
+    def tabled_launch(self, kernel: str, rows: int, device) -> Launch | None:
+        """The tuning table's launch of `kernel` for `rows` rows on `device`: table_launch
+        under the first of table_device_names (the device's own name, then its
+        stand-ins) that has one; None: the plan's."""
+        return next(self._tabled(kernel, rows, device), (None, None))[1]
+
+    def tuned_gpu(self, device, kernel: str = "replay_decode") -> str | None:
+        """The GPU whose entry `kernel`'s launches on `device` take (the device's own, a
+        stand-in of the same compute capability, or REPLAYGEN_TUNING_GPU's), or None
+        where no GPU of those has one for this configuration: the plan's launches."""
+        return next(self._tabled(kernel, 1, device), (None, None))[0]
+
+    def _tabled(self, kernel: str, rows: int, device):
+        """(GPU name, launch) of every GPU of table_device_names with an entry, in order."""
         if self.tuning is None:
-            return None
-        gpu = table_device_name(torch.device(device), self.tuning)
-        return gpu if self.tuning.configs(gpu) else None
+            return
+        for gpu in table_device_names(torch.device(device), self.tuning):
+            launch = self.table_launch(kernel, rows, gpu)
+            if launch is not None:
+                yield gpu, launch
 
     def _launch(self, kernel: str, rows: int, device, launch: Launch | None = None):
         """launch_args, and the Launch chosen (None: the plan's), whose other choices
@@ -767,7 +778,7 @@ class Kernels:
             # quantised configuration but the key-chunk decode of a read copy: KDA's and
             # GLA's read-copy decodes, and every read copy's fold and conventional
             # launches, ran the plan's whatever the tables said)
-            launch = self.table_launch(kernel, rows, table_device_name(device, self.tuning))
+            launch = self.tabled_launch(kernel, rows, device)
         if launch is None and kernel in ("verify_fold", "commit"):   # untuned: the verify's / fold's
             base = self._launch(launch_kind(kernel), rows, device)
             if base[2] is None:   # (the plan's launch: its constants serve both)

@@ -653,7 +653,7 @@ def report(tables: dict[str, TuningTable], log=print) -> None:
 def run(args, log=print) -> int:
     """The command: build the jobs, sweep, merge into the files, print the table."""
     from .perf import Timer, environment, require_cuda
-    from .runtime import device_name, load, table_device_name
+    from .runtime import device_name, load, table_device_names
     from .spec import available_variants, load_variant
 
     device = require_cuda("tune")
@@ -680,10 +680,11 @@ def run(args, log=print) -> int:
     for j in jobs:
         path = Path(args.out) / j.variant / TUNING_FILE
         if path.is_file():
-            # this GPU's entries, or where it has none its stand-in's (a first sweep on an
-            # H100 starts from the H200's launches, which serve it until then)
+            # this GPU's entries and its stand-ins' (a first sweep on an H100 starts from
+            # the H200's launches, which serve it until then)
             table = TuningTable.read(path, j.variant)
-            j.add_incumbents(table, table_device_name(device, table), args.batches)
+            for g in table_device_names(device, table):
+                j.add_incumbents(table, g, args.batches)
     timer = Timer(device, reps=args.reps)
 
     def save(final=False):

@@ -5,8 +5,8 @@ or any file or `TuningTable` passed to `replaygen.load(tuning=...)`.
 Output: for a (kernel config name, kernel, GPU name, batch) the `Launch` to use
 (value tile BV, optionally the decode kernel's key chunk BKT, num_warps, num_stages), or
 None, in which case the plan's own choice (the module's CONSTEXPRS and warps) is used: on the CPU, on a GPU
-with no entries of its own and no tuned stand-in of the same compute capability
-(`TuningTable.stand_in`), for an untuned configuration.
+whose own entries and whose stand-ins' (tuned GPUs of the same compute capability,
+`TuningTable.stand_ins`) have none for the configuration and kernel.
 Invariants: a table is validated completely when it is loaded (`TuningError` naming the
 file, the entry and the reason); a lookup never compiles or times anything (Triton's
 first-use JIT aside: `Kernels.warmup` does that ahead of CUDA-graph capture); the
@@ -311,24 +311,21 @@ class TuningTable:
     def gpus(self) -> list[str]:
         return sorted({g for _, _, g in self._rows} | set(self.meta))
 
-    def stand_in(self, gpu: str, capability: str, multiprocessors: int) -> str | None:
-        """The GPU whose entries serve `gpu`: `gpu` itself where it has entries, else a
-        tuned GPU of the same compute capability (its sweep's meta "capability"; e.g. the
-        H200's launches on an H100, both sm_90 with 132 multiprocessors and the same
-        registers and shared memory per multiprocessor, so every launch compiles the same
-        and keeps its occupancy), the nearest in multiprocessor count first, ties by name;
-        None where no tuned GPU qualifies (the plan's launches)."""
-        if any(g == gpu for _, _, g in self._rows):
-            return gpu
-        same = [g for g in self.gpus() if g != gpu
-                and self.meta.get(g, {}).get("capability") == capability
-                and any(t == g for _, _, t in self._rows)]
-        if not same:
-            return None
+    def stand_ins(self, gpu: str, capability: str, multiprocessors: int) -> list[str]:
+        """The GPUs whose entries serve `gpu`, in the order a lookup tries them: `gpu`
+        itself, then the tuned GPUs of the same compute capability (their sweeps' meta
+        "capability"), the nearest in multiprocessor count first, ties by name. A lookup
+        takes the first with an entry for its configuration and kernel, so a GPU tuned
+        for some configurations keeps its stand-in's launches for the others. The same
+        capability means the same registers and shared memory per multiprocessor: every
+        launch compiles as it did where it was tuned and keeps its occupancy (an H100
+        takes the H200's, both sm_90 with 132 multiprocessors)."""
         def distance(g: str) -> int:
             sms = self.meta[g].get("multiprocessors")
             return abs(sms - multiprocessors) if isinstance(sms, int) else 1 << 30
-        return min(same, key=lambda g: (distance(g), g))
+        same = {g for _, _, g in self._rows
+                if g != gpu and self.meta.get(g, {}).get("capability") == capability}
+        return [gpu] + sorted(same, key=lambda g: (distance(g), g))
 
     def entries(self):
         """(gpu, config, kernel, batch, launch, info) for every entry, sorted."""

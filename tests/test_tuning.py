@@ -490,42 +490,50 @@ def test_tuning_gpu_names_another_gpus_table(monkeypatch):
         "replay_decode", 4, "cpu")[0]["DBV"] == 8
 
 
-def test_stand_in_is_a_tuned_gpu_of_the_same_capability():
-    """A GPU with entries serves itself; one without takes a tuned GPU of its compute
-    capability, the nearest in multiprocessors (ties by name); none of its capability,
-    none (the plan's launches). A GPU with a meta but no entries, or whose meta names no
-    capability, stands in for nobody."""
+def test_stand_ins_are_tuned_gpus_of_the_same_capability():
+    """A GPU's lookup order: its own name, then the tuned GPUs of its compute capability,
+    the nearest in multiprocessors first (ties by name). A GPU with a meta but no entries,
+    or whose meta names no capability, stands in for nobody."""
     t = TuningTable()
     for gpu, cap, sms in (("h200", "9.0", 132), ("h20", "9.0", 78), ("a100", "8.0", 108),
                           ("twin", "9.0", 78), ("untuned", "9.0", 132), ("anonymous", None, 132)):
         if gpu != "untuned":
             t.add(gpu, "cfg", "replay_decode", 256, Launch(16, 1, 3))
         t.meta[gpu] = {"capability": cap, "multiprocessors": sms} if cap else {}
-    assert t.stand_in("h100", "9.0", 132) == "h200"
-    assert t.stand_in("h800", "9.0", 114) == "h200"             # 18 from 132, 36 from 78
-    assert t.stand_in("h100 pcie", "9.0", 100) == "h20"         # 22 from 78 ("h20" < "twin")
-    assert t.stand_in("h20", "9.0", 132) == "h20"               # its own entries first
-    assert t.stand_in("a800", "8.0", 108) == "a100"
-    assert t.stand_in("rtx", "8.6", 84) is None
+    assert t.stand_ins("h100", "9.0", 132) == ["h100", "h200", "h20", "twin"]
+    assert t.stand_ins("h800", "9.0", 114) == ["h800", "h200", "h20", "twin"]   # 18 from 132, 36 from 78
+    assert t.stand_ins("h100 pcie", "9.0", 100) == ["h100 pcie", "h20", "twin", "h200"]  # 22, 22, 32
+    assert t.stand_ins("h20", "9.0", 132) == ["h20", "h200", "twin"]
+    assert t.stand_ins("a800", "8.0", 108) == ["a800", "a100"]
+    assert t.stand_ins("rtx", "8.6", 84) == ["rtx"]
     del t.meta["h200"]["capability"]
-    assert t.stand_in("h100", "9.0", 132) == "h20"
+    assert t.stand_ins("h100", "9.0", 132) == ["h100", "h20", "twin"]
 
 
-def test_launches_on_an_untuned_device_take_its_stand_ins(monkeypatch):
-    """The runtime looks launches up under the stand-in (the interpreter's device type is
-    its capability, one multiprocessor): another "GPU" of the same capability's entry is
-    used, and Kernels.tuned_gpu names it; of another capability, the plan's launch."""
+def test_launches_on_a_device_without_an_entry_take_its_stand_ins(monkeypatch):
+    """The runtime looks a launch up under the device's own name, then its stand-ins' (the
+    interpreter's device type is its capability, one multiprocessor), per configuration
+    and kernel: another "GPU" of the same capability serves what the device has no entry
+    for, and Kernels.tuned_gpu names whose entry each kernel takes; of another
+    capability, the plan's launch."""
     monkeypatch.delenv("REPLAYGEN_TUNING_GPU", raising=False)
     kern = load("gdn", H=1, HV=1, K=16, V=32, L=2, tuning=False)
-    plan_dbv = kern.launch_args("replay_decode", 4, "cpu")[0]["DBV"]
-    dbv = 8 if plan_dbv != 8 else 16
-    for cap, expected, gpu in (("cpu", dbv, "cpu twin"), ("9.0", plan_dbv, None)):
+    plan = {k: kern.launch_args(k, 4, "cpu")[0] for k in ("replay_decode", "fold")}
+    dbv = 8 if plan["replay_decode"]["DBV"] != 8 else 16
+    bv = 8 if plan["fold"]["BV"] != 8 else 16
+    for cap, stood_in in (("cpu", True), ("9.0", False)):
         t = TuningTable()
         t.add("cpu twin", kern.name, "replay_decode", 1, Launch(dbv, 1, 1))
+        t.add("cpu twin", kern.name, "fold", 1, Launch(32, 1, 1))
+        t.add("cpu", kern.name, "fold", 1, Launch(bv, 1, 1))   # the device's own: first
         t.meta["cpu twin"] = {"capability": cap, "multiprocessors": 1}
         tuned = load("gdn", H=1, HV=1, K=16, V=32, L=2, tuning=t)
-        assert tuned.launch_args("replay_decode", 4, "cpu")[0]["DBV"] == expected
-        assert tuned.tuned_gpu("cpu") == gpu
+        assert tuned.launch_args("replay_decode", 4, "cpu")[0]["DBV"] == (
+            dbv if stood_in else plan["replay_decode"]["DBV"])
+        assert tuned.launch_args("fold", 4, "cpu")[0]["BV"] == bv
+        assert tuned.tuned_gpu("cpu") == ("cpu twin" if stood_in else None)
+        assert tuned.tuned_gpu("cpu", "fold") == "cpu"
+        assert tuned.tuned_gpu("cpu", "commit") is None
     assert kern.tuned_gpu("cpu") is None
 
 
