@@ -4,9 +4,9 @@ Input: `generated/<variant>/tuning.json` (written by `replaygen tune`, replaygen
 or any file or `TuningTable` passed to `replaygen.load(tuning=...)`.
 Output: for a (kernel config name, kernel, GPU name, batch) the `Launch` to use
 (value tile BV, optionally the decode kernel's key chunk BKT, num_warps, num_stages), or
-None, in which case the plan's own choice (the module's CONSTEXPRS and warps) is used: on the CPU, on a GPU
-whose own entries and whose stand-ins' (tuned GPUs of the same compute capability,
-`TuningTable.stand_ins`) have none for the configuration and kernel.
+None, in which case the plan's own choice (the module's CONSTEXPRS and warps) is used:
+wherever neither the device's own entries nor its stand-ins' (tuned GPUs of the same
+compute capability, `TuningTable.stand_ins`) have one for the configuration and kernel.
 Invariants: a table is validated completely when it is loaded (`TuningError` naming the
 file, the entry and the reason); a lookup never compiles or times anything (Triton's
 first-use JIT aside: `Kernels.warmup` does that ahead of CUDA-graph capture); the
