@@ -21,9 +21,9 @@ the batch and kernels asked for, this script:
 
 The entries are those the runtime takes on this GPU: per configuration and kernel its own,
 or where it has none its nearest stand-in's (TuningTable.stand_ins: the H200's on an
-H100); --gpu names one GPU's instead. An entry is
-flagged when the runtime's time is more than --slack above the table's `ms` (this GPU's
-entries only), or when the plan's launch beats it by more than the tuner's margin. Writes DIR/audit.json
+H100); --gpu names one GPU's instead. An entry is flagged when the runtime's time is more
+than --slack above the table's `ms` (this GPU's entries only), or when the plan's launch
+beats it by more than the tuner's margin. Writes DIR/audit.json
 (GPU, versions, date, commit, command, every number) and DIR/audit.md, which ends with the
 `replaygen tune` command that re-sweeps each flagged configuration at its flagged
 batches and kernels; `--retune S` runs them (S seconds of budget each), writing the
@@ -145,7 +145,7 @@ def main(argv=None) -> int:
     ap.add_argument("--match", default="", help="only configurations whose name contains this")
     ap.add_argument("--slack", type=float, default=round(STALE - 1, 6))
     ap.add_argument("--gpu", default=None,
-                    help="the table's GPU name (default: the one the runtime takes on this GPU)")
+                    help="audit this GPU name's entries (default: those the runtime takes here)")
     ap.add_argument("--list", action="store_true", help="list the entries, time nothing (no GPU)")
     ap.add_argument("--retune", type=float, default=0.0, metavar="S",
                     help="re-sweep each flagged configuration with `replaygen tune` (S s each)")
