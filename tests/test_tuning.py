@@ -501,11 +501,11 @@ def test_stand_ins_are_tuned_gpus_of_the_same_capability():
             t.add(gpu, "cfg", "replay_decode", 256, Launch(16, 1, 3))
         t.meta[gpu] = {"capability": cap, "multiprocessors": sms} if cap else {}
     assert t.stand_ins("h100", "9.0", 132) == ["h100", "h200", "h20", "twin"]
-    assert t.stand_ins("h800", "9.0", 114) == ["h800", "h200", "h20", "twin"]   # 18 from 132, 36 from 78
-    assert t.stand_ins("h100 pcie", "9.0", 100) == ["h100 pcie", "h20", "twin", "h200"]  # 22, 22, 32
+    assert t.stand_ins("card114", "9.0", 114) == ["card114", "h200", "h20", "twin"]   # 18 from 132, 36 from 78
+    assert t.stand_ins("card100", "9.0", 100) == ["card100", "h20", "twin", "h200"]   # 22, 22, 32
     assert t.stand_ins("h20", "9.0", 132) == ["h20", "h200", "twin"]
-    assert t.stand_ins("a800", "8.0", 108) == ["a800", "a100"]
-    assert t.stand_ins("rtx", "8.6", 84) == ["rtx"]
+    assert t.stand_ins("card108", "8.0", 108) == ["card108", "a100"]
+    assert t.stand_ins("card84", "8.6", 84) == ["card84"]
     del t.meta["h200"]["capability"]
     assert t.stand_ins("h100", "9.0", 132) == ["h100", "h20", "twin"]
 
