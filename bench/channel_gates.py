@@ -131,10 +131,6 @@ def check(variant, device, L=16, num_slots=CHECK_SLOTS, rows=CHECK_ROWS, loader=
                 names={alt: k.name for alt, k in kerns.items()})
 
 
-def table_launch(kern, kernel, rows, device):
-    return kern.tabled_launch(kernel, rows, device)
-
-
 def sweep_grid(variant, alt):
     V = load(variant, alt, 16).plan.V
     return [(bv, bkt, w) for bv, bkt, w in SWEEP[alt] if bv <= V]
@@ -146,7 +142,7 @@ def decode_launch(variant, alt, L, rows, device):
     plan's choice for the key-chunk decode (None), which has no entry yet."""
     if alt == "new":
         return None
-    return table_launch(load(variant, "old", L), "replay_decode", rows, device)
+    return load(variant, "old", L).tabled_launch("replay_decode", rows, device)
 
 
 def precompile_all(device, sweep, log):
@@ -160,14 +156,14 @@ def precompile_all(device, sweep, log):
                               **ALTS[alt])
                 # the check's launches (4 rows, a flush of 6), each kernel's own lookups
                 tasks.append((variant, kwargs, [
-                    ("replay_decode", table_launch(kern, "replay_decode", CHECK_ROWS, device)),
-                    ("fold", table_launch(kern, "fold", CHECK_SLOTS, device))],
+                    ("replay_decode", kern.tabled_launch("replay_decode", CHECK_ROWS, device)),
+                    ("fold", kern.tabled_launch("fold", CHECK_SLOTS, device))],
                     [CHECK_ROWS, CHECK_SLOTS], str(device)))
                 for rows in BATCHES:
                     launches = [("replay_decode", decode_launch(variant, alt, L, rows, device))]
                     if alt == "old" and L == 16:
                         launches.append(("conventional_decode",
-                                         table_launch(kern, "conventional_decode", rows, device)))
+                                         kern.tabled_launch("conventional_decode", rows, device)))
                     tasks.append((variant, kwargs, launches, [rows], str(device)))
         for alt in SWEEP if sweep else ():
             kwargs = dict(config=GEOMS[variant], L=16, state_dtype="fp32", record_dtype="bf16",
