@@ -346,6 +346,7 @@ class KernelPlan:
     ring: tuple[RingField, ...]
     optional_flags: tuple[str, ...]
     head_code: tuple[Statement, ...]      # current token: scalar / key-axis values
+    key_head_code: tuple[Statement, ...]  # ... its query and key alone, where no value head's quantity enters them
     tile_code: tuple[Statement, ...]      # current token: value-axis values, per V tile
     record_head_code: tuple[Statement, ...]   # records as tiles: rec_key, rec_gate
     record_tile_code: tuple[Statement, ...]   # ... and rec_value, per value tile
@@ -356,7 +357,7 @@ class KernelPlan:
     NK: int
     decode_fold_dot: bool   # the decode kernel's flush folds a [DBV, BL] x [BL, BKT] dot
     NSPLIT: int           # programs per (row, value head) of the key-chunk decode (tuned: small batches)
-    HPP: int              # value heads per key-chunked verify program, of one key group (tuned)
+    HPP: int              # value heads per key-chunked verify or decode program, of one key group (tuned)
     STREAM_STAGES: int    # software-pipeline depth of the key-chunk decode's chunk streams (see below)
     FLUSH_STAGES: int     # ... and of its fused flush's pass over the checkpoint (launch_constants)
     FUSED_FLUSH: bool     # a decode row whose ring fills folds in the decode launch (see below)
@@ -443,6 +444,18 @@ class KernelPlan:
         """Whether a launch of this plan's decode may take its records' scores at the head
         (scores_at_head)."""
         return scores_at_head(self)
+
+    @property
+    def key_head_inputs(self) -> tuple[TensorArg, ...]:
+        """The inputs and parameters of the key heads or of no head (what key_head_code
+        may read)."""
+        return tuple(x for x in self.inputs + self.params if x.head != "value")
+
+    @property
+    def decode_shares_keys(self) -> bool:
+        """Whether a decode program may serve several value heads of one key group
+        (decode_shares_keys)."""
+        return decode_shares_keys(self)
 
     @property
     def formats(self) -> tuple[StateFormat, ...]:
@@ -654,6 +667,19 @@ def scores_at_head(plan: "KernelPlan") -> bool:
     return decode_is_chunked(plan) and not plan.channel_gate
 
 
+def decode_shares_keys(plan: "KernelPlan") -> bool:
+    """Whether a key-chunk decode program may serve HPP value heads of one key group
+    (Launch.heads with head_scores): where its records' scores come at the head
+    (scores_at_head) and the token's query and key read no value head's quantity
+    (plan.key_head_code), the records' raw scores (their keys, a key-head ring field,
+    against that query and key) are the same for every head of the group; each head then
+    weights them by its own scalar decays. Taken once per program, they cost one [BL, K]
+    pass per group instead of one per value head (offline sm_90, Mamba-2 Nano FP8, one
+    value tile per head: the chunk loop 360 -> 257 instructions with head scores, 12
+    value heads per key group)."""
+    return scores_at_head(plan) and plan.GROUP > 1 and bool(plan.key_head_code)
+
+
 def onepass_flushes(plan: "KernelPlan") -> bool:
     """Whether the decode can fold a flushing row in one pass (Launch.onepass_flush,
     ONEPASS_FLUSH): the key-chunk decode of scalar decays over a plain round-to-nearest
@@ -721,9 +747,9 @@ def launch_constants(plan: "KernelPlan", kernel: str, BV: int, BKT: int | None =
     the tile count; see decode_splits); other kernels take 1. `stages` (a launch's
     num_stages; None: the plan's) is the depth of the key-chunk decode's chunk stream
     (STREAM_STAGES); `separate_flush` (decode only) leaves full rings to a fold launch
-    (FUSED_FLUSH false); `heads` (the key-chunked verify only) is the number of value heads
-    of one key group a program serves (HPP), sharing its key-level work: a divisor of
-    GROUP. `stream_first` (decodes where streams_first(plan) holds: STREAM_FIRST), in the
+    (FUSED_FLUSH false); `heads` (the key-chunked verify; the key-chunk decode with
+    head_scores, unsplit, where decode_shares_keys) is the number of value heads of one
+    key group a program serves (HPP), sharing its key-level work: a divisor of GROUP. `stream_first` (decodes where streams_first(plan) holds: STREAM_FIRST), in the
     value-tile decode, prefetches the program's first value tiles into L2 before the cursor
     (streams_first); in the key-chunk decode of scalar decays it issues
     the state stream's first loads once the cursor has arrived, before the records' gates
@@ -818,9 +844,15 @@ def launch_constants(plan: "KernelPlan", kernel: str, BV: int, BKT: int | None =
         raise ConfigError(f"only the decode kernel has a flush to separate, not {kernel}")
     if isinstance(heads, bool) or not isinstance(heads, int) or heads < 1:
         raise ConfigError(f"the value heads per program must be a positive integer, got {heads!r}")
-    if heads != 1 and not (kernel == "verify" and chunked):
-        raise ConfigError(f"only the key-chunked verify serves several value heads per "
-                          f"program, not {kernel}")
+    if heads != 1 and not ((kernel == "verify" and chunked)
+                           or (kernel == "replay_decode" and chunked and decode_shares_keys(plan)
+                               and head_scores and split == 1)):
+        raise ConfigError(f"only the key-chunked verify, and the key-chunk decode that shares its "
+                          f"records' scores across a key group (decode_shares_keys) with "
+                          f"head_scores and its rows unsplit, serve several value heads per "
+                          f"program, not the {kernel} kernel of {plan.name}"
+                          + (" without head_scores" if kernel == "replay_decode" and not head_scores else "")
+                          + (f" split {split} ways" if split != 1 else ""))
     if plan.GROUP % heads:
         raise ConfigError(f"{heads} value heads per program do not divide the key group of "
                           f"{plan.GROUP} value heads")
@@ -1235,6 +1267,25 @@ def make_plan(deriv: Derivation, config: KernelConfig) -> KernelPlan:
                  and all(quantities[n].head != "value" for n in set(chunk_deps) | chunk_scalars
                          if n in quantities)
                  and all(ring_heads.get(sym.name) != "value" for sym in from_fields(deriv.key).free_symbols))
+    # The decode's counterpart (decode_shares_keys): the token's query and key from
+    # key-head quantities (key_head_code, the head code's statements they need) and record
+    # keys from key-head ring fields. Empty where a value head's quantity enters either.
+    key_closure: set[str] = set()
+
+    def close(expr):
+        for sym in expr.free_symbols:
+            q = quantities.get(sym.name)
+            if q is not None and sym.name not in key_closure:
+                key_closure.add(sym.name)
+                if q.kind == "derived":
+                    close(q.expr)
+    close(wanted["query"])
+    close(wanted["key"])
+    key_targets = {f"b_{n}" for n in key_closure} | {"t_query", "t_key"}
+    key_head_code = tuple(st for st in head_code if st.target in key_targets)
+    if (any(quantities[n].head == "value" for n in key_closure)
+            or any(ring_heads.get(sym.name) == "value" for sym in from_fields(deriv.key).free_symbols)):
+        key_head_code = ()
     verify_template = _pick_verify_template(
         channel_gate, drafts_vectorised and key_level
         and all(f.name in chunk_deps for f in ring if f.axis == "K"))
@@ -1257,7 +1308,7 @@ def make_plan(deriv: Derivation, config: KernelConfig) -> KernelPlan:
         decay=t.decay, delta_rule=t.update == "delta",
         inputs=inputs, params=params, ring=ring,
         optional_flags=tuple(q.name for q in inputs if q.optional),
-        head_code=tuple(head_code), tile_code=tuple(tile_code),
+        head_code=tuple(head_code), key_head_code=key_head_code, tile_code=tuple(tile_code),
         record_head_code=record_head_code, record_tile_code=record_tile_code,
         DBV=DBV, DNV=-(-V // DBV), BKT=BKT, NK=BK // BKT, decode_fold_dot=decode_fold_dot,
         # The key-chunk decode's chunk loops carry no tl.dot, and Triton pipelines such a

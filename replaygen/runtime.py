@@ -461,7 +461,7 @@ class Kernels:
                 consts, launch, chosen = self._launch(
                     "replay_decode", rows, state.device, dataclasses.replace(chosen, onepass_flush=False))
             fused = consts["FUSED_FLUSH"]
-            self.module.replay_decode_kernel[(rows, self.plan.HV, consts["NSPLIT"])](
+            self.module.replay_decode_kernel[(rows, self.plan.HV // consts["HPP"], consts["NSPLIT"])](
                 slots_ptr=slots, num_slots=state.num_slots, cursor_ptr=state.cursor,
                 drafted_ptr=state.drafted, fold_queue_ptr=state.fold_queue,
                 ckpt_ptr=state.checkpoint, **self._state_args(state), **self._ring_args(state), **args,
@@ -800,7 +800,7 @@ class Kernels:
             # two of rows (one compile per power of two); a larger launch, or one whose
             # programs would overflow the epoch word's count, keeps grid order
             ordered = (rows <= MAX_ORDERED_ROWS
-                       and rows * self.plan.HV * hit[0]["NSPLIT"] <= MAX_ORDERED_PROGRAMS)
+                       and rows * self.plan.HV // hit[0]["HPP"] * hit[0]["NSPLIT"] <= MAX_ORDERED_PROGRAMS)
             hit[0].update({"ROWS_P2": 1 << max(rows - 1, 0).bit_length()} if ordered
                           else {"FLUSH_ORDER": 0})
         self._launches[key] = hit

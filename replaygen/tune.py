@@ -42,7 +42,9 @@ products on tensor cores at [64, K] and [128, K] tiles, four and eight warps, ev
 stage count (phase 4c, Launch.read_mma); for the key-chunk decode of scalar decays, the
 two best at each batch with the records' scores taken once per program at the head, at
 their own register cap and at each of the caps, one-warp launches also at 104 and 96
-(phase 4d, Launch.head_scores); then the two best of those at each batch with that fold launch
+(phase 4d, Launch.head_scores); where a key group's value heads share those scores
+(plan.decode_shares_keys), the two best of those at each batch with programs over every
+divisor of the group (phase 4e, Launch.heads); then the two best of those at each batch with that fold launch
 at each warp count (phase 5, Launch.fold_warps), and the two best after that with the
 fold launch's blocks split over 1 to 32 programs (phase 6, Launch.fold_split). What is
 measured: replay_decode amortised per step over a whole flush cycle with staggered rows (both launches when the
@@ -239,7 +241,7 @@ def flush_order_candidates(plan, times: dict[Launch, dict[int, float]], keep: in
     return _variants(times, keep, "flush_order", 0, FLUSH_ORDERS)
 
 
-MAX_HEADS = 16   # value heads per verify program (Mamba-2's key groups hold 12 to 16)
+MAX_HEADS = 16   # value heads per verify or decode program (Mamba-2's key groups hold 12 to 16)
 
 
 def shared_group_candidates(plan, times: dict[Launch, dict[int, float]], keep: int = 3) -> list[Launch]:
@@ -397,6 +399,30 @@ def head_scores_candidates(plan, times: dict[Launch, dict[int, float]], keep: in
             extra = HEAD_SCORE_CAPS if c.num_warps == 1 else ()
             for cap in dict.fromkeys((c.maxnreg, *register_caps(c.num_warps), *extra)):
                 cand = dataclasses.replace(c, head_scores=True, stream_first=False, maxnreg=cap)
+                if cand not in times and cand not in out:
+                    out.append(cand)
+    return out
+
+
+def decode_heads_candidates(plan, times: dict[Launch, dict[int, float]], keep: int = 2) -> list[Launch]:
+    """Phase 4e (the key-chunk decode whose records' raw scores a key group shares,
+    plan.decode_shares_keys): at each batch the `keep` fastest unsplit launches with the
+    scores at the head, each with its programs serving d value heads of one key group,
+    for every divisor d > 1 of the group up to MAX_HEADS (Launch.heads): the records' key
+    tile and its products with the token's query and key, once per d heads (Mamba-2's key
+    groups hold 12 value heads, GDN Qwen3.5-4B's 2). Fewer, longer programs: the batch
+    must still fill the GPU."""
+    if not plan.decode_shares_keys:
+        return []
+    divisors = [d for d in range(2, min(plan.GROUP, MAX_HEADS) + 1) if plan.GROUP % d == 0]
+    batches = sorted({b for t in times.values() for b in t})
+    out = []
+    for b in batches:
+        measured = {c: t[b] for c, t in times.items()
+                    if b in t and c.head_scores and c.split == 1 and c.heads == 1}
+        for c in sorted(measured, key=measured.get)[:keep]:
+            for d in divisors:
+                cand = dataclasses.replace(c, heads=d)
                 if cand not in times and cand not in out:
                     out.append(cand)
     return out
@@ -587,6 +613,8 @@ def _phases():
              lambda j, t: read_mma_candidates(j.kern.plan, t)),
             ("phase 4d (the decode's record scores at the head)", ("replay_decode",),
              lambda j, t: head_scores_candidates(j.kern.plan, t)),
+            ("phase 4e (decode programs over several value heads of a key group)", ("replay_decode",),
+             lambda j, t: decode_heads_candidates(j.kern.plan, t)),
             ("phase 5 (the warps of the separate fold launch)", ("replay_decode",),
              lambda j, t: fold_warps_candidates(j.kern.plan, t)),
             ("phase 6 (the split of the separate fold launch's blocks)", ("replay_decode",),

@@ -92,9 +92,10 @@ class Launch:
     whose kernel then carries no fold code (fewer registers, more programs per SM);
     maxnreg: a cap on the registers per thread that ptxas may use (None: none; Triton's
     `maxnreg` launch option): more programs per SM for a kernel whose registers limit
-    them, at the price of spills where the cap is below what it needs; heads (key-chunked
-    verify only): value heads of one key group per program, which share the program's
-    key-level work (fewer, longer programs; a divisor of the group size); fold_warps
+    them, at the price of spills where the cap is below what it needs; heads (the key-chunked
+    verify; the key-chunk decode with head_scores, plan.decode_shares_keys): value heads
+    of one key group per program, which share the program's key-level work (fewer, longer
+    programs; a divisor of the group size); fold_warps
     (decode only, where its flush is separate): the num_warps of that fold launch (None:
     the fold's own launch). After a decode step one row in L folds, so the fold launch's
     best shape differs from that of a flush of every row (its own table entry): fewer,
@@ -173,15 +174,27 @@ class Launch:
         plan.decode_splits). A launch tuned for a large batch rarely splits, and with few
         value heads a small batch then leaves the GPU nearly idle: GLA's L = 8 decode,
         tabled at batch 256 only, would run 4 programs at batch 1 (tuned at L = 16,
-        batch 1 took split 32: 0.0085 -> 0.0050 ms, H200, session 28)."""
-        if rows >= tabled or rows < 1 or not decode_splits(plan):
+        batch 1 took split 32: 0.0085 -> 0.0050 ms, H200, session 28). A launch whose
+        programs serve several value heads (heads) first serves fewer: the largest
+        divisor of its heads that keeps the programs, else one head per program, then
+        the split as above (a split launch serves one head per program: launch_constants)."""
+        if rows >= tabled or rows < 1:
             return self
+        launch = self
+        if self.heads > 1:
+            fits = [d for d in range(1, self.heads + 1) if self.heads % d == 0 and d * tabled <= self.heads * rows]
+            launch = dataclasses.replace(self, heads=max(fits) if fits else 1)
+            if fits:
+                return launch
+        if not decode_splits(plan):
+            return launch
         tiles = -(-plan.V // self.BV)
         most = 1 << (tiles.bit_length() - 1)              # a power of two <= tiles
-        want = -(-tabled * self.split // rows)            # programs per (row, head) to keep
+        # programs per (row, value head) to keep
+        want = -(-tabled * self.split // (rows * self.heads))
         split = min(most, 1 << (want - 1).bit_length())
         # (a one-pass flush needs its rows unsplit: launch_constants)
-        return dataclasses.replace(self, split=split, onepass_flush=False) if split > self.split else self
+        return dataclasses.replace(launch, split=split, onepass_flush=False) if split > launch.split else launch
 
     def as_dict(self) -> dict[str, int]:
         out = {"BV": self.BV, "num_warps": self.num_warps, "num_stages": self.num_stages}
@@ -456,9 +469,9 @@ class TuningTable:
             self._fail(key, f"'maxnreg' must be an integer register count in 16..255, got {r!r}")
         h = e.get("heads")
         if "heads" in e and (isinstance(h, bool) or not isinstance(h, int) or h < 1
-                             or e["kernel"] not in ("verify", "verify_fold")):
-            self._fail(key, f"'heads' is a positive integer, and only for verify, got {h!r} "
-                            f"for {e['kernel']!r}")
+                             or e["kernel"] not in ("verify", "verify_fold", "replay_decode")):
+            self._fail(key, f"'heads' is a positive integer, and only for verify or replay_decode, "
+                            f"got {h!r} for {e['kernel']!r}")
         if "fold_warps" in e and (not _power_of_two(e["fold_warps"], MAX_WARPS)
                                   or e["kernel"] != "replay_decode"):
             self._fail(key, f"'fold_warps' is a power of two <= {MAX_WARPS}, and only for "

@@ -393,11 +393,13 @@ def compile_all(workers: int) -> tuple[int, list[str]]:
         # The records' scores at the head (Launch.head_scores): the stream still pipelined,
         # and its pipelined copies no [BL, BKT] ring tile (the scores were taken before it):
         # over an FP8 read copy's words (its flush in the fold launch) none is left; over
-        # the plain checkpoint, the fused flush's fold keeps its own
+        # the plain checkpoint, the fused flush's fold keeps its own. So with programs over
+        # a whole key group's value heads (Launch.heads), their loop around the stream
         if kern.plan.scores_at_head:
             fp8 = load(variant, config=load_variant(variant).configs[0].name, tuning=False,
                        read_dtype="fp8")
-            for hk, separate in ((kern, False), (fp8, True)):
+            group = fp8.plan.GROUP if fp8.plan.decode_shares_keys else 1
+            for hk, separate, heads in ((kern, False, 1), (fp8, True, 1), (fp8, True, group)):
                 count += 1
                 try:
                     hbv, hbkt, hwarps = plan_tiles(hk.plan, "replay_decode")
@@ -406,13 +408,15 @@ def compile_all(workers: int) -> tuple[int, list[str]]:
                         hk, "replay_decode_kernel", launch).asm["ttgir"].splitlines()
                         if "async_copy_global_to_local" in ln]
                     plain = copies(Launch(hbv, hwarps, 3, hbkt, separate_flush=separate))
-                    head = copies(Launch(hbv, hwarps, 3, hbkt, separate_flush=separate, head_scores=True))
+                    head = copies(Launch(hbv, hwarps, 3, hbkt, separate_flush=separate, head_scores=True,
+                                         heads=heads))
                     rings = [sum(ring in ln for ln in c) for c in (plain, head)]
                     assert head, "the stream is not pipelined"
                     assert rings[1] < rings[0] and (rings[1] == 0 or not separate), \
                         f"ring tiles pipelined: {rings[0]} without, {rings[1]} with scores at the head"
                 except Exception as exc:  # report every failure, not only the first
-                    failures.append(f"{hk.name}: replay_decode_kernel with its scores at the head: {exc}")
+                    failures.append(f"{hk.name}: replay_decode_kernel with its scores at the head "
+                                    f"({heads} value heads per program): {exc}")
         # The launch order (Launch.flush_order, launch_order.flush_first, at 256 rows): the
         # epoch word's arrival and flip are atomics, and the chunk stream is still pipelined
         # (the interpreter has neither concurrent programs nor a pipeliner)
@@ -456,13 +460,14 @@ def test_default_kernels_compile_for_sm90():
     # (plain, folding), verify_folds commit and L = 32 decode; the read-word and
     # tensor-core read decodes, the
     # key-chunk decodes' pipelining checks (their one-pass flushes, their flush order, their
-    # scores at the head: plain and FP8 words) and the
+    # scores at the head: plain, FP8 words, and FP8 words in programs over a key group's
+    # value heads) and the
     # value-tile decodes streaming first
     quantized = sum(c.read_dtype is not None or c.state_dtype in ("fp8", "nvfp4")
                     for _, c in CONFIGS)
     expected = (len(CONFIGS) * (len(KERNELS) - 1) + quantized + len(TUNED)
                 + 4 * len(available_variants()) + len(read_word_configs()) + len(read_mma_configs())
-                + 3 * len(CHUNKED_DECODE) + len(ONEPASS_DECODE) + 2 * len(HEAD_SCORE_DECODE)
+                + 3 * len(CHUNKED_DECODE) + len(ONEPASS_DECODE) + 3 * len(HEAD_SCORE_DECODE)
                 + len(TILED_DECODE)
                 + 4 * len(TILED_VERIFY))
     assert f"compiled {expected} kernels, 0 failed" in stdout, stdout[-2000:]

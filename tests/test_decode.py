@@ -265,6 +265,39 @@ def test_head_scores(variant, DBV, split, separate, device):
     assert h.device_flushes >= 5 and h.mixed_launches >= 3
 
 
+HEADS_CASES = [v for v in sorted(ALL_CASES)
+               if Config(v, H=1, ratio=4, K=16, V=16, L=4, state_dtype="fp32", record_dtype="bf16",
+                         input_dtype="bf16").load().plan.decode_shares_keys]
+
+
+@pytest.mark.parametrize("variant", HEADS_CASES)
+@pytest.mark.parametrize("heads,separate,order", [(2, False, 0), (4, True, 0), (4, False, 1)])
+def test_decode_programs_over_value_heads(variant, heads, separate, order, device):
+    """Launch.heads in the key-chunk decode (plan.decode_shares_keys, with head_scores):
+    each program serves `heads` value heads of one key group of four, the records' raw
+    scores with the token's q (and k) taken once for all of them, each head weighting them
+    by its own decays. V = 20 in value tiles of 8 (three per head); the flush fused (the
+    flushing heads' second pass over their own checkpoints) or in the fold launch; the
+    flushing rows' programs first (order 1: launch_order over HV / heads programs per
+    row). Three slots at staggered ring positions, a padding row, an explicit flush and a
+    launch that folds every row; every output, state, cursor and ring row of every head
+    is checked against the reference (harness): a head that took another head's decays,
+    a program that served the wrong heads or a key record written twice would show."""
+    cfg = Config(variant, H=1, ratio=4, K=16, V=20, L=4, state_dtype="fp32",
+                 record_dtype="bf16", input_dtype="bf16",
+                 optional=ALL_CASES[variant].optional_inputs)
+    h = Harness(cfg, num_slots=3, device=device, seed=53 + heads + order)
+    p = h.kern.plan
+    h.kern.forced["replay_decode"] = Launch(8, 1, 2, BKT=p.BKT, separate_flush=separate,
+                                            head_scores=True, heads=heads, flush_order=order)
+    consts = h.kern.launch_args("replay_decode", 3, device)[0]
+    assert consts["HPP"] == heads and consts["HEAD_SCORES"] is True and consts["DNV"] == 3
+    rows = [(0, -1, 1), (0, 1, 2), (2, 0, -1), (0, 1, 2), (-1, 1, 0), (2, 0, 1), (1, 2, 0),
+            (0, 1, 2)]
+    h.run([Step(r, flush=(2, -1) if i == 5 else None, fold=i == 6) for i, r in enumerate(rows)])
+    assert h.device_flushes >= 5 and h.mixed_launches >= 3
+
+
 CHUNK_CASES = [v for v in sorted(ALL_CASES)
                if "kchunks" in Config(v, H=1, ratio=2, K=16, V=16, L=4, state_dtype="fp32",
                                       record_dtype="bf16", input_dtype="bf16").load().plan.decode_template]

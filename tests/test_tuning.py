@@ -172,6 +172,24 @@ def test_phase_4d_takes_the_records_scores_at_the_head():
         assert head_scores_candidates(plan, {a: {256: 0.2}}) == []
 
 
+def test_phase_4e_serves_a_key_groups_value_heads_per_program():
+    """Phase 4e: at each batch the `keep` fastest unsplit launches with head_scores and
+    one head per program, each with every divisor > 1 of the key group (up to MAX_HEADS);
+    none already timed; nothing where the decode does not share its keys' scores."""
+    from replaygen.tune import decode_heads_candidates
+    plan = load("gdn", H=1, HV=6, K=16, V=32, L=4, tuning=False).plan
+    a = Launch(16, 1, 3, BKT=8, head_scores=True)
+    b = Launch(16, 1, 3, BKT=8, head_scores=True, split=2)
+    c = Launch(32, 1, 3, BKT=8)
+    times = {a: {256: 0.3}, b: {256: 0.1}, c: {256: 0.05}}
+    got = decode_heads_candidates(plan, times, keep=1)
+    assert got == [dataclasses.replace(a, heads=d) for d in (2, 3, 6)]
+    times.update({x: {256: 0.2} for x in got})
+    assert decode_heads_candidates(plan, times, keep=1) == []
+    assert decode_heads_candidates(load("gdn", H=2, HV=2, K=16, V=32, L=4, tuning=False).plan,
+                                   {a: {256: 0.3}}) == []   # a key group of one head
+
+
 def test_onepass_flush_round_trips_and_is_checked(tmp_path):
     """Launch.onepass_flush: kept by a table; taken by the key-chunk decode of a plain
     round-to-nearest checkpoint with scalar decays, its flush fused and its rows unsplit
@@ -264,15 +282,41 @@ def test_verify_heads_round_trip_and_are_checked(tmp_path):
     key group or the kernel is not the key-chunked verify."""
     back = _stored_only_when_set(tmp_path, "verify", Launch(32, 1, 2, BKT=32, heads=2), "heads")
     assert back.lookup("cfg", "verify", "G", 1).heads == 2
-    with pytest.raises(TuningError, match="'heads' is a positive integer, and only for verify"):
+    with pytest.raises(TuningError, match="'heads' is a positive integer, and only for verify or replay_decode"):
         TuningTable().add("G", "cfg", "fold", 1, Launch(32, 1, 2, heads=2))
     plan = load("gdn", H=2, HV=12, K=16, V=32, L=2, max_drafts=2, tuning=False).plan
     assert launch_constants(plan, "verify", 16, 16, heads=3)["HPP"] == 3
     assert launch_constants(plan, "verify", 16, 16)["HPP"] == 1
     with pytest.raises(ConfigError, match="4 value heads per program do not divide the key group of 6"):
         launch_constants(plan, "verify", 16, 16, heads=4)
-    with pytest.raises(ConfigError, match="only the key-chunked verify serves several"):
+    with pytest.raises(ConfigError, match="only the key-chunked verify, and the key-chunk decode"):
         launch_constants(plan, "fold", 16, heads=2)
+
+
+def test_decode_heads_round_trip_and_are_checked(tmp_path):
+    """Value heads per key-chunk decode program (plan.decode_shares_keys): taken with
+    head_scores and unsplit rows, a divisor of the key group; refused without head_scores,
+    with a split, for value tiles, for per-channel decays (KDA, whose key group is one
+    head anyway at H = HV, and at H < HV too) and where they do not divide the group, each
+    named; stored in a table only when not 1."""
+    back = _stored_only_when_set(tmp_path, "replay_decode",
+                                 Launch(16, 1, 2, BKT=8, head_scores=True, heads=3), "heads")
+    assert back.lookup("cfg", "replay_decode", "G", 1).heads == 3
+    gdn = lambda **o: load("gdn", H=2, HV=12, K=16, V=32, L=4, tuning=False, **o).plan  # noqa: E731
+    plan = gdn()
+    assert plan.decode_shares_keys and [st.target for st in plan.key_head_code][-2:] == ["t_query", "t_key"]
+    assert launch_constants(plan, "replay_decode", 16, 8, head_scores=True, heads=6)["HPP"] == 6
+    for extra, why in (({}, " without head_scores"), ({"head_scores": True, "split": 2}, " split 2 ways")):
+        with pytest.raises(ConfigError, match=f"not the replay_decode kernel of {plan.name}{why}"):
+            launch_constants(plan, "replay_decode", 16, 8, heads=2, **extra)
+    with pytest.raises(ConfigError, match="4 value heads per program do not divide the key group of 6"):
+        launch_constants(plan, "replay_decode", 16, 8, head_scores=True, heads=4)
+    kda = load("kda", H=2, HV=4, K=16, V=32, L=4, tuning=False, decode_structure="kchunks").plan
+    for p, kernel_plan in ((gdn(decode_structure="vtiles"), "vtiles"), (kda, "kda")):
+        assert not p.decode_shares_keys, kernel_plan
+        with pytest.raises(ConfigError, match="serve several value heads per program"):
+            launch_constants(p, "replay_decode", 16, 8 if decode_is_chunked(p) else None,
+                             heads=2)
 
 def test_split_candidates_extend_the_fastest_small_batch_launches():
     plan = load("gdn", H=1, HV=1, K=16, V=32, L=2, tuning=False).plan
@@ -619,6 +663,15 @@ def test_a_decode_tabled_at_a_larger_batch_splits_for_fewer_rows():
     assert split8.for_fewer_rows(kern.plan, 8, 8) == split8            # at its own batch
     read = load("gla", H=4, HV=4, K=16, V=512, L=4, read_dtype="nvfp4", tuning=False).plan
     assert Launch(16, 2, 1, separate_flush=True).for_fewer_rows(read, 256, 1).split == 1
+    # programs over 12 value heads (a key group's): first fewer heads per program, the
+    # largest divisor that keeps the programs, then one head per program and a split
+    gdn = load("gdn", H=1, HV=12, K=16, V=64, L=4, tuning=False).plan   # 4 tiles of 16 rows
+    twelve = Launch(16, 1, 3, BKT=8, head_scores=True, heads=12)
+    assert twelve.for_fewer_rows(gdn, 256, 128).heads == 6
+    assert twelve.for_fewer_rows(gdn, 256, 64) == dataclasses.replace(twelve, heads=3)
+    assert twelve.for_fewer_rows(gdn, 256, 30) == dataclasses.replace(twelve, heads=1)  # 12 x 30 >= 256: 1 divides
+    assert twelve.for_fewer_rows(gdn, 256, 8) == dataclasses.replace(twelve, heads=1, split=4)
+    assert twelve.for_fewer_rows(gdn, 256, 256) == twelve
 
 
 @pytest.mark.parametrize("variant", ["gdn", "kda"])

@@ -2,8 +2,8 @@
 # the templates and run `replaygen build`.
 # kernel: gdn__H16_HV64_K128_V128__L16__state_fp32__rec_bf16
 # spec sha256: 269ae606d36dd56b152535499facfacd42680cd4fda27f9a1b04094384a173fb
-# templates sha256: 92cf02c8b124e4c7dab33b6668d6e17276da5136be6d01467857d6d7148754d7
-# generator sha256: 3568479f02a8d63b26fd7038c0c9467ddc7bae0c5735306d3e30659957d268b7
+# templates sha256: d9b36092eb82584fc31c3cd3cf3dcec29d88e7a89581fe7287959fca26cd9e2b
+# generator sha256: 483d6baa7c64649dc232c83683c32df048e406739614c1b5dccaf501efe71af1
 """ReplaySSM kernels for gdn: gdn__H16_HV64_K128_V128__L16__state_fp32__rec_bf16.
 
 Replay form: S_t = C·exp(G_t) + Σ_j u_j (exp(G_t - G_j)·k_j)ᵀ,  G_j = Σ_(i<=j) g_i
@@ -59,17 +59,21 @@ def replay_decode_kernel(
     and the last one to finish publishes it (an arrival count in `drafted`'s high bits).
     With FLUSH_ORDER > 0 (a tuned launch choice) a program's (row, value head) is not its
     grid position: the flushing rows' programs run first (launch_order.flush_first).
+    With HPP > 1 (Launch.heads, with HEAD_SCORES) a program serves HPP value heads of one
+    key group, one after another, after taking the records' raw scores once for all of
+    them (group_scores).
     """
     if FLUSH_ORDER == 0:
         i_b = tl.program_id(0)
-        i_hv = tl.program_id(1)
+        i_hv0 = tl.program_id(1) * HPP  # the program's first value head
     else:  # (a tuned launch choice) the flushing rows' programs early in the launch
-        i_b, i_hv, epoch = launch_order.flush_first(slots_ptr, num_slots, fold_queue_ptr + 2 + num_slots * HV + num_slots * H, HV, FLUSH_ORDER, ROWS_P2)
+        i_b, i_hg, epoch = launch_order.flush_first(slots_ptr, num_slots, fold_queue_ptr + 2 + num_slots * HV + num_slots * H, HV // HPP, FLUSH_ORDER, ROWS_P2)
+        i_hv0 = i_hg * HPP
     if NSPLIT == 1:
         i_split = 0  # a compile-time 0: unsplit launches keep static value-tile offsets
     else:
         i_split = tl.program_id(2)
-    i_kh = i_hv // GROUP
+    i_kh = i_hv0 // GROUP
     i_slot = tl.load(slots_ptr + i_b).to(tl.int64)
     o_k = tl.arange(0, BK)
     m_k = o_k < K
@@ -78,266 +82,282 @@ def replay_decode_kernel(
     o_kb = tl.arange(0, BKT)
     KGC: tl.constexpr = (BKT + 3) // 4  # groups of 4 keys in a chunk row (formats.grouped_dot)
     if (i_slot >= 0) & (i_slot < num_slots):
-        p_cursor = cursor_ptr + i_slot * HV + i_hv
-        n = tl.load(p_cursor)
-        m_l = o_l < n
-        tl.debug_barrier()  # every warp has read the cursor and drafted words: stores may follow
-        if FUSED_FLUSH:
-            # A full ring folds; with FOLD_EVERY_STEP (decode(fold_every_step=True)) every
-            # step folds, so the state stays a plain checkpoint (cursor 0).
-            FLUSH = (n + 1 >= L) | FOLD_EVERY_STEP
-        else:
-            # every row appends its record (a full ring holds L): a second launch, the
-            # fold kernel, folds full rings (runtime.decode); no fold code is compiled here
-            FLUSH = False
-        if ONEPASS_FLUSH:  # (static) a flush folds in the stream; its token opens the fresh window at ring row 0
-            FOLD_IN_STREAM = FLUSH
-            SECOND_PASS = False
-            n_rec = tl.where(FLUSH, 0, n)
-        else:  # (FOLD_IN_STREAM False: no fold code in the stream is compiled)
-            FOLD_IN_STREAM = False
-            SECOND_PASS = FLUSH
-            n_rec = n
-        # -- the current token: scalars, whole-axis reductions, key-axis values ------
-        b_q = tl.load(q_ptr + i_b * stride_q + i_kh * K + o_k, mask=m_k, other=0.0).to(tl.float32)
-        b_k = tl.load(k_ptr + i_b * stride_k + i_kh * K + o_k, mask=m_k, other=0.0).to(tl.float32)
-        b_a = tl.load(a_ptr + i_b * stride_a + i_hv).to(tl.float32)
-        b_b = tl.load(b_ptr + i_b * stride_b + i_hv).to(tl.float32)
-        b_A_log = tl.load(A_log_ptr + i_hv).to(tl.float32)
-        b_dt_bias = tl.load(dt_bias_ptr + i_hv).to(tl.float32)
-        b_q_hat = b_q * (0.08838834764831845 * tl.math.rsqrt(tl.sum((b_q) * (b_q), axis=0) + 1e-06))
-        b_k_hat = b_k * (tl.math.rsqrt(tl.sum((b_k) * (b_k), axis=0) + 1e-06))
-        b_g = -devmath.exp(b_A_log) * tl.where((b_a + b_dt_bias) > 20.0, (b_a + b_dt_bias), devmath.log(1.0 + devmath.exp(tl.minimum((b_a + b_dt_bias), 20.0))))
-        b_beta = (1.0 / (1.0 + devmath.exp(-(b_b))))
-        t_query = b_q_hat
-        t_key = b_k_hat
-        t_gate = b_g
-        t_beta = b_beta
-        red_0 = tl.sum((b_q) * (b_q), axis=0)
-        red_1 = tl.sum((b_k) * (b_k), axis=0)
-        # -- committed records: scalar log decays (their rows load without waiting for
-        # the cursor; past n they are masked after the load) --------------------------
-        r_g = tl.load(ring_g_ptr + (i_slot * HV + i_hv) * RING + o_l, mask=o_l < RING, other=0.0).to(tl.float32)  # [BL]
-        if FOLD_IN_STREAM:  # the fold's decays: to the last committed record, not the token
-            rec_gate = r_g
-            rec_gate = tl.where(m_l, rec_gate, 0.0)  # log decays of the committed records
-            G_rec = tl.cumsum(rec_gate, axis=0)  # cumulative log decay after each record
-            G_t = tl.sum(rec_gate, axis=0)  # ... and after the last record
-            rec_weight = tl.where(m_l, devmath.exp(-G_rec + G_t), 0.0)  # decay from record j to t, <= 1
-            ck_weight = devmath.exp(G_t)  # decay from the checkpoint to t
-            fold_w = rec_weight  # decay from record j to record n - 1
-            fold_ck = ck_weight  # ... and from the checkpoint (the token's decays follow below)
-        else:
-            fold_w = tl.zeros([BL], tl.float32)
-            fold_ck = tl.full([], 0.0, tl.float32)
-        if not STREAM_FIRST:  # (static) else after the first value tile's stream
-            rec_gate = r_g
-            rec_gate = tl.where(m_l, rec_gate, 0.0)  # log decays of the committed records
-            G_rec = tl.cumsum(rec_gate, axis=0)  # cumulative log decay after each record
-            G_t = tl.sum(rec_gate, axis=0) + t_gate  # ... and after the last record and the current token
-            rec_weight = tl.where(m_l, devmath.exp(-G_rec + G_t), 0.0)  # decay from record j to t, <= 1
-            ck_weight = devmath.exp(G_t)  # decay from the checkpoint to t
-        else:  # placeholders, loop-carried: the first tile sets them
-            rec_weight = tl.zeros([BL], tl.float32)
-            ck_weight = tl.full([], 0.0, tl.float32)
-        h_s_q = tl.zeros([BL], tl.float32)
-        h_s_k = tl.zeros([BL], tl.float32)
-        h_s_kq = tl.full([], 0.0, tl.float32)
-        if HEAD_SCORES:  # (static; not with STREAM_FIRST: the decays are in)
+        g_s_q = tl.zeros([BL], tl.float32)
+        g_s_k = tl.zeros([BL], tl.float32)
+        g_s_kq = tl.full([], 0.0, tl.float32)
+        if HEAD_SCORES:  # (static; not with STREAM_FIRST: its stream takes the records' keys itself)
             for _scope in range(1):
+                n = tl.load(cursor_ptr + i_slot * HV + i_hv0)  # the group's cursor
+                m_l = o_l < n
+                b_q = tl.load(q_ptr + i_b * stride_q + i_kh * K + o_k, mask=m_k, other=0.0).to(tl.float32)
+                b_k = tl.load(k_ptr + i_b * stride_k + i_kh * K + o_k, mask=m_k, other=0.0).to(tl.float32)
+                b_q_hat = b_q * (0.08838834764831845 * tl.math.rsqrt(tl.sum((b_q) * (b_q), axis=0) + 1e-06))
+                b_k_hat = b_k * (tl.math.rsqrt(tl.sum((b_k) * (b_k), axis=0) + 1e-06))
+                t_query = b_q_hat
+                t_key = b_k_hat
                 r_k_hat = tl.load(ring_k_hat_ptr + ((i_slot * H + i_kh) * RING + o_l[:, None]) * K + o_k[None, :], mask=m_l[:, None] & m_k[None, :], other=0.0).to(tl.float32)  # [BL, BK]
-                r_g = tl.load(ring_g_ptr + (i_slot * HV + i_hv) * RING + o_l, mask=m_l, other=0.0).to(tl.float32)  # [BL]
                 rec_key = r_k_hat
+                g_s_q = tl.sum(rec_key * t_query[None, :], axis=1)  # [BL] (zero past n)
+                g_s_k = tl.sum(rec_key * t_key[None, :], axis=1)
+                g_s_kq = tl.sum(t_key * t_query, axis=0)
+        for i_g in range(HPP):  # the program's value heads (HPP: Launch.heads; one by default)
+            i_hv = i_hv0 + i_g
+            p_cursor = cursor_ptr + i_slot * HV + i_hv
+            n = tl.load(p_cursor)
+            m_l = o_l < n
+            tl.debug_barrier()  # every warp has read the cursor and drafted words: stores may follow
+            if FUSED_FLUSH:
+                # A full ring folds; with FOLD_EVERY_STEP (decode(fold_every_step=True)) every
+                # step folds, so the state stays a plain checkpoint (cursor 0).
+                FLUSH = (n + 1 >= L) | FOLD_EVERY_STEP
+            else:
+                # every row appends its record (a full ring holds L): a second launch, the
+                # fold kernel, folds full rings (runtime.decode); no fold code is compiled here
+                FLUSH = False
+            if ONEPASS_FLUSH:  # (static) a flush folds in the stream; its token opens the fresh window at ring row 0
+                FOLD_IN_STREAM = FLUSH
+                SECOND_PASS = False
+                n_rec = tl.where(FLUSH, 0, n)
+            else:  # (FOLD_IN_STREAM False: no fold code in the stream is compiled)
+                FOLD_IN_STREAM = False
+                SECOND_PASS = FLUSH
+                n_rec = n
+            # -- the current token: scalars, whole-axis reductions, key-axis values ------
+            b_q = tl.load(q_ptr + i_b * stride_q + i_kh * K + o_k, mask=m_k, other=0.0).to(tl.float32)
+            b_k = tl.load(k_ptr + i_b * stride_k + i_kh * K + o_k, mask=m_k, other=0.0).to(tl.float32)
+            b_a = tl.load(a_ptr + i_b * stride_a + i_hv).to(tl.float32)
+            b_b = tl.load(b_ptr + i_b * stride_b + i_hv).to(tl.float32)
+            b_A_log = tl.load(A_log_ptr + i_hv).to(tl.float32)
+            b_dt_bias = tl.load(dt_bias_ptr + i_hv).to(tl.float32)
+            b_q_hat = b_q * (0.08838834764831845 * tl.math.rsqrt(tl.sum((b_q) * (b_q), axis=0) + 1e-06))
+            b_k_hat = b_k * (tl.math.rsqrt(tl.sum((b_k) * (b_k), axis=0) + 1e-06))
+            b_g = -devmath.exp(b_A_log) * tl.where((b_a + b_dt_bias) > 20.0, (b_a + b_dt_bias), devmath.log(1.0 + devmath.exp(tl.minimum((b_a + b_dt_bias), 20.0))))
+            b_beta = (1.0 / (1.0 + devmath.exp(-(b_b))))
+            t_query = b_q_hat
+            t_key = b_k_hat
+            t_gate = b_g
+            t_beta = b_beta
+            red_0 = tl.sum((b_q) * (b_q), axis=0)
+            red_1 = tl.sum((b_k) * (b_k), axis=0)
+            # -- committed records: scalar log decays (their rows load without waiting for
+            # the cursor; past n they are masked after the load) --------------------------
+            r_g = tl.load(ring_g_ptr + (i_slot * HV + i_hv) * RING + o_l, mask=o_l < RING, other=0.0).to(tl.float32)  # [BL]
+            if FOLD_IN_STREAM:  # the fold's decays: to the last committed record, not the token
                 rec_gate = r_g
-                h_kw = rec_weight[:, None] * rec_key  # [BL, BK] decayed record keys (zero past n)
-                h_s_q = tl.sum(h_kw * t_query[None, :], axis=1)
-                h_s_k = tl.sum(h_kw * t_key[None, :], axis=1)
-                h_s_kq = tl.sum(t_key * t_query, axis=0)
-        for i_vs in range((DNV + NSPLIT - 1) // NSPLIT):  # this program's value tiles
-            i_v = i_split + i_vs * NSPLIT  # (past DNV: a fully masked tile, when NSPLIT does not divide it)
-            o_v = i_v * DBV + o_vb
-            m_v = o_v < V
-            p_rows = ckpt_ptr + ((i_slot * HV + i_hv) * V + o_v) * K  # [DBV] checkpoint rows
-            if FOLD_IN_STREAM:  # the fold's value records
-                r_u = tl.load(ring_u_ptr + ((i_slot * HV + i_hv) * RING + o_l[:, None]) * V + o_v[None, :], mask=m_l[:, None] & m_v[None, :], other=0.0).to(tl.float32)  # [BL, BV]
-                rec_value = r_u
-                fold_value = rec_value
+                rec_gate = tl.where(m_l, rec_gate, 0.0)  # log decays of the committed records
+                G_rec = tl.cumsum(rec_gate, axis=0)  # cumulative log decay after each record
+                G_t = tl.sum(rec_gate, axis=0)  # ... and after the last record
+                rec_weight = tl.where(m_l, devmath.exp(-G_rec + G_t), 0.0)  # decay from record j to t, <= 1
+                ck_weight = devmath.exp(G_t)  # decay from the checkpoint to t
+                fold_w = rec_weight  # decay from record j to record n - 1
+                fold_ck = ck_weight  # ... and from the checkpoint (the token's decays follow below)
             else:
-                fold_value = tl.zeros([BL, DBV], tl.float32)
-            s_q = tl.zeros([BL], tl.float32)  # record scores for q
-            kq = tl.zeros([BKT], tl.float32)  # the token's own score, per lane
-            s_k = tl.zeros([BL], tl.float32)  # record scores for k
-            if FOLD_IN_STREAM:
-                acc_q = tl.zeros([DBV, KGC], tl.float32)  # partial sums of C·(decayed q; STREAM_FIRST: q)
-                acc_k = tl.zeros([DBV, KGC], tl.float32)  # ... and of C·(decayed k)
-                for i_k in tl.range(NK, num_stages=STREAM_STAGES):
-                    o_kc = i_k * BKT + o_kb
-                    m_kc = o_kc < K
-                    c_q = tl.load(q_ptr + i_b * stride_q + i_kh * K + o_kc, mask=m_kc, other=0.0).to(tl.float32)
-                    c_k = tl.load(k_ptr + i_b * stride_k + i_kh * K + o_kc, mask=m_kc, other=0.0).to(tl.float32)
-                    c_q_hat = 0.08838834764831845 * c_q * tl.math.rsqrt(red_0 + 1e-06)
-                    c_k_hat = c_k * tl.math.rsqrt(red_1 + 1e-06)
-                    ct_query = c_q_hat
-                    ct_key = c_k_hat
-                    r_k_hat = tl.load(ring_k_hat_ptr + ((i_slot * H + i_kh) * RING + o_l[:, None]) * K + o_kc[None, :], mask=m_l[:, None] & m_kc[None, :], other=0.0).to(tl.float32)  # [BL, BKT]
-                    rec_key = r_k_hat
-                    kw = rec_key if STREAM_FIRST else rec_weight[:, None] * rec_key  # [BL, BKT] (zero past n)
-                    p_chunk = p_rows[:, None] + o_kc[None, :]
-                    c_chunk = tl.load(p_chunk, mask=m_v[:, None] & m_kc[None, :], other=0.0).to(tl.float32)
-                    acc_q = formats.grouped_dot(acc_q, c_chunk, (ct_query if STREAM_FIRST else ck_weight * ct_query), DBV, BKT, KGC)
-                    if not HEAD_SCORES:  # (static)
-                        s_q += tl.sum(kw * ct_query[None, :], axis=1)
-                        kq += ct_key * ct_query
-                    acc_k = formats.grouped_dot(acc_k, c_chunk, (ct_key if STREAM_FIRST else ck_weight * ct_key), DBV, BKT, KGC)
-                    if not HEAD_SCORES:  # (static)
-                        s_k += tl.sum(kw * ct_key[None, :], axis=1)
-                    s_tile = c_chunk * fold_ck
-                    fold_kw = fold_w[:, None] * rec_key  # [BL, BKT] record keys decayed to record n - 1
-                    if DECODE_FOLD_DOT:  # one [BV, BL] x [BL, BK] product
-                        s_tile += tl.dot(tl.trans(fold_value), fold_kw, input_precision="tf32")
-                    else:  # tiles too small for tl.dot (a dim < 16): broadcast and reduce
-                        s_tile += tl.sum(fold_value[:, :, None] * fold_kw[:, None, :], axis=0)
-                    tl.store(p_chunk, s_tile.to(ckpt_ptr.dtype.element_ty), mask=m_v[:, None] & m_kc[None, :], eviction_policy="evict_first")
-                acc_q = tl.sum(acc_q, axis=1)
-                acc_k = tl.sum(acc_k, axis=1)
-            else:
-                acc_q = tl.zeros([DBV, KGC], tl.float32)  # partial sums of C·(decayed q; STREAM_FIRST: q)
-                acc_k = tl.zeros([DBV, KGC], tl.float32)  # ... and of C·(decayed k)
-                for i_k in tl.range(NK, num_stages=STREAM_STAGES):
-                    o_kc = i_k * BKT + o_kb
-                    m_kc = o_kc < K
-                    c_q = tl.load(q_ptr + i_b * stride_q + i_kh * K + o_kc, mask=m_kc, other=0.0).to(tl.float32)
-                    c_k = tl.load(k_ptr + i_b * stride_k + i_kh * K + o_kc, mask=m_kc, other=0.0).to(tl.float32)
-                    c_q_hat = 0.08838834764831845 * c_q * tl.math.rsqrt(red_0 + 1e-06)
-                    c_k_hat = c_k * tl.math.rsqrt(red_1 + 1e-06)
-                    ct_query = c_q_hat
-                    ct_key = c_k_hat
-                    if not HEAD_SCORES:  # (static)
+                fold_w = tl.zeros([BL], tl.float32)
+                fold_ck = tl.full([], 0.0, tl.float32)
+            if not STREAM_FIRST:  # (static) else after the first value tile's stream
+                rec_gate = r_g
+                rec_gate = tl.where(m_l, rec_gate, 0.0)  # log decays of the committed records
+                G_rec = tl.cumsum(rec_gate, axis=0)  # cumulative log decay after each record
+                G_t = tl.sum(rec_gate, axis=0) + t_gate  # ... and after the last record and the current token
+                rec_weight = tl.where(m_l, devmath.exp(-G_rec + G_t), 0.0)  # decay from record j to t, <= 1
+                ck_weight = devmath.exp(G_t)  # decay from the checkpoint to t
+            else:  # placeholders, loop-carried: the first tile sets them
+                rec_weight = tl.zeros([BL], tl.float32)
+                ck_weight = tl.full([], 0.0, tl.float32)
+            h_s_q = tl.zeros([BL], tl.float32)
+            h_s_k = tl.zeros([BL], tl.float32)
+            h_s_kq = tl.full([], 0.0, tl.float32)
+            if HEAD_SCORES:  # (static)
+                h_s_q = rec_weight * g_s_q
+                h_s_k = rec_weight * g_s_k
+                h_s_kq = g_s_kq
+            for i_vs in range((DNV + NSPLIT - 1) // NSPLIT):  # this program's value tiles
+                i_v = i_split + i_vs * NSPLIT  # (past DNV: a fully masked tile, when NSPLIT does not divide it)
+                o_v = i_v * DBV + o_vb
+                m_v = o_v < V
+                p_rows = ckpt_ptr + ((i_slot * HV + i_hv) * V + o_v) * K  # [DBV] checkpoint rows
+                if FOLD_IN_STREAM:  # the fold's value records
+                    r_u = tl.load(ring_u_ptr + ((i_slot * HV + i_hv) * RING + o_l[:, None]) * V + o_v[None, :], mask=m_l[:, None] & m_v[None, :], other=0.0).to(tl.float32)  # [BL, BV]
+                    rec_value = r_u
+                    fold_value = rec_value
+                else:
+                    fold_value = tl.zeros([BL, DBV], tl.float32)
+                s_q = tl.zeros([BL], tl.float32)  # record scores for q
+                kq = tl.zeros([BKT], tl.float32)  # the token's own score, per lane
+                s_k = tl.zeros([BL], tl.float32)  # record scores for k
+                if FOLD_IN_STREAM:
+                    acc_q = tl.zeros([DBV, KGC], tl.float32)  # partial sums of C·(decayed q; STREAM_FIRST: q)
+                    acc_k = tl.zeros([DBV, KGC], tl.float32)  # ... and of C·(decayed k)
+                    for i_k in tl.range(NK, num_stages=STREAM_STAGES):
+                        o_kc = i_k * BKT + o_kb
+                        m_kc = o_kc < K
+                        c_q = tl.load(q_ptr + i_b * stride_q + i_kh * K + o_kc, mask=m_kc, other=0.0).to(tl.float32)
+                        c_k = tl.load(k_ptr + i_b * stride_k + i_kh * K + o_kc, mask=m_kc, other=0.0).to(tl.float32)
+                        c_q_hat = 0.08838834764831845 * c_q * tl.math.rsqrt(red_0 + 1e-06)
+                        c_k_hat = c_k * tl.math.rsqrt(red_1 + 1e-06)
+                        ct_query = c_q_hat
+                        ct_key = c_k_hat
                         r_k_hat = tl.load(ring_k_hat_ptr + ((i_slot * H + i_kh) * RING + o_l[:, None]) * K + o_kc[None, :], mask=m_l[:, None] & m_kc[None, :], other=0.0).to(tl.float32)  # [BL, BKT]
                         rec_key = r_k_hat
                         kw = rec_key if STREAM_FIRST else rec_weight[:, None] * rec_key  # [BL, BKT] (zero past n)
-                    c_chunk = tl.load(p_rows[:, None] + o_kc[None, :], mask=m_v[:, None] & m_kc[None, :], other=0.0).to(tl.float32)
-                    acc_q = formats.grouped_dot(acc_q, c_chunk, (ct_query if STREAM_FIRST else ck_weight * ct_query), DBV, BKT, KGC)
-                    if not HEAD_SCORES:  # (static)
-                        s_q += tl.sum(kw * ct_query[None, :], axis=1)
-                        kq += ct_key * ct_query
-                    acc_k = formats.grouped_dot(acc_k, c_chunk, (ct_key if STREAM_FIRST else ck_weight * ct_key), DBV, BKT, KGC)
-                    if not HEAD_SCORES:  # (static)
-                        s_k += tl.sum(kw * ct_key[None, :], axis=1)
-                acc_q = tl.sum(acc_q, axis=1)
-                acc_k = tl.sum(acc_k, axis=1)
-            if STREAM_FIRST:  # (static) the decays, after the stream
-                if i_vs == 0:  # once, inside the tile loop: hoisted out of it, they would run ahead of the stream again
-                    rec_gate = r_g
-                    rec_gate = tl.where(m_l, rec_gate, 0.0)  # log decays of the committed records
-                    G_rec = tl.cumsum(rec_gate, axis=0)  # cumulative log decay after each record
-                    G_t = tl.sum(rec_gate, axis=0) + t_gate  # ... and after the last record and the current token
-                    rec_weight = tl.where(m_l, devmath.exp(-G_rec + G_t), 0.0)  # decay from record j to t, <= 1
-                    ck_weight = devmath.exp(G_t)  # decay from the checkpoint to t
-                s_q = rec_weight * s_q  # the scores' decays (zero past n)
-                s_k = rec_weight * s_k
-                acc_q = acc_q * ck_weight
-                acc_k = acc_k * ck_weight
-            # -- this value tile: value-axis inputs and records -----------------------
-            b_v = tl.load(v_ptr + i_b * stride_v + i_hv * V + o_v, mask=m_v, other=0.0).to(tl.float32)
-            t_value = b_v
-            r_u = tl.load(ring_u_ptr + ((i_slot * HV + i_hv) * RING + o_l[:, None]) * V + o_v[None, :], mask=m_l[:, None] & m_v[None, :], other=0.0).to(tl.float32)  # [BL, BV]
-            rec_value = r_u
-            s_kq = tl.sum(kq, axis=0)
-            if HEAD_SCORES:  # (static) the head's scores (the stream took none)
-                s_q = h_s_q
-                s_k = h_s_k
-                s_kq = h_s_kq
-            # delta rule: u = beta (v - S_{t-1}·Decay_t·k), S read through the replay form
-            w_t = t_beta * (t_value - acc_k - tl.sum(rec_value * s_k[:, None], axis=0))  # [DBV]
-            out = acc_q + tl.sum(rec_value * s_q[:, None], axis=0) + w_t * s_kq
-            tl.store(out_ptr + i_b * stride_out + i_hv * V + o_v, out.to(out_ptr.dtype.element_ty), mask=m_v)
-            if SECOND_PASS:
-                # S_t = C·exp(G_t) + Σ_j w_j (exp(G_t - G_j)·k_j)ᵀ + w_t k_tᵀ, chunk by chunk
-                # pipelined: the checkpoint streamed again, the chunks read last first (likelier
-                # still in L2: ncu, H200, GDN 4B, every row flushing: 942 MB read from DRAM
-                # against ~590 MB of checkpoint and records, 868 MB in this order), and the
-                # folded chunks stored evict-first, as nothing reads them again in this launch
-                # (H200, session 23, call 2: the flush step 1-5% faster, amortised 0-1%)
-                for i_kr in tl.range(NK, num_stages=FLUSH_STAGES):
-                    i_k = NK - 1 - i_kr
-                    o_kc = i_k * BKT + o_kb
-                    m_kc = o_kc < K
-                    c_q = tl.load(q_ptr + i_b * stride_q + i_kh * K + o_kc, mask=m_kc, other=0.0).to(tl.float32)
-                    c_k = tl.load(k_ptr + i_b * stride_k + i_kh * K + o_kc, mask=m_kc, other=0.0).to(tl.float32)
-                    c_q_hat = 0.08838834764831845 * c_q * tl.math.rsqrt(red_0 + 1e-06)
-                    c_k_hat = c_k * tl.math.rsqrt(red_1 + 1e-06)
-                    ct_query = c_q_hat
-                    ct_key = c_k_hat
-                    r_k_hat = tl.load(ring_k_hat_ptr + ((i_slot * H + i_kh) * RING + o_l[:, None]) * K + o_kc[None, :], mask=m_l[:, None] & m_kc[None, :], other=0.0).to(tl.float32)  # [BL, BKT]
-                    rec_key = r_k_hat
-                    kw = rec_weight[:, None] * rec_key  # [BL, BKT] decayed record keys (zero past n)
-                    p_chunk = p_rows[:, None] + o_kc[None, :]
-                    s_tile = tl.load(p_chunk, mask=m_v[:, None] & m_kc[None, :], other=0.0).to(tl.float32)
-                    s_tile = s_tile * ck_weight + w_t[:, None] * ct_key[None, :]
-                    if DECODE_FOLD_DOT:  # one [BV, BL] x [BL, BK] product
-                        s_tile += tl.dot(tl.trans(rec_value), kw, input_precision="tf32")
-                    else:  # tiles too small for tl.dot (a dim < 16): broadcast and reduce
-                        s_tile += tl.sum(rec_value[:, :, None] * kw[:, None, :], axis=0)
-                    tl.store(p_chunk, s_tile.to(ckpt_ptr.dtype.element_ty), mask=m_v[:, None] & m_kc[None, :], eviction_policy="evict_first")
-            else:
-                tl.store(ring_u_ptr + ((i_slot * HV + i_hv) * RING + n_rec) * V + o_v, w_t.to(ring_u_ptr.dtype.element_ty), mask=m_v)
-                pass
-        if i_split == 0:
-            if ONEPASS_FLUSH:  # (static) a flush's token opens the fresh window: its record at row 0
-                if FLUSH:  # the key group's programs read its key rows < n until they have streamed: the last of them to arrive writes row 0
-                    p_arrive = fold_queue_ptr + 2 + num_slots * HV + i_slot * H + i_kh  # (ReplayState.fold_queue)
-                    if tl.atomic_add(p_arrive, 1, sem="acq_rel") == GROUP - 1:
+                        p_chunk = p_rows[:, None] + o_kc[None, :]
+                        c_chunk = tl.load(p_chunk, mask=m_v[:, None] & m_kc[None, :], other=0.0).to(tl.float32)
+                        acc_q = formats.grouped_dot(acc_q, c_chunk, (ct_query if STREAM_FIRST else ck_weight * ct_query), DBV, BKT, KGC)
+                        if not HEAD_SCORES:  # (static)
+                            s_q += tl.sum(kw * ct_query[None, :], axis=1)
+                            kq += ct_key * ct_query
+                        acc_k = formats.grouped_dot(acc_k, c_chunk, (ct_key if STREAM_FIRST else ck_weight * ct_key), DBV, BKT, KGC)
+                        if not HEAD_SCORES:  # (static)
+                            s_k += tl.sum(kw * ct_key[None, :], axis=1)
+                        s_tile = c_chunk * fold_ck
+                        fold_kw = fold_w[:, None] * rec_key  # [BL, BKT] record keys decayed to record n - 1
+                        if DECODE_FOLD_DOT:  # one [BV, BL] x [BL, BK] product
+                            s_tile += tl.dot(tl.trans(fold_value), fold_kw, input_precision="tf32")
+                        else:  # tiles too small for tl.dot (a dim < 16): broadcast and reduce
+                            s_tile += tl.sum(fold_value[:, :, None] * fold_kw[:, None, :], axis=0)
+                        tl.store(p_chunk, s_tile.to(ckpt_ptr.dtype.element_ty), mask=m_v[:, None] & m_kc[None, :], eviction_policy="evict_first")
+                    acc_q = tl.sum(acc_q, axis=1)
+                    acc_k = tl.sum(acc_k, axis=1)
+                else:
+                    acc_q = tl.zeros([DBV, KGC], tl.float32)  # partial sums of C·(decayed q; STREAM_FIRST: q)
+                    acc_k = tl.zeros([DBV, KGC], tl.float32)  # ... and of C·(decayed k)
+                    for i_k in tl.range(NK, num_stages=STREAM_STAGES):
+                        o_kc = i_k * BKT + o_kb
+                        m_kc = o_kc < K
+                        c_q = tl.load(q_ptr + i_b * stride_q + i_kh * K + o_kc, mask=m_kc, other=0.0).to(tl.float32)
+                        c_k = tl.load(k_ptr + i_b * stride_k + i_kh * K + o_kc, mask=m_kc, other=0.0).to(tl.float32)
+                        c_q_hat = 0.08838834764831845 * c_q * tl.math.rsqrt(red_0 + 1e-06)
+                        c_k_hat = c_k * tl.math.rsqrt(red_1 + 1e-06)
+                        ct_query = c_q_hat
+                        ct_key = c_k_hat
+                        if not HEAD_SCORES:  # (static)
+                            r_k_hat = tl.load(ring_k_hat_ptr + ((i_slot * H + i_kh) * RING + o_l[:, None]) * K + o_kc[None, :], mask=m_l[:, None] & m_kc[None, :], other=0.0).to(tl.float32)  # [BL, BKT]
+                            rec_key = r_k_hat
+                            kw = rec_key if STREAM_FIRST else rec_weight[:, None] * rec_key  # [BL, BKT] (zero past n)
+                        c_chunk = tl.load(p_rows[:, None] + o_kc[None, :], mask=m_v[:, None] & m_kc[None, :], other=0.0).to(tl.float32)
+                        acc_q = formats.grouped_dot(acc_q, c_chunk, (ct_query if STREAM_FIRST else ck_weight * ct_query), DBV, BKT, KGC)
+                        if not HEAD_SCORES:  # (static)
+                            s_q += tl.sum(kw * ct_query[None, :], axis=1)
+                            kq += ct_key * ct_query
+                        acc_k = formats.grouped_dot(acc_k, c_chunk, (ct_key if STREAM_FIRST else ck_weight * ct_key), DBV, BKT, KGC)
+                        if not HEAD_SCORES:  # (static)
+                            s_k += tl.sum(kw * ct_key[None, :], axis=1)
+                    acc_q = tl.sum(acc_q, axis=1)
+                    acc_k = tl.sum(acc_k, axis=1)
+                if STREAM_FIRST:  # (static) the decays, after the stream
+                    if i_vs == 0:  # once, inside the tile loop: hoisted out of it, they would run ahead of the stream again
+                        rec_gate = r_g
+                        rec_gate = tl.where(m_l, rec_gate, 0.0)  # log decays of the committed records
+                        G_rec = tl.cumsum(rec_gate, axis=0)  # cumulative log decay after each record
+                        G_t = tl.sum(rec_gate, axis=0) + t_gate  # ... and after the last record and the current token
+                        rec_weight = tl.where(m_l, devmath.exp(-G_rec + G_t), 0.0)  # decay from record j to t, <= 1
+                        ck_weight = devmath.exp(G_t)  # decay from the checkpoint to t
+                    s_q = rec_weight * s_q  # the scores' decays (zero past n)
+                    s_k = rec_weight * s_k
+                    acc_q = acc_q * ck_weight
+                    acc_k = acc_k * ck_weight
+                # -- this value tile: value-axis inputs and records -----------------------
+                b_v = tl.load(v_ptr + i_b * stride_v + i_hv * V + o_v, mask=m_v, other=0.0).to(tl.float32)
+                t_value = b_v
+                r_u = tl.load(ring_u_ptr + ((i_slot * HV + i_hv) * RING + o_l[:, None]) * V + o_v[None, :], mask=m_l[:, None] & m_v[None, :], other=0.0).to(tl.float32)  # [BL, BV]
+                rec_value = r_u
+                s_kq = tl.sum(kq, axis=0)
+                if HEAD_SCORES:  # (static) the head's scores (the stream took none)
+                    s_q = h_s_q
+                    s_k = h_s_k
+                    s_kq = h_s_kq
+                # delta rule: u = beta (v - S_{t-1}·Decay_t·k), S read through the replay form
+                w_t = t_beta * (t_value - acc_k - tl.sum(rec_value * s_k[:, None], axis=0))  # [DBV]
+                out = acc_q + tl.sum(rec_value * s_q[:, None], axis=0) + w_t * s_kq
+                tl.store(out_ptr + i_b * stride_out + i_hv * V + o_v, out.to(out_ptr.dtype.element_ty), mask=m_v)
+                if SECOND_PASS:
+                    # S_t = C·exp(G_t) + Σ_j w_j (exp(G_t - G_j)·k_j)ᵀ + w_t k_tᵀ, chunk by chunk
+                    # pipelined: the checkpoint streamed again, the chunks read last first (likelier
+                    # still in L2: ncu, H200, GDN 4B, every row flushing: 942 MB read from DRAM
+                    # against ~590 MB of checkpoint and records, 868 MB in this order), and the
+                    # folded chunks stored evict-first, as nothing reads them again in this launch
+                    # (H200, session 23, call 2: the flush step 1-5% faster, amortised 0-1%)
+                    for i_kr in tl.range(NK, num_stages=FLUSH_STAGES):
+                        i_k = NK - 1 - i_kr
+                        o_kc = i_k * BKT + o_kb
+                        m_kc = o_kc < K
+                        c_q = tl.load(q_ptr + i_b * stride_q + i_kh * K + o_kc, mask=m_kc, other=0.0).to(tl.float32)
+                        c_k = tl.load(k_ptr + i_b * stride_k + i_kh * K + o_kc, mask=m_kc, other=0.0).to(tl.float32)
+                        c_q_hat = 0.08838834764831845 * c_q * tl.math.rsqrt(red_0 + 1e-06)
+                        c_k_hat = c_k * tl.math.rsqrt(red_1 + 1e-06)
+                        ct_query = c_q_hat
+                        ct_key = c_k_hat
+                        r_k_hat = tl.load(ring_k_hat_ptr + ((i_slot * H + i_kh) * RING + o_l[:, None]) * K + o_kc[None, :], mask=m_l[:, None] & m_kc[None, :], other=0.0).to(tl.float32)  # [BL, BKT]
+                        rec_key = r_k_hat
+                        kw = rec_weight[:, None] * rec_key  # [BL, BKT] decayed record keys (zero past n)
+                        p_chunk = p_rows[:, None] + o_kc[None, :]
+                        s_tile = tl.load(p_chunk, mask=m_v[:, None] & m_kc[None, :], other=0.0).to(tl.float32)
+                        s_tile = s_tile * ck_weight + w_t[:, None] * ct_key[None, :]
+                        if DECODE_FOLD_DOT:  # one [BV, BL] x [BL, BK] product
+                            s_tile += tl.dot(tl.trans(rec_value), kw, input_precision="tf32")
+                        else:  # tiles too small for tl.dot (a dim < 16): broadcast and reduce
+                            s_tile += tl.sum(rec_value[:, :, None] * kw[:, None, :], axis=0)
+                        tl.store(p_chunk, s_tile.to(ckpt_ptr.dtype.element_ty), mask=m_v[:, None] & m_kc[None, :], eviction_policy="evict_first")
+                else:
+                    tl.store(ring_u_ptr + ((i_slot * HV + i_hv) * RING + n_rec) * V + o_v, w_t.to(ring_u_ptr.dtype.element_ty), mask=m_v)
+                    pass
+            if i_split == 0:
+                if ONEPASS_FLUSH:  # (static) a flush's token opens the fresh window: its record at row 0
+                    if FLUSH:  # the key group's programs read its key rows < n until they have streamed: the last of them to arrive writes row 0
+                        p_arrive = fold_queue_ptr + 2 + num_slots * HV + i_slot * H + i_kh  # (ReplayState.fold_queue)
+                        if tl.atomic_add(p_arrive, 1, sem="acq_rel") == GROUP - 1:
+                            tl.store(ring_k_hat_ptr + ((i_slot * H + i_kh) * RING + n_rec) * K + o_k, b_k_hat.to(ring_k_hat_ptr.dtype.element_ty), mask=m_k)
+                            tl.atomic_xchg(p_arrive, 0)
+                    elif i_hv % GROUP == 0:
                         tl.store(ring_k_hat_ptr + ((i_slot * H + i_kh) * RING + n_rec) * K + o_k, b_k_hat.to(ring_k_hat_ptr.dtype.element_ty), mask=m_k)
-                        tl.atomic_xchg(p_arrive, 0)
-                elif i_hv % GROUP == 0:
-                    tl.store(ring_k_hat_ptr + ((i_slot * H + i_kh) * RING + n_rec) * K + o_k, b_k_hat.to(ring_k_hat_ptr.dtype.element_ty), mask=m_k)
-                tl.store(ring_g_ptr + ((i_slot * HV + i_hv) * RING + n_rec), b_g.to(ring_g_ptr.dtype.element_ty))
-                pass
-            elif FLUSH:
-                pass
+                    tl.store(ring_g_ptr + ((i_slot * HV + i_hv) * RING + n_rec), b_g.to(ring_g_ptr.dtype.element_ty))
+                    pass
+                elif FLUSH:
+                    pass
+                else:
+                    if i_hv % GROUP == 0:
+                        tl.store(ring_k_hat_ptr + ((i_slot * H + i_kh) * RING + n) * K + o_k, b_k_hat.to(ring_k_hat_ptr.dtype.element_ty), mask=m_k)
+                    tl.store(ring_g_ptr + ((i_slot * HV + i_hv) * RING + n), b_g.to(ring_g_ptr.dtype.element_ty))
+                    pass
+            if ONEPASS_FLUSH:  # (static)
+                new_n = n_rec + 1
             else:
-                if i_hv % GROUP == 0:
-                    tl.store(ring_k_hat_ptr + ((i_slot * H + i_kh) * RING + n) * K + o_k, b_k_hat.to(ring_k_hat_ptr.dtype.element_ty), mask=m_k)
-                tl.store(ring_g_ptr + ((i_slot * HV + i_hv) * RING + n), b_g.to(ring_g_ptr.dtype.element_ty))
-                pass
-        if ONEPASS_FLUSH:  # (static)
-            new_n = n_rec + 1
-        else:
-            new_n = tl.where(FLUSH, 0, n + 1)
-        p_drafted = drafted_ptr + i_slot * HV + i_hv
-        if FLUSH_ORDER > 0:  # (static; the key-chunk decode) the next launch's order: does this slot flush then?
-            if (i_hv == 0) & (i_split == 0):
-                tl.store(fold_queue_ptr + 2 + num_slots * HV + num_slots * H + 1 + (1 - epoch) * num_slots + i_slot, (new_n + 1 >= L).to(tl.int32))
-        if NSPLIT == 1:
-            tl.store(p_cursor, new_n)
-            tl.store(p_drafted, 0)  # a decode discards pending drafts
-            if not FUSED_FLUSH:
-                if (new_n >= L) | FOLD_EVERY_STEP:
-                    i_q = tl.atomic_add(fold_queue_ptr, 1)
-                    # (in bounds even for a batch that names a slot twice, which is undefined)
-                    if i_q < num_slots * HV:
-                        tl.store(fold_queue_ptr + 2 + i_q, (i_slot * HV + i_hv).to(tl.int32))
-        else:
-            # every program of this (row, value head) has read n before it arrives (acq_rel
-            # orders that load before the count); the last to arrive publishes the cursor
-            # and clears drafted (pending drafts and the count)
-            arrived = tl.atomic_add(p_drafted, 1 << 16, sem="acq_rel")
-            if (arrived >> 16) == NSPLIT - 1:
+                new_n = tl.where(FLUSH, 0, n + 1)
+            p_drafted = drafted_ptr + i_slot * HV + i_hv
+            if FLUSH_ORDER > 0:  # (static; the key-chunk decode) the next launch's order: does this slot flush then?
+                if (i_hv == 0) & (i_split == 0):
+                    tl.store(fold_queue_ptr + 2 + num_slots * HV + num_slots * H + 1 + (1 - epoch) * num_slots + i_slot, (new_n + 1 >= L).to(tl.int32))
+            if NSPLIT == 1:
                 tl.store(p_cursor, new_n)
-                tl.store(p_drafted, 0)
+                tl.store(p_drafted, 0)  # a decode discards pending drafts
                 if not FUSED_FLUSH:
                     if (new_n >= L) | FOLD_EVERY_STEP:
                         i_q = tl.atomic_add(fold_queue_ptr, 1)
                         # (in bounds even for a batch that names a slot twice, which is undefined)
                         if i_q < num_slots * HV:
                             tl.store(fold_queue_ptr + 2 + i_q, (i_slot * HV + i_hv).to(tl.int32))
+            else:
+                # every program of this (row, value head) has read n before it arrives (acq_rel
+                # orders that load before the count); the last to arrive publishes the cursor
+                # and clears drafted (pending drafts and the count)
+                arrived = tl.atomic_add(p_drafted, 1 << 16, sem="acq_rel")
+                if (arrived >> 16) == NSPLIT - 1:
+                    tl.store(p_cursor, new_n)
+                    tl.store(p_drafted, 0)
+                    if not FUSED_FLUSH:
+                        if (new_n >= L) | FOLD_EVERY_STEP:
+                            i_q = tl.atomic_add(fold_queue_ptr, 1)
+                            # (in bounds even for a batch that names a slot twice, which is undefined)
+                            if i_q < num_slots * HV:
+                                tl.store(fold_queue_ptr + 2 + i_q, (i_slot * HV + i_hv).to(tl.int32))
     else:
-        # padding row (zero output) or a slot outside the pool (NaN output); no state write
-        fill = tl.where(i_slot < 0, 0.0, float("nan"))
-        for i_vs in range((DNV + NSPLIT - 1) // NSPLIT):
-            o_v = (i_split + i_vs * NSPLIT) * DBV + o_vb
-            tl.store(out_ptr + i_b * stride_out + i_hv * V + o_v, (tl.zeros([DBV], tl.float32) + fill).to(out_ptr.dtype.element_ty), mask=o_v < V)
+        for i_g in range(HPP):
+            i_hv = i_hv0 + i_g
+            # padding row (zero output) or a slot outside the pool (NaN output); no state write
+            fill = tl.where(i_slot < 0, 0.0, float("nan"))
+            for i_vs in range((DNV + NSPLIT - 1) // NSPLIT):
+                o_v = (i_split + i_vs * NSPLIT) * DBV + o_vb
+                tl.store(out_ptr + i_b * stride_out + i_hv * V + o_v, (tl.zeros([DBV], tl.float32) + fill).to(out_ptr.dtype.element_ty), mask=o_v < V)
 
 
 

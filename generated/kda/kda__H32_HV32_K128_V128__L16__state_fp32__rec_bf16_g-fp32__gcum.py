@@ -2,8 +2,8 @@
 # the templates and run `replaygen build`.
 # kernel: kda__H32_HV32_K128_V128__L16__state_fp32__rec_bf16_g-fp32__gcum
 # spec sha256: 900e043a38a9f7023de2cc4bf78d14388be9de5c6732cf3e1db42c3737507d77
-# templates sha256: 92cf02c8b124e4c7dab33b6668d6e17276da5136be6d01467857d6d7148754d7
-# generator sha256: 3568479f02a8d63b26fd7038c0c9467ddc7bae0c5735306d3e30659957d268b7
+# templates sha256: d9b36092eb82584fc31c3cd3cf3dcec29d88e7a89581fe7287959fca26cd9e2b
+# generator sha256: 483d6baa7c64649dc232c83683c32df048e406739614c1b5dccaf501efe71af1
 """ReplaySSM kernels for kda: kda__H32_HV32_K128_V128__L16__state_fp32__rec_bf16_g-fp32__gcum.
 
 Replay form: S_t = C·Diag(exp(G_t)) + Σ_j u_j (Diag(exp(G_t - G_j))·k_j)ᵀ,  G_j = Σ_(i<=j) g_i

@@ -2,8 +2,8 @@
 # the templates and run `replaygen build`.
 # kernel: mamba2__ngroups8_nheads96_dstate128_headdim80__L16__state_fp32__read_nvfp4__rec_bf16
 # spec sha256: b9b9d1221036064279430b56c5d997514355cbb9c52adf3b69fc5581e1456b5e
-# templates sha256: 92cf02c8b124e4c7dab33b6668d6e17276da5136be6d01467857d6d7148754d7
-# generator sha256: 3568479f02a8d63b26fd7038c0c9467ddc7bae0c5735306d3e30659957d268b7
+# templates sha256: d9b36092eb82584fc31c3cd3cf3dcec29d88e7a89581fe7287959fca26cd9e2b
+# generator sha256: 483d6baa7c64649dc232c83683c32df048e406739614c1b5dccaf501efe71af1
 """ReplaySSM kernels for mamba2: mamba2__ngroups8_nheads96_dstate128_headdim80__L16__state_fp32__read_nvfp4__rec_bf16.
 
 Replay form: S_t = C·exp(G_t) + Σ_j w_j (exp(G_t - G_j)·k_j)ᵀ,  G_j = Σ_(i<=j) g_i
@@ -59,17 +59,21 @@ def replay_decode_kernel(
     and the last one to finish publishes it (an arrival count in `drafted`'s high bits).
     With FLUSH_ORDER > 0 (a tuned launch choice) a program's (row, value head) is not its
     grid position: the flushing rows' programs run first (launch_order.flush_first).
+    With HPP > 1 (Launch.heads, with HEAD_SCORES) a program serves HPP value heads of one
+    key group, one after another, after taking the records' raw scores once for all of
+    them (group_scores).
     """
     if FLUSH_ORDER == 0:
         i_b = tl.program_id(0)
-        i_hv = tl.program_id(1)
+        i_hv0 = tl.program_id(1) * HPP  # the program's first value head
     else:  # (a tuned launch choice) the flushing rows' programs early in the launch
-        i_b, i_hv, epoch = launch_order.flush_first(slots_ptr, num_slots, fold_queue_ptr + 2 + num_slots * HV + num_slots * H, HV, FLUSH_ORDER, ROWS_P2)
+        i_b, i_hg, epoch = launch_order.flush_first(slots_ptr, num_slots, fold_queue_ptr + 2 + num_slots * HV + num_slots * H, HV // HPP, FLUSH_ORDER, ROWS_P2)
+        i_hv0 = i_hg * HPP
     if NSPLIT == 1:
         i_split = 0  # a compile-time 0: unsplit launches keep static value-tile offsets
     else:
         i_split = tl.program_id(2)
-    i_kh = i_hv // GROUP
+    i_kh = i_hv0 // GROUP
     i_slot = tl.load(slots_ptr + i_b).to(tl.int64)
     o_k = tl.arange(0, BK)
     m_k = o_k < K
@@ -85,230 +89,242 @@ def replay_decode_kernel(
     KW: tl.constexpr = K // 16  # ... and per row
     o_kwb = tl.arange(0, WPC)
     if (i_slot >= 0) & (i_slot < num_slots):
-        p_cursor = cursor_ptr + i_slot * HV + i_hv
-        n = tl.load(p_cursor)
-        m_l = o_l < n
-        tl.debug_barrier()  # every warp has read the cursor and drafted words: stores may follow
-        if FUSED_FLUSH:
-            # A full ring folds; with FOLD_EVERY_STEP (decode(fold_every_step=True)) every
-            # step folds, so the state stays a plain checkpoint (cursor 0).
-            FLUSH = (n + 1 >= L) | FOLD_EVERY_STEP
-        else:
-            # every row appends its record (a full ring holds L): a second launch, the
-            # fold kernel, folds full rings (runtime.decode); no fold code is compiled here
-            FLUSH = False
-        # -- the current token: scalars, whole-axis reductions, key-axis values ------
-        b_dt = tl.load(dt_ptr + i_b * stride_dt + i_hv).to(tl.float32)
-        b_B = tl.load(B_ptr + i_b * stride_B + i_kh * K + o_k, mask=m_k, other=0.0).to(tl.float32)
-        b_C = tl.load(C_ptr + i_b * stride_C + i_kh * K + o_k, mask=m_k, other=0.0).to(tl.float32)
-        b_A_log = tl.load(A_log_ptr + i_hv).to(tl.float32)
-        b_dt_bias = tl.load(dt_bias_ptr + i_hv).to(tl.float32)
-        b_D = tl.load(D_ptr + i_hv).to(tl.float32)
-        b_delta = tl.where((b_dt + b_dt_bias) > 20.0, (b_dt + b_dt_bias), devmath.log(1.0 + devmath.exp(tl.minimum((b_dt + b_dt_bias), 20.0))))
-        b_g = -b_delta * devmath.exp(b_A_log)
-        t_query = b_C
-        t_key = b_B
-        t_gate = b_g
-        # -- committed records: scalar log decays (their rows load without waiting for
-        # the cursor; past n they are masked after the load) --------------------------
-        r_delta = tl.load(ring_delta_ptr + (i_slot * HV + i_hv) * RING + o_l, mask=o_l < RING, other=0.0).to(tl.float32)  # [BL]
-        if not STREAM_FIRST:  # (static) else after the first value tile's stream
-            rec_gate = -r_delta * devmath.exp(b_A_log)
-            rec_gate = tl.where(m_l, rec_gate, 0.0)  # log decays of the committed records
-            G_rec = tl.cumsum(rec_gate, axis=0)  # cumulative log decay after each record
-            G_t = tl.sum(rec_gate, axis=0) + t_gate  # ... and after the last record and the current token
-            rec_weight = tl.where(m_l, devmath.exp(-G_rec + G_t), 0.0)  # decay from record j to t, <= 1
-            ck_weight = devmath.exp(G_t)  # decay from the checkpoint to t
-        else:  # placeholders, loop-carried: the first tile sets them
-            rec_weight = tl.zeros([BL], tl.float32)
-            ck_weight = tl.full([], 0.0, tl.float32)
-        # the word products' fp16 scales from the head's probes, not a warp max per chunk
-        # (offline sm_90, GDN 4B: 34 instructions per chunk iteration of FP8 row, 29 of NVFP4)
-        up_q, dn_q = formats.word_probe_scale(tl.max(tl.abs(t_query), axis=0), True)
-        h_s_q = tl.zeros([BL], tl.float32)
-        h_s_kq = tl.full([], 0.0, tl.float32)
-        if HEAD_SCORES:  # (static; not with STREAM_FIRST: the decays are in)
+        g_s_q = tl.zeros([BL], tl.float32)
+        g_s_kq = tl.full([], 0.0, tl.float32)
+        if HEAD_SCORES:  # (static; not with STREAM_FIRST: its stream takes the records' keys itself)
             for _scope in range(1):
+                n = tl.load(cursor_ptr + i_slot * HV + i_hv0)  # the group's cursor
+                m_l = o_l < n
+                b_B = tl.load(B_ptr + i_b * stride_B + i_kh * K + o_k, mask=m_k, other=0.0).to(tl.float32)
+                b_C = tl.load(C_ptr + i_b * stride_C + i_kh * K + o_k, mask=m_k, other=0.0).to(tl.float32)
+                t_query = b_C
+                t_key = b_B
                 r_B = tl.load(ring_B_ptr + ((i_slot * H + i_kh) * RING + o_l[:, None]) * K + o_k[None, :], mask=m_l[:, None] & m_k[None, :], other=0.0).to(tl.float32)  # [BL, BK]
-                r_delta = tl.load(ring_delta_ptr + (i_slot * HV + i_hv) * RING + o_l, mask=m_l, other=0.0).to(tl.float32)  # [BL]
                 rec_key = r_B
+                g_s_q = tl.sum(rec_key * t_query[None, :], axis=1)  # [BL] (zero past n)
+                g_s_kq = tl.sum(t_key * t_query, axis=0)
+        for i_g in range(HPP):  # the program's value heads (HPP: Launch.heads; one by default)
+            i_hv = i_hv0 + i_g
+            p_cursor = cursor_ptr + i_slot * HV + i_hv
+            n = tl.load(p_cursor)
+            m_l = o_l < n
+            tl.debug_barrier()  # every warp has read the cursor and drafted words: stores may follow
+            if FUSED_FLUSH:
+                # A full ring folds; with FOLD_EVERY_STEP (decode(fold_every_step=True)) every
+                # step folds, so the state stays a plain checkpoint (cursor 0).
+                FLUSH = (n + 1 >= L) | FOLD_EVERY_STEP
+            else:
+                # every row appends its record (a full ring holds L): a second launch, the
+                # fold kernel, folds full rings (runtime.decode); no fold code is compiled here
+                FLUSH = False
+            # -- the current token: scalars, whole-axis reductions, key-axis values ------
+            b_dt = tl.load(dt_ptr + i_b * stride_dt + i_hv).to(tl.float32)
+            b_B = tl.load(B_ptr + i_b * stride_B + i_kh * K + o_k, mask=m_k, other=0.0).to(tl.float32)
+            b_C = tl.load(C_ptr + i_b * stride_C + i_kh * K + o_k, mask=m_k, other=0.0).to(tl.float32)
+            b_A_log = tl.load(A_log_ptr + i_hv).to(tl.float32)
+            b_dt_bias = tl.load(dt_bias_ptr + i_hv).to(tl.float32)
+            b_D = tl.load(D_ptr + i_hv).to(tl.float32)
+            b_delta = tl.where((b_dt + b_dt_bias) > 20.0, (b_dt + b_dt_bias), devmath.log(1.0 + devmath.exp(tl.minimum((b_dt + b_dt_bias), 20.0))))
+            b_g = -b_delta * devmath.exp(b_A_log)
+            t_query = b_C
+            t_key = b_B
+            t_gate = b_g
+            # -- committed records: scalar log decays (their rows load without waiting for
+            # the cursor; past n they are masked after the load) --------------------------
+            r_delta = tl.load(ring_delta_ptr + (i_slot * HV + i_hv) * RING + o_l, mask=o_l < RING, other=0.0).to(tl.float32)  # [BL]
+            if not STREAM_FIRST:  # (static) else after the first value tile's stream
                 rec_gate = -r_delta * devmath.exp(b_A_log)
-                h_kw = rec_weight[:, None] * rec_key  # [BL, BK] decayed record keys (zero past n)
-                h_s_q = tl.sum(h_kw * t_query[None, :], axis=1)
-                h_s_kq = tl.sum(t_key * t_query, axis=0)
-        for i_vs in range((DNV + NSPLIT - 1) // NSPLIT):  # this program's value tiles
-            i_v = i_split + i_vs * NSPLIT  # (past DNV: a fully masked tile, when NSPLIT does not divide it)
-            o_v = i_v * DBV + o_vb
-            m_v = o_v < V
-            p_rows = ckpt_ptr + ((i_slot * HV + i_hv) * V + o_v) * K  # [DBV] checkpoint rows
-            s_q = tl.zeros([BL], tl.float32)  # record scores for q
-            kq = tl.zeros([BKT], tl.float32)  # the token's own score, per lane
-            if FLUSH:  # a flushing row reads the checkpoint, never the read copy
-                acc_q = tl.zeros([DBV, KGC], tl.float32)  # partial sums of C·(decayed q; STREAM_FIRST: q)
-                for i_k in tl.range(NK, num_stages=STREAM_STAGES):
-                    o_kc = i_k * BKT + o_kb
-                    m_kc = o_kc < K
-                    c_B = tl.load(B_ptr + i_b * stride_B + i_kh * K + o_kc, mask=m_kc, other=0.0).to(tl.float32)
-                    c_C = tl.load(C_ptr + i_b * stride_C + i_kh * K + o_kc, mask=m_kc, other=0.0).to(tl.float32)
-                    ct_query = c_C
-                    ct_key = c_B
-                    if not HEAD_SCORES:  # (static)
+                rec_gate = tl.where(m_l, rec_gate, 0.0)  # log decays of the committed records
+                G_rec = tl.cumsum(rec_gate, axis=0)  # cumulative log decay after each record
+                G_t = tl.sum(rec_gate, axis=0) + t_gate  # ... and after the last record and the current token
+                rec_weight = tl.where(m_l, devmath.exp(-G_rec + G_t), 0.0)  # decay from record j to t, <= 1
+                ck_weight = devmath.exp(G_t)  # decay from the checkpoint to t
+            else:  # placeholders, loop-carried: the first tile sets them
+                rec_weight = tl.zeros([BL], tl.float32)
+                ck_weight = tl.full([], 0.0, tl.float32)
+            # the word products' fp16 scales from the head's probes, not a warp max per chunk
+            # (offline sm_90, GDN 4B: 34 instructions per chunk iteration of FP8 row, 29 of NVFP4)
+            up_q, dn_q = formats.word_probe_scale(tl.max(tl.abs(t_query), axis=0), True)
+            h_s_q = tl.zeros([BL], tl.float32)
+            h_s_kq = tl.full([], 0.0, tl.float32)
+            if HEAD_SCORES:  # (static)
+                h_s_q = rec_weight * g_s_q
+                h_s_kq = g_s_kq
+            for i_vs in range((DNV + NSPLIT - 1) // NSPLIT):  # this program's value tiles
+                i_v = i_split + i_vs * NSPLIT  # (past DNV: a fully masked tile, when NSPLIT does not divide it)
+                o_v = i_v * DBV + o_vb
+                m_v = o_v < V
+                p_rows = ckpt_ptr + ((i_slot * HV + i_hv) * V + o_v) * K  # [DBV] checkpoint rows
+                s_q = tl.zeros([BL], tl.float32)  # record scores for q
+                kq = tl.zeros([BKT], tl.float32)  # the token's own score, per lane
+                if FLUSH:  # a flushing row reads the checkpoint, never the read copy
+                    acc_q = tl.zeros([DBV, KGC], tl.float32)  # partial sums of C·(decayed q; STREAM_FIRST: q)
+                    for i_k in tl.range(NK, num_stages=STREAM_STAGES):
+                        o_kc = i_k * BKT + o_kb
+                        m_kc = o_kc < K
+                        c_B = tl.load(B_ptr + i_b * stride_B + i_kh * K + o_kc, mask=m_kc, other=0.0).to(tl.float32)
+                        c_C = tl.load(C_ptr + i_b * stride_C + i_kh * K + o_kc, mask=m_kc, other=0.0).to(tl.float32)
+                        ct_query = c_C
+                        ct_key = c_B
+                        if not HEAD_SCORES:  # (static)
+                            r_B = tl.load(ring_B_ptr + ((i_slot * H + i_kh) * RING + o_l[:, None]) * K + o_kc[None, :], mask=m_l[:, None] & m_kc[None, :], other=0.0).to(tl.float32)  # [BL, BKT]
+                            rec_key = r_B
+                            kw = rec_key if STREAM_FIRST else rec_weight[:, None] * rec_key  # [BL, BKT] (zero past n)
+                        c_chunk = tl.load(p_rows[:, None] + o_kc[None, :], mask=m_v[:, None] & m_kc[None, :], other=0.0).to(tl.float32)
+                        acc_q = formats.grouped_dot(acc_q, c_chunk, (ct_query if STREAM_FIRST else ck_weight * ct_query), DBV, BKT, KGC)
+                        if not HEAD_SCORES:  # (static)
+                            s_q += tl.sum(kw * ct_query[None, :], axis=1)
+                            kq += ct_key * ct_query
+                    acc_q = tl.sum(acc_q, axis=1)
+                    s_kq = tl.sum(kq, axis=0)
+                else:
+                    r_scale = tl.load(read_scale_ptr + (i_slot * HV + i_hv) * NV + o_v // BV, mask=m_v, other=0.0)  # [DBV]: the rows' tile scales
+                    p_words = read_ptr.to(tl.pointer_type(tl.uint64))  # the copy in 8-byte words (m.row_offsets)
+                    # NVFP4 in 8-byte words of 16 keys (one block: its scale per word); values come out
+                    # as 2^-14 * e2m1 (formats.e2m1_scaled)
+                    r_scale = r_scale * 16384.0
+                    acc_q = tl.zeros([DBV, WPC], tl.float32)  # partial sums of C·(decayed q; STREAM_FIRST: q)
+                    for i_k in tl.range(NK, num_stages=STREAM_STAGES):
+                        o_kc = i_k * BKT + o_kb
+                        m_kc = o_kc < K
+                        c_B = tl.load(B_ptr + i_b * stride_B + i_kh * K + o_kc, mask=m_kc, other=0.0).to(tl.float32)
+                        c_C = tl.load(C_ptr + i_b * stride_C + i_kh * K + o_kc, mask=m_kc, other=0.0).to(tl.float32)
+                        ct_query = c_C
+                        ct_key = c_B
+                        if not HEAD_SCORES:  # (static)
+                            r_B = tl.load(ring_B_ptr + ((i_slot * H + i_kh) * RING + o_l[:, None]) * K + o_kc[None, :], mask=m_l[:, None] & m_kc[None, :], other=0.0).to(tl.float32)  # [BL, BKT]
+                            rec_key = r_B
+                            kw = rec_key if STREAM_FIRST else rec_weight[:, None] * rec_key  # [BL, BKT] (zero past n)
+                        o_ks = i_k * NBC + o_ksb  # the chunk's blocks
+                        b_scale = tl.load(read_bscale_ptr + (((i_slot * HV + i_hv) * V + o_v[:, None]) * KS + o_ks[None, :]), mask=m_v[:, None] & (o_ks < KS)[None, :], other=0.0).to(tl.float32)  # [DBV, NBC]
+                        o_kw = i_k * WPC + o_kwb  # the chunk's words
+                        words = tl.load(p_words + (((i_slot * HV + i_hv) * V + o_v[:, None]) * KW + o_kw[None, :]), mask=m_v[:, None] & (o_kw < KW)[None, :], other=0)
+                        d_q = formats.read_words_dot_at(words, ct_query, up_q, WPC, True)  # [DBV, WPC]
+                        acc_q += d_q * b_scale
+                        if not HEAD_SCORES:  # (static)
+                            s_q += tl.sum(kw * ct_query[None, :], axis=1)
+                            kq += ct_key * ct_query
+                    acc_q = tl.sum(acc_q, axis=1)
+                    acc_q = acc_q * (dn_q if STREAM_FIRST else dn_q * ck_weight)
+                    s_kq = tl.sum(kq, axis=0)
+                    acc_q = acc_q * r_scale
+                if STREAM_FIRST:  # (static) the decays, after the stream
+                    if i_vs == 0:  # once, inside the tile loop: hoisted out of it, they would run ahead of the stream again
+                        rec_gate = -r_delta * devmath.exp(b_A_log)
+                        rec_gate = tl.where(m_l, rec_gate, 0.0)  # log decays of the committed records
+                        G_rec = tl.cumsum(rec_gate, axis=0)  # cumulative log decay after each record
+                        G_t = tl.sum(rec_gate, axis=0) + t_gate  # ... and after the last record and the current token
+                        rec_weight = tl.where(m_l, devmath.exp(-G_rec + G_t), 0.0)  # decay from record j to t, <= 1
+                        ck_weight = devmath.exp(G_t)  # decay from the checkpoint to t
+                    s_q = rec_weight * s_q  # the scores' decays (zero past n)
+                    acc_q = acc_q * ck_weight
+                # -- this value tile: value-axis inputs and records -----------------------
+                b_x = tl.load(x_ptr + i_b * stride_x + i_hv * V + o_v, mask=m_v, other=0.0).to(tl.float32)
+                if HAS_z:
+                    b_z = tl.load(z_ptr + i_b * stride_z + i_hv * V + o_v, mask=m_v, other=0.0).to(tl.float32)
+                t_value = b_delta * b_x
+                r_x = tl.load(ring_x_ptr + ((i_slot * HV + i_hv) * RING + o_l[:, None]) * V + o_v[None, :], mask=m_l[:, None] & m_v[None, :], other=0.0).to(tl.float32)  # [BL, BV]
+                rec_value = r_delta[:, None] * r_x
+                rec_value = tl.where(m_l[:, None], rec_value, 0.0)
+                if HEAD_SCORES:  # (static) the head's scores (the stream took none)
+                    s_q = h_s_q
+                    s_kq = h_s_kq
+                w_t = t_value  # [DBV]
+                out = acc_q + tl.sum(rec_value * s_q[:, None], axis=0) + w_t * s_kq
+                out = out + b_D * b_x
+                if HAS_z:
+                    out = out * (((b_z) / (1.0 + devmath.exp(-(b_z)))))
+                tl.store(out_ptr + i_b * stride_out + i_hv * V + o_v, out.to(out_ptr.dtype.element_ty), mask=m_v)
+                if FLUSH:
+                    # S_t = C·exp(G_t) + Σ_j w_j (exp(G_t - G_j)·k_j)ᵀ + w_t k_tᵀ, chunk by chunk
+                    amax = tl.zeros([DBV], tl.float32)  # per row, max |S_t| as stored: the read copy's scales
+                    # pipelined: the checkpoint streamed again, the chunks read last first (likelier
+                    # still in L2: ncu, H200, GDN 4B, every row flushing: 942 MB read from DRAM
+                    # against ~590 MB of checkpoint and records, 868 MB in this order), and the
+                    # folded chunks stored evict-first, as nothing reads them again in this launch
+                    # (H200, session 23, call 2: the flush step 1-5% faster, amortised 0-1%)
+                    for i_kr in tl.range(NK, num_stages=FLUSH_STAGES):
+                        i_k = NK - 1 - i_kr
+                        o_kc = i_k * BKT + o_kb
+                        m_kc = o_kc < K
+                        c_B = tl.load(B_ptr + i_b * stride_B + i_kh * K + o_kc, mask=m_kc, other=0.0).to(tl.float32)
+                        c_C = tl.load(C_ptr + i_b * stride_C + i_kh * K + o_kc, mask=m_kc, other=0.0).to(tl.float32)
+                        ct_query = c_C
+                        ct_key = c_B
                         r_B = tl.load(ring_B_ptr + ((i_slot * H + i_kh) * RING + o_l[:, None]) * K + o_kc[None, :], mask=m_l[:, None] & m_kc[None, :], other=0.0).to(tl.float32)  # [BL, BKT]
                         rec_key = r_B
-                        kw = rec_key if STREAM_FIRST else rec_weight[:, None] * rec_key  # [BL, BKT] (zero past n)
-                    c_chunk = tl.load(p_rows[:, None] + o_kc[None, :], mask=m_v[:, None] & m_kc[None, :], other=0.0).to(tl.float32)
-                    acc_q = formats.grouped_dot(acc_q, c_chunk, (ct_query if STREAM_FIRST else ck_weight * ct_query), DBV, BKT, KGC)
-                    if not HEAD_SCORES:  # (static)
-                        s_q += tl.sum(kw * ct_query[None, :], axis=1)
-                        kq += ct_key * ct_query
-                acc_q = tl.sum(acc_q, axis=1)
-                s_kq = tl.sum(kq, axis=0)
-            else:
-                r_scale = tl.load(read_scale_ptr + (i_slot * HV + i_hv) * NV + o_v // BV, mask=m_v, other=0.0)  # [DBV]: the rows' tile scales
-                p_words = read_ptr.to(tl.pointer_type(tl.uint64))  # the copy in 8-byte words (m.row_offsets)
-                # NVFP4 in 8-byte words of 16 keys (one block: its scale per word); values come out
-                # as 2^-14 * e2m1 (formats.e2m1_scaled)
-                r_scale = r_scale * 16384.0
-                acc_q = tl.zeros([DBV, WPC], tl.float32)  # partial sums of C·(decayed q; STREAM_FIRST: q)
-                for i_k in tl.range(NK, num_stages=STREAM_STAGES):
-                    o_kc = i_k * BKT + o_kb
-                    m_kc = o_kc < K
-                    c_B = tl.load(B_ptr + i_b * stride_B + i_kh * K + o_kc, mask=m_kc, other=0.0).to(tl.float32)
-                    c_C = tl.load(C_ptr + i_b * stride_C + i_kh * K + o_kc, mask=m_kc, other=0.0).to(tl.float32)
-                    ct_query = c_C
-                    ct_key = c_B
-                    if not HEAD_SCORES:  # (static)
-                        r_B = tl.load(ring_B_ptr + ((i_slot * H + i_kh) * RING + o_l[:, None]) * K + o_kc[None, :], mask=m_l[:, None] & m_kc[None, :], other=0.0).to(tl.float32)  # [BL, BKT]
-                        rec_key = r_B
-                        kw = rec_key if STREAM_FIRST else rec_weight[:, None] * rec_key  # [BL, BKT] (zero past n)
-                    o_ks = i_k * NBC + o_ksb  # the chunk's blocks
-                    b_scale = tl.load(read_bscale_ptr + (((i_slot * HV + i_hv) * V + o_v[:, None]) * KS + o_ks[None, :]), mask=m_v[:, None] & (o_ks < KS)[None, :], other=0.0).to(tl.float32)  # [DBV, NBC]
-                    o_kw = i_k * WPC + o_kwb  # the chunk's words
-                    words = tl.load(p_words + (((i_slot * HV + i_hv) * V + o_v[:, None]) * KW + o_kw[None, :]), mask=m_v[:, None] & (o_kw < KW)[None, :], other=0)
-                    d_q = formats.read_words_dot_at(words, ct_query, up_q, WPC, True)  # [DBV, WPC]
-                    acc_q += d_q * b_scale
-                    if not HEAD_SCORES:  # (static)
-                        s_q += tl.sum(kw * ct_query[None, :], axis=1)
-                        kq += ct_key * ct_query
-                acc_q = tl.sum(acc_q, axis=1)
-                acc_q = acc_q * (dn_q if STREAM_FIRST else dn_q * ck_weight)
-                s_kq = tl.sum(kq, axis=0)
-                acc_q = acc_q * r_scale
-            if STREAM_FIRST:  # (static) the decays, after the stream
-                if i_vs == 0:  # once, inside the tile loop: hoisted out of it, they would run ahead of the stream again
-                    rec_gate = -r_delta * devmath.exp(b_A_log)
-                    rec_gate = tl.where(m_l, rec_gate, 0.0)  # log decays of the committed records
-                    G_rec = tl.cumsum(rec_gate, axis=0)  # cumulative log decay after each record
-                    G_t = tl.sum(rec_gate, axis=0) + t_gate  # ... and after the last record and the current token
-                    rec_weight = tl.where(m_l, devmath.exp(-G_rec + G_t), 0.0)  # decay from record j to t, <= 1
-                    ck_weight = devmath.exp(G_t)  # decay from the checkpoint to t
-                s_q = rec_weight * s_q  # the scores' decays (zero past n)
-                acc_q = acc_q * ck_weight
-            # -- this value tile: value-axis inputs and records -----------------------
-            b_x = tl.load(x_ptr + i_b * stride_x + i_hv * V + o_v, mask=m_v, other=0.0).to(tl.float32)
-            if HAS_z:
-                b_z = tl.load(z_ptr + i_b * stride_z + i_hv * V + o_v, mask=m_v, other=0.0).to(tl.float32)
-            t_value = b_delta * b_x
-            r_x = tl.load(ring_x_ptr + ((i_slot * HV + i_hv) * RING + o_l[:, None]) * V + o_v[None, :], mask=m_l[:, None] & m_v[None, :], other=0.0).to(tl.float32)  # [BL, BV]
-            rec_value = r_delta[:, None] * r_x
-            rec_value = tl.where(m_l[:, None], rec_value, 0.0)
-            if HEAD_SCORES:  # (static) the head's scores (the stream took none)
-                s_q = h_s_q
-                s_kq = h_s_kq
-            w_t = t_value  # [DBV]
-            out = acc_q + tl.sum(rec_value * s_q[:, None], axis=0) + w_t * s_kq
-            out = out + b_D * b_x
-            if HAS_z:
-                out = out * (((b_z) / (1.0 + devmath.exp(-(b_z)))))
-            tl.store(out_ptr + i_b * stride_out + i_hv * V + o_v, out.to(out_ptr.dtype.element_ty), mask=m_v)
-            if FLUSH:
-                # S_t = C·exp(G_t) + Σ_j w_j (exp(G_t - G_j)·k_j)ᵀ + w_t k_tᵀ, chunk by chunk
-                amax = tl.zeros([DBV], tl.float32)  # per row, max |S_t| as stored: the read copy's scales
-                # pipelined: the checkpoint streamed again, the chunks read last first (likelier
-                # still in L2: ncu, H200, GDN 4B, every row flushing: 942 MB read from DRAM
-                # against ~590 MB of checkpoint and records, 868 MB in this order), and the
-                # folded chunks stored evict-first, as nothing reads them again in this launch
-                # (H200, session 23, call 2: the flush step 1-5% faster, amortised 0-1%)
-                for i_kr in tl.range(NK, num_stages=FLUSH_STAGES):
-                    i_k = NK - 1 - i_kr
-                    o_kc = i_k * BKT + o_kb
-                    m_kc = o_kc < K
-                    c_B = tl.load(B_ptr + i_b * stride_B + i_kh * K + o_kc, mask=m_kc, other=0.0).to(tl.float32)
-                    c_C = tl.load(C_ptr + i_b * stride_C + i_kh * K + o_kc, mask=m_kc, other=0.0).to(tl.float32)
-                    ct_query = c_C
-                    ct_key = c_B
-                    r_B = tl.load(ring_B_ptr + ((i_slot * H + i_kh) * RING + o_l[:, None]) * K + o_kc[None, :], mask=m_l[:, None] & m_kc[None, :], other=0.0).to(tl.float32)  # [BL, BKT]
-                    rec_key = r_B
-                    kw = rec_weight[:, None] * rec_key  # [BL, BKT] decayed record keys (zero past n)
-                    p_chunk = p_rows[:, None] + o_kc[None, :]
-                    s_tile = tl.load(p_chunk, mask=m_v[:, None] & m_kc[None, :], other=0.0).to(tl.float32)
-                    s_tile = s_tile * ck_weight + w_t[:, None] * ct_key[None, :]
-                    if DECODE_FOLD_DOT:  # one [BV, BL] x [BL, BK] product
-                        s_tile += tl.dot(tl.trans(rec_value), kw, input_precision="tf32")
-                    else:  # tiles too small for tl.dot (a dim < 16): broadcast and reduce
-                        s_tile += tl.sum(rec_value[:, :, None] * kw[:, None, :], axis=0)
-                    m_c = m_v[:, None] & m_kc[None, :]
-                    s_tile = s_tile.to(ckpt_ptr.dtype.element_ty)
-                    tl.store(p_chunk, s_tile, mask=m_c)
-                    amax = tl.maximum(amax, tl.max(tl.where(m_c, tl.abs(s_tile.to(tl.float32)), 0.0), axis=1))
-                # pass 2 reads chunks that other threads of this program stored
-                tl.debug_barrier()
-                amax = formats.group_max(amax, DBV, BV)  # each row's scale tile's maximum
-                q_t = tl.math.div_rn(amax, 2688.0)  # the tile scale, per row: amax / (6 * 448)
-                for i_k in range(NK):
-                    o_kp = i_k * (BKT // 2) + o_kpb
-                    x_e = tl.load(p_rows[:, None] + 2 * o_kp[None, :], mask=m_v[:, None] & (2 * o_kp < K)[None, :], other=0.0).to(tl.float32)
-                    x_o = tl.load(p_rows[:, None] + 2 * o_kp[None, :] + 1, mask=m_v[:, None] & (2 * o_kp + 1 < K)[None, :], other=0.0).to(tl.float32)
-                    q_p, q_b = formats.nvfp4_quantize_pairs(x_e, x_o, q_t, DBV, BKT // 2, BKB)
-                    tl.store(read_ptr + (((i_slot * HV + i_hv) * V + o_v[:, None]) * KH + o_kp[None, :]), q_p, mask=m_v[:, None] & (o_kp < KH)[None, :])
-                    o_ks = i_k * NBC + o_ksb
-                    tl.store(read_bscale_ptr + (((i_slot * HV + i_hv) * V + o_v[:, None]) * KS + o_ks[None, :]), q_b.to(read_bscale_ptr.dtype.element_ty), mask=m_v[:, None] & (o_ks < KS)[None, :])
-                tl.store(read_scale_ptr + (i_slot * HV + i_hv) * NV + o_v // BV, q_t, mask=m_v)
-            else:
-                tl.store(ring_x_ptr + ((i_slot * HV + i_hv) * RING + n) * V + o_v, b_x.to(ring_x_ptr.dtype.element_ty), mask=m_v)
-                pass
-        if i_split == 0:
-            if FLUSH:
-                pass
-            else:
-                if i_hv % GROUP == 0:
-                    tl.store(ring_B_ptr + ((i_slot * H + i_kh) * RING + n) * K + o_k, b_B.to(ring_B_ptr.dtype.element_ty), mask=m_k)
-                tl.store(ring_delta_ptr + ((i_slot * HV + i_hv) * RING + n), b_delta.to(ring_delta_ptr.dtype.element_ty))
-                pass
-        new_n = tl.where(FLUSH, 0, n + 1)
-        p_drafted = drafted_ptr + i_slot * HV + i_hv
-        if FLUSH_ORDER > 0:  # (static; the key-chunk decode) the next launch's order: does this slot flush then?
-            if (i_hv == 0) & (i_split == 0):
-                tl.store(fold_queue_ptr + 2 + num_slots * HV + num_slots * H + 1 + (1 - epoch) * num_slots + i_slot, (new_n + 1 >= L).to(tl.int32))
-        if NSPLIT == 1:
-            tl.store(p_cursor, new_n)
-            tl.store(p_drafted, 0)  # a decode discards pending drafts
-            if not FUSED_FLUSH:
-                if (new_n >= L) | FOLD_EVERY_STEP:
-                    i_q = tl.atomic_add(fold_queue_ptr, 1)
-                    # (in bounds even for a batch that names a slot twice, which is undefined)
-                    if i_q < num_slots * HV:
-                        tl.store(fold_queue_ptr + 2 + i_q, (i_slot * HV + i_hv).to(tl.int32))
-        else:
-            # every program of this (row, value head) has read n before it arrives (acq_rel
-            # orders that load before the count); the last to arrive publishes the cursor
-            # and clears drafted (pending drafts and the count)
-            arrived = tl.atomic_add(p_drafted, 1 << 16, sem="acq_rel")
-            if (arrived >> 16) == NSPLIT - 1:
+                        kw = rec_weight[:, None] * rec_key  # [BL, BKT] decayed record keys (zero past n)
+                        p_chunk = p_rows[:, None] + o_kc[None, :]
+                        s_tile = tl.load(p_chunk, mask=m_v[:, None] & m_kc[None, :], other=0.0).to(tl.float32)
+                        s_tile = s_tile * ck_weight + w_t[:, None] * ct_key[None, :]
+                        if DECODE_FOLD_DOT:  # one [BV, BL] x [BL, BK] product
+                            s_tile += tl.dot(tl.trans(rec_value), kw, input_precision="tf32")
+                        else:  # tiles too small for tl.dot (a dim < 16): broadcast and reduce
+                            s_tile += tl.sum(rec_value[:, :, None] * kw[:, None, :], axis=0)
+                        m_c = m_v[:, None] & m_kc[None, :]
+                        s_tile = s_tile.to(ckpt_ptr.dtype.element_ty)
+                        tl.store(p_chunk, s_tile, mask=m_c)
+                        amax = tl.maximum(amax, tl.max(tl.where(m_c, tl.abs(s_tile.to(tl.float32)), 0.0), axis=1))
+                    # pass 2 reads chunks that other threads of this program stored
+                    tl.debug_barrier()
+                    amax = formats.group_max(amax, DBV, BV)  # each row's scale tile's maximum
+                    q_t = tl.math.div_rn(amax, 2688.0)  # the tile scale, per row: amax / (6 * 448)
+                    for i_k in range(NK):
+                        o_kp = i_k * (BKT // 2) + o_kpb
+                        x_e = tl.load(p_rows[:, None] + 2 * o_kp[None, :], mask=m_v[:, None] & (2 * o_kp < K)[None, :], other=0.0).to(tl.float32)
+                        x_o = tl.load(p_rows[:, None] + 2 * o_kp[None, :] + 1, mask=m_v[:, None] & (2 * o_kp + 1 < K)[None, :], other=0.0).to(tl.float32)
+                        q_p, q_b = formats.nvfp4_quantize_pairs(x_e, x_o, q_t, DBV, BKT // 2, BKB)
+                        tl.store(read_ptr + (((i_slot * HV + i_hv) * V + o_v[:, None]) * KH + o_kp[None, :]), q_p, mask=m_v[:, None] & (o_kp < KH)[None, :])
+                        o_ks = i_k * NBC + o_ksb
+                        tl.store(read_bscale_ptr + (((i_slot * HV + i_hv) * V + o_v[:, None]) * KS + o_ks[None, :]), q_b.to(read_bscale_ptr.dtype.element_ty), mask=m_v[:, None] & (o_ks < KS)[None, :])
+                    tl.store(read_scale_ptr + (i_slot * HV + i_hv) * NV + o_v // BV, q_t, mask=m_v)
+                else:
+                    tl.store(ring_x_ptr + ((i_slot * HV + i_hv) * RING + n) * V + o_v, b_x.to(ring_x_ptr.dtype.element_ty), mask=m_v)
+                    pass
+            if i_split == 0:
+                if FLUSH:
+                    pass
+                else:
+                    if i_hv % GROUP == 0:
+                        tl.store(ring_B_ptr + ((i_slot * H + i_kh) * RING + n) * K + o_k, b_B.to(ring_B_ptr.dtype.element_ty), mask=m_k)
+                    tl.store(ring_delta_ptr + ((i_slot * HV + i_hv) * RING + n), b_delta.to(ring_delta_ptr.dtype.element_ty))
+                    pass
+            new_n = tl.where(FLUSH, 0, n + 1)
+            p_drafted = drafted_ptr + i_slot * HV + i_hv
+            if FLUSH_ORDER > 0:  # (static; the key-chunk decode) the next launch's order: does this slot flush then?
+                if (i_hv == 0) & (i_split == 0):
+                    tl.store(fold_queue_ptr + 2 + num_slots * HV + num_slots * H + 1 + (1 - epoch) * num_slots + i_slot, (new_n + 1 >= L).to(tl.int32))
+            if NSPLIT == 1:
                 tl.store(p_cursor, new_n)
-                tl.store(p_drafted, 0)
+                tl.store(p_drafted, 0)  # a decode discards pending drafts
                 if not FUSED_FLUSH:
                     if (new_n >= L) | FOLD_EVERY_STEP:
                         i_q = tl.atomic_add(fold_queue_ptr, 1)
                         # (in bounds even for a batch that names a slot twice, which is undefined)
                         if i_q < num_slots * HV:
                             tl.store(fold_queue_ptr + 2 + i_q, (i_slot * HV + i_hv).to(tl.int32))
+            else:
+                # every program of this (row, value head) has read n before it arrives (acq_rel
+                # orders that load before the count); the last to arrive publishes the cursor
+                # and clears drafted (pending drafts and the count)
+                arrived = tl.atomic_add(p_drafted, 1 << 16, sem="acq_rel")
+                if (arrived >> 16) == NSPLIT - 1:
+                    tl.store(p_cursor, new_n)
+                    tl.store(p_drafted, 0)
+                    if not FUSED_FLUSH:
+                        if (new_n >= L) | FOLD_EVERY_STEP:
+                            i_q = tl.atomic_add(fold_queue_ptr, 1)
+                            # (in bounds even for a batch that names a slot twice, which is undefined)
+                            if i_q < num_slots * HV:
+                                tl.store(fold_queue_ptr + 2 + i_q, (i_slot * HV + i_hv).to(tl.int32))
     else:
-        # padding row (zero output) or a slot outside the pool (NaN output); no state write
-        fill = tl.where(i_slot < 0, 0.0, float("nan"))
-        for i_vs in range((DNV + NSPLIT - 1) // NSPLIT):
-            o_v = (i_split + i_vs * NSPLIT) * DBV + o_vb
-            tl.store(out_ptr + i_b * stride_out + i_hv * V + o_v, (tl.zeros([DBV], tl.float32) + fill).to(out_ptr.dtype.element_ty), mask=o_v < V)
+        for i_g in range(HPP):
+            i_hv = i_hv0 + i_g
+            # padding row (zero output) or a slot outside the pool (NaN output); no state write
+            fill = tl.where(i_slot < 0, 0.0, float("nan"))
+            for i_vs in range((DNV + NSPLIT - 1) // NSPLIT):
+                o_v = (i_split + i_vs * NSPLIT) * DBV + o_vb
+                tl.store(out_ptr + i_b * stride_out + i_hv * V + o_v, (tl.zeros([DBV], tl.float32) + fill).to(out_ptr.dtype.element_ty), mask=o_v < V)
 
 
 
