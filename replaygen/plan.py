@@ -346,7 +346,7 @@ class KernelPlan:
     ring: tuple[RingField, ...]
     optional_flags: tuple[str, ...]
     head_code: tuple[Statement, ...]      # current token: scalar / key-axis values
-    key_head_code: tuple[Statement, ...]  # ... its query and key alone, where no value head's quantity enters them
+    key_head_code: tuple[Statement, ...]  # ... q and k alone (empty where a value head's quantity enters)
     tile_code: tuple[Statement, ...]      # current token: value-axis values, per V tile
     record_head_code: tuple[Statement, ...]   # records as tiles: rec_key, rec_gate
     record_tile_code: tuple[Statement, ...]   # ... and rec_value, per value tile
@@ -749,7 +749,8 @@ def launch_constants(plan: "KernelPlan", kernel: str, BV: int, BKT: int | None =
     (STREAM_STAGES); `separate_flush` (decode only) leaves full rings to a fold launch
     (FUSED_FLUSH false); `heads` (the key-chunked verify; the key-chunk decode with
     head_scores, unsplit, where decode_shares_keys) is the number of value heads of one
-    key group a program serves (HPP), sharing its key-level work: a divisor of GROUP. `stream_first` (decodes where streams_first(plan) holds: STREAM_FIRST), in the
+    key group a program serves (HPP), sharing its key-level work: a divisor of GROUP.
+    `stream_first` (decodes where streams_first(plan) holds: STREAM_FIRST), in the
     value-tile decode, prefetches the program's first value tiles into L2 before the cursor
     (streams_first); in the key-chunk decode of scalar decays it issues
     the state stream's first loads once the cursor has arrived, before the records' gates

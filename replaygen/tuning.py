@@ -182,7 +182,8 @@ class Launch:
             return self
         launch = self
         if self.heads > 1:
-            fits = [d for d in range(1, self.heads + 1) if self.heads % d == 0 and d * tabled <= self.heads * rows]
+            fits = [d for d in range(1, self.heads + 1)
+                    if self.heads % d == 0 and d * tabled <= self.heads * rows]
             launch = dataclasses.replace(self, heads=max(fits) if fits else 1)
             if fits:
                 return launch
@@ -194,7 +195,9 @@ class Launch:
         want = -(-tabled * self.split // (rows * self.heads))
         split = min(most, 1 << (want - 1).bit_length())
         # (a one-pass flush needs its rows unsplit: launch_constants)
-        return dataclasses.replace(launch, split=split, onepass_flush=False) if split > launch.split else launch
+        if split <= launch.split:
+            return launch
+        return dataclasses.replace(launch, split=split, onepass_flush=False)
 
     def as_dict(self) -> dict[str, int]:
         out = {"BV": self.BV, "num_warps": self.num_warps, "num_stages": self.num_stages}
