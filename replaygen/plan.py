@@ -1263,11 +1263,13 @@ def make_plan(deriv: Derivation, config: KernelConfig) -> KernelPlan:
     # factor x raw input) and the records' keys. None of it may read a value head's
     # quantity; the template is picked only where that holds.
     ring_heads = {f.name: f.head for f in ring}
+    record_key_shared = all(ring_heads.get(sym.name) != "value"
+                            for sym in from_fields(deriv.key).free_symbols)
     key_level = (bool(score_factors)
                  and not any(f.value_level for f in score_factors)
                  and all(quantities[n].head != "value" for n in set(chunk_deps) | chunk_scalars
                          if n in quantities)
-                 and all(ring_heads.get(sym.name) != "value" for sym in from_fields(deriv.key).free_symbols))
+                 and record_key_shared)
     # The decode's counterpart (decode_shares_keys): the token's query and key from
     # key-head quantities (key_head_code, the head code's statements they need) and record
     # keys from key-head ring fields. Empty where a value head's quantity enters either.
@@ -1284,8 +1286,7 @@ def make_plan(deriv: Derivation, config: KernelConfig) -> KernelPlan:
     close(wanted["key"])
     key_targets = {f"b_{n}" for n in key_closure} | {"t_query", "t_key"}
     key_head_code = tuple(st for st in head_code if st.target in key_targets)
-    if (any(quantities[n].head == "value" for n in key_closure)
-            or any(ring_heads.get(sym.name) == "value" for sym in from_fields(deriv.key).free_symbols)):
+    if any(quantities[n].head == "value" for n in key_closure) or not record_key_shared:
         key_head_code = ()
     verify_template = _pick_verify_template(
         channel_gate, drafts_vectorised and key_level

@@ -244,6 +244,12 @@ def flush_order_candidates(plan, times: dict[Launch, dict[int, float]], keep: in
 MAX_HEADS = 16   # value heads per verify or decode program (Mamba-2's key groups hold 12 to 16)
 
 
+def group_divisors(plan) -> list[int]:
+    """The value heads per program (Launch.heads) worth trying: every divisor d > 1 of
+    the key group, up to MAX_HEADS."""
+    return [d for d in range(2, min(plan.GROUP, MAX_HEADS) + 1) if plan.GROUP % d == 0]
+
+
 def shared_group_candidates(plan, times: dict[Launch, dict[int, float]], keep: int = 3) -> list[Launch]:
     """Phase 2c (the key-chunked verify): the `keep` best launches so far (register caps
     included) with each program serving d value heads of one key group, for every
@@ -253,8 +259,7 @@ def shared_group_candidates(plan, times: dict[Launch, dict[int, float]], keep: i
     for d times fewer, longer programs."""
     if not verify_is_chunked(plan):
         return []
-    divisors = [d for d in range(2, min(plan.GROUP, MAX_HEADS) + 1) if plan.GROUP % d == 0]
-    return _variants(times, keep, "heads", 1, divisors)
+    return _variants(times, keep, "heads", 1, group_divisors(plan))
 
 
 def head_launch_candidates(plan, times: dict[Launch, dict[int, float]], keep: int = 3) -> list[Launch]:
@@ -414,7 +419,7 @@ def decode_heads_candidates(plan, times: dict[Launch, dict[int, float]], keep: i
     must still fill the GPU."""
     if not plan.decode_shares_keys:
         return []
-    divisors = [d for d in range(2, min(plan.GROUP, MAX_HEADS) + 1) if plan.GROUP % d == 0]
+    divisors = group_divisors(plan)
     batches = sorted({b for t in times.values() for b in t})
     out = []
     for b in batches:

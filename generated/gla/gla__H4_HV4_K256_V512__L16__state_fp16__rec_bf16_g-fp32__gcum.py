@@ -3,7 +3,7 @@
 # kernel: gla__H4_HV4_K256_V512__L16__state_fp16__rec_bf16_g-fp32__gcum
 # spec sha256: 2a7fe42937c3f75572badc158aa6b5a3525d5a4bced8d5656b63326bdec79ab1
 # templates sha256: d9b36092eb82584fc31c3cd3cf3dcec29d88e7a89581fe7287959fca26cd9e2b
-# generator sha256: dd646f1f2448e59b225517ba8b3d71462e2c40f6b0db75630bbfa91d775ce401
+# generator sha256: 7b6086d2c306ecdc17d2f7cfbaa218e352aabe948352a29311c1cbf1d9abd307
 """ReplaySSM kernels for gla: gla__H4_HV4_K256_V512__L16__state_fp16__rec_bf16_g-fp32__gcum.
 
 Replay form: S_t = C·Diag(exp(G_t)) + Σ_j w_j (Diag(exp(G_t - G_j))·k_j)ᵀ,  G_j = Σ_(i<=j) g_i

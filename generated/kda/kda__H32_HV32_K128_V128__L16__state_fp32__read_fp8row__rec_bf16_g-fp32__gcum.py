@@ -3,7 +3,7 @@
 # kernel: kda__H32_HV32_K128_V128__L16__state_fp32__read_fp8row__rec_bf16_g-fp32__gcum
 # spec sha256: 900e043a38a9f7023de2cc4bf78d14388be9de5c6732cf3e1db42c3737507d77
 # templates sha256: d9b36092eb82584fc31c3cd3cf3dcec29d88e7a89581fe7287959fca26cd9e2b
-# generator sha256: dd646f1f2448e59b225517ba8b3d71462e2c40f6b0db75630bbfa91d775ce401
+# generator sha256: 7b6086d2c306ecdc17d2f7cfbaa218e352aabe948352a29311c1cbf1d9abd307
 """ReplaySSM kernels for kda: kda__H32_HV32_K128_V128__L16__state_fp32__read_fp8row__rec_bf16_g-fp32__gcum.
 
 Replay form: S_t = C·Diag(exp(G_t)) + Σ_j u_j (Diag(exp(G_t - G_j))·k_j)ᵀ,  G_j = Σ_(i<=j) g_i
