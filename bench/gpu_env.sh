@@ -50,3 +50,12 @@ mma_ab() {
         --rounds 3 --out "$OUT/mma_$v" > "$OUT/mma_$v.log" 2>&1
     grep " @ " "$OUT/mma_$v.log" | cut -c1-250
 }
+
+# ab NAME TIMEOUT CASES VERSIONS: bench/template_ab.py of the template versions VERSIONS
+# (`folder@k=v+...` launch overrides, comma-separated) on CASES, 3 rounds, under TIMEOUT
+# seconds; log and JSON in $OUT/ab_NAME, its result lines printed.
+ab() {
+    timeout "$2" python3 bench/template_ab.py --templates "$4" --cases "$3" --rounds 3 \
+        --out "$OUT/ab_$1" > "$OUT/ab_$1.log" 2>&1
+    grep -E "^(mamba2|gdn|kda|gla):" "$OUT/ab_$1.log" | cut -c1-400
+}

@@ -12,11 +12,6 @@ source "$(dirname "$0")/../gpu_env.sh"
 export PYTHONPATH=.
 timeout 150 python3 -m pytest -q -x tests/test_decode.py -k "programs_over_value_heads or head_scores" > "$OUT/tests.log" 2>&1; tail -1 "$OUT/tests.log"
 HS="templates@stream_first=0+onepass_flush=0+head_scores=1"
-ab() {   # ab NAME TIMEOUT CASES VERSIONS
-    timeout "$2" python3 bench/template_ab.py --templates "$4" --cases "$3" --rounds 3 \
-        --out "$OUT/ab_$1" > "$OUT/ab_$1.log" 2>&1
-    grep -E "^(mamba2|gdn):" "$OUT/ab_$1.log" | cut -c1-330
-}
 ab m2 270 mamba2:nemotron3-nano-4b:fp8,mamba2:nemotron3-nano-4b:fp32 \
     "templates,$HS,$HS+heads=4,$HS+heads=12,$HS+heads=12+maxnreg=None,$HS+heads=12+maxnreg=168"
 ab gdn 120 gdn:qwen3.5-4b:fp8 "templates,$HS,$HS+heads=2"

@@ -7,11 +7,6 @@
 source "$(dirname "$0")/../gpu_env.sh"
 export PYTHONPATH=.
 HS="templates@stream_first=0+onepass_flush=0+head_scores=1"
-ab() {   # ab NAME TIMEOUT CASES VERSIONS
-    timeout "$2" python3 bench/template_ab.py --templates "$4" --cases "$3" --rounds 3 \
-        --out "$OUT/ab_$1" > "$OUT/ab_$1.log" 2>&1
-    grep -E "^(mamba2|gdn):" "$OUT/ab_$1.log" | cut -c1-400
-}
 ab big 110 mamba2:nemotron3-super-120b:fp32,gdn:qwen3.5-122b-a10b:fp32 "templates,$HS+heads=2,$HS+heads=4"
 ab nano 100 mamba2:nemotron3-nano-4b:fp32,mamba2:nemotron3-nano-4b:fp8 "templates,$HS+heads=2,$HS+heads=3,$HS+heads=6"
 tar czf /tmp/data.tgz -C "$OUT" . && find "$OUT" -mindepth 1 -delete && mv /tmp/data.tgz "$OUT/"
