@@ -19,9 +19,9 @@ the batch and kernels asked for, this script:
    fresh N(0, 1) inputs), so a disagreement between the tuner's workload and the
    benchmarks' shows up as such.
 
-The entries are those the runtime takes on this GPU: per configuration and kernel its own,
-or where it has none its nearest stand-in's (TuningTable.stand_ins: the H200's on an
-H100); --gpu names one GPU's instead. An entry is flagged when the runtime's time is more
+The entries are those the runtime takes on this GPU: per configuration, kernel and batch
+its own, or where it has none at that batch its nearest stand-in's (TuningTable.stand_ins
+and serving_order: the H200's on an H100); --gpu names one GPU's instead. An entry is flagged when the runtime's time is more
 than --slack above the table's `ms` (this GPU's entries only), or when the plan's launch
 beats it by more than the tuner's margin. Writes DIR/audit.json
 (GPU, versions, date, commit, command, every number) and DIR/audit.md, which ends with the
@@ -166,17 +166,17 @@ def main(argv=None) -> int:
         known = table_configs(load_variant(variant))
         configs.update(known)
         table = TuningTable.read(path, variant)
-        # the entries the runtime takes here: per configuration and kernel, this GPU's, or
-        # where it has none its nearest stand-in's (the H200's on an H100); timed on another
-        # GPU, their `ms` is no claim about this one, so only the plan's launch beating
-        # them is flagged there
+        # the entries the runtime takes here: per configuration, kernel and batch, this
+        # GPU's, or where it has none at that batch its nearest stand-in's (the H200's on an
+        # H100; TuningTable.serving_order); timed on another GPU, their `ms` is no claim
+        # about this one, so only the plan's launch beating them is flagged there
         rank = {g: i for i, g in enumerate([args.gpu] if args.gpu else table_device_names(device, table))}
-        owner: dict[tuple[str, str], str] = {}
-        for g, name, kernel, *_ in table.entries():
-            if g in rank and rank[g] < rank.get(owner.get((name, kernel)), len(rank)):
-                owner[name, kernel] = g
+        owner: dict[tuple[str, str, int], str] = {}
+        for g, name, kernel, batch, *_ in table.entries():
+            if g in rank and rank[g] < rank.get(owner.get((name, kernel, batch)), len(rank)):
+                owner[name, kernel, batch] = g
         for gpu, name, kernel, batch, launch, info in table.entries():
-            if (owner.get((name, kernel)) != gpu or batch not in batches or kernel not in kernels
+            if (owner.get((name, kernel, batch)) != gpu or batch not in batches or kernel not in kernels
                     or name not in known or args.match not in name):
                 continue
             own = gpu == here

@@ -742,24 +742,25 @@ class Kernels:
 
     def tabled_launch(self, kernel: str, rows: int, device) -> Launch | None:
         """The tuning table's launch of `kernel` for `rows` rows on `device`: table_launch
-        under the first of table_device_names (the device's own name, then its
-        stand-ins) that has one; None: the plan's."""
+        under the GPU of table_device_names (the device's own name, then its stand-ins)
+        whose entry serves `rows` (TuningTable.serving_order); None: the plan's."""
         return next(self._tabled(kernel, rows, device), (None, None))[1]
 
-    def tuned_gpu(self, device, kernel: str = "replay_decode") -> str | None:
-        """The GPU whose entry `kernel`'s launches on `device` take (the device's own, a
-        stand-in of the same compute capability, or REPLAYGEN_TUNING_GPU's), or None
-        where no GPU of those has one for this configuration: the plan's launches."""
-        return next(self._tabled(kernel, 1, device), (None, None))[0]
+    def tuned_gpu(self, device, kernel: str = "replay_decode", rows: int = 1) -> str | None:
+        """The GPU whose entry `kernel`'s launches of `rows` rows on `device` take (the
+        device's own, a stand-in of the same compute capability, or REPLAYGEN_TUNING_GPU's),
+        or None where no GPU of those has one for this configuration: the plan's launch."""
+        return next(self._tabled(kernel, rows, device), (None, None))[0]
 
     def _tabled(self, kernel: str, rows: int, device):
-        """(GPU name, launch) of every GPU of table_device_names with an entry, in order."""
+        """(GPU name, launch) of every GPU of table_device_names with an entry, the one
+        that serves `rows` first (TuningTable.serving_order)."""
         if self.tuning is None:
             return
-        for gpu in table_device_names(torch.device(device), self.tuning):
-            launch = self.table_launch(kernel, rows, gpu)
-            if launch is not None:
-                yield gpu, launch
+        found = [(gpu, *entry) for gpu in table_device_names(torch.device(device), self.tuning)
+                 if (entry := self._table_entry(kernel, rows, gpu)) is not None]
+        for gpu, _, launch in TuningTable.serving_order(found, rows):
+            yield gpu, launch
 
     def _launch(self, kernel: str, rows: int, device, launch: Launch | None = None):
         """launch_args, and the Launch chosen (None: the plan's), whose other choices
@@ -811,15 +812,23 @@ class Kernels:
         the plan's): TuningTable.launch (below every tabled batch, a decode's entry with
         its split raised for the fewer rows), a verify_folds verify falling back to the
         plain configuration's."""
+        entry = self._table_entry(kernel, rows, gpu)
+        return None if entry is None else entry[1]
+
+    def _table_entry(self, kernel: str, rows: int, gpu: str) -> tuple[int, Launch] | None:
+        """(tabled batch, table_launch's launch), or None."""
         if self.tuning is None:
             return None
-        launch = self.tuning.launch(self.plan, kernel, gpu, rows)
-        if launch is None and kernel == "verify" and self.plan.VERIFY_FOLDS:
+        config = self.plan.name
+        entry = self.tuning.entry(config, kernel, gpu, rows)
+        if entry is None and kernel == "verify" and self.plan.VERIFY_FOLDS:
             # the plain rows' verify is the same kernel as without verify_folds (but
             # for CAP and RING): untuned, it takes that configuration's launch
-            plain = dataclasses.replace(self.plan.config, verify_folds=False).name
-            launch = self.tuning.launch(self.plan, kernel, gpu, rows, config=plain)
-        return launch
+            config = dataclasses.replace(self.plan.config, verify_folds=False).name
+            entry = self.tuning.entry(config, kernel, gpu, rows)
+        if entry is None:
+            return None
+        return entry[0], self.tuning.launch(self.plan, kernel, gpu, rows, config=config)
 
     def warmup(self, state: ReplayState, batch_sizes, *, pool: torch.Tensor | None = None,
                dtype: torch.dtype = torch.bfloat16, slots_dtype: torch.dtype = torch.int32) -> int:

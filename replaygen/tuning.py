@@ -7,6 +7,8 @@ Output: for a (kernel config name, kernel, GPU name, batch) the `Launch` to use
 None, in which case the plan's own choice (the module's CONSTEXPRS and warps) is used:
 wherever neither the device's own entries nor its stand-ins' (tuned GPUs of the same
 compute capability, `TuningTable.stand_ins`) have one for the configuration and kernel.
+Between the device's entries and its stand-ins' the batch decides
+(`TuningTable.serving_order`): the device's own serve the buckets it was swept at.
 Invariants: a table is validated completely when it is loaded (`TuningError` naming the
 file, the entry and the reason); a lookup never compiles or times anything (Triton's
 first-use JIT aside: `Kernels.warmup` does that ahead of CUDA-graph capture); the
@@ -312,6 +314,18 @@ class TuningTable:
         batch, launch, _ = entries[max(i, 0)]
         return batch, launch
 
+    @staticmethod
+    def serving_order(found, rows: int):
+        """The entries `found` [(gpu, tabled batch, ...)] of several GPUs for one launch of
+        `rows` rows, given in the order a lookup tries the GPUs (the device's own name, then
+        its stand-ins: stand_ins), sorted by which serves the launch: the bucket rule of
+        `entry` over all of them (the largest tabled batch <= rows, else the smallest), the
+        earlier GPU's at equal batches (a stable sort). So a GPU tuned at some batches
+        keeps its stand-in's entries for the buckets it has none for (an H100 swept at
+        batch 256 runs the H200's batch-1 and batch-512 launches there, not its batch-256
+        launch with the split raised), and wins the buckets it has."""
+        return sorted(found, key=lambda f: (0, -f[1]) if f[1] <= rows else (1, f[1]))
+
     def recorded(self, config: str, kernel: str, gpu: str | None, batch: int) -> dict | None:
         """What the sweep measured for the entry at exactly `batch` (its info: ms, plan_ms),
         or None: the claim a later timing of the same launch can be held to (STALE)."""
@@ -331,8 +345,9 @@ class TuningTable:
         """The GPUs whose entries serve `gpu`, in the order a lookup tries them: `gpu`
         itself, then the tuned GPUs of the same compute capability (their sweeps' meta
         "capability"), the nearest in multiprocessor count first, ties by name. A lookup
-        takes the first with an entry for its configuration and kernel, so a GPU tuned
-        for some configurations keeps its stand-in's launches for the others. The same
+        takes the entry of the nearest batch bucket among them (serving_order), so a GPU
+        tuned for some configurations or batches keeps its stand-in's launches for the
+        others. The same
         capability means the same registers and shared memory per multiprocessor: every
         launch compiles as it did where it was tuned and keeps its occupancy (an H100
         takes the H200's, both sm_90 with 132 multiprocessors)."""

@@ -581,6 +581,40 @@ def test_launches_on_a_device_without_an_entry_take_its_stand_ins(monkeypatch):
     assert kern.tuned_gpu("cpu") is None
 
 
+def test_a_device_with_entries_at_some_batches_keeps_its_stand_ins_at_the_others(monkeypatch):
+    """The device's own entries and its stand-ins' pool their batch buckets
+    (TuningTable.serving_order): a launch takes the entry of the largest tabled batch <=
+    rows among all of them (the smallest above, below them all), the device's own at equal
+    batches. An H100 swept at batch 256 only ran its batch-256 launch, split raised, at
+    batch 1 (and at 512) where the H200 has launches tuned for those sizes."""
+    monkeypatch.delenv("REPLAYGEN_TUNING_GPU", raising=False)
+    kern = load("gdn", H=1, HV=1, K=16, V=32, L=2, tuning=False)
+    t = TuningTable()
+    # distinct value tiles name each entry: the device's own at 4 and 8, the twin's at 2, 8, 16
+    own = {4: Launch(8, 1, 1), 8: Launch(16, 1, 2)}
+    twin = {2: Launch(32, 1, 1), 8: Launch(32, 1, 2), 16: Launch(16, 2, 1)}
+    for b, launch in own.items():
+        t.add("cpu", kern.name, "fold", b, launch)
+    for b, launch in twin.items():
+        t.add("cpu twin", kern.name, "fold", b, launch)
+    t.meta["cpu twin"] = {"capability": "cpu", "multiprocessors": 1}
+    tuned = load("gdn", H=1, HV=1, K=16, V=32, L=2, tuning=t)
+    expect = {1: ("cpu twin", 2), 2: ("cpu twin", 2), 3: ("cpu twin", 2), 4: ("cpu", 4),
+              7: ("cpu", 4), 8: ("cpu", 8), 15: ("cpu", 8), 16: ("cpu twin", 16), 99: ("cpu twin", 16)}
+    for rows, (gpu, batch) in expect.items():
+        launch = (own if gpu == "cpu" else twin)[batch]
+        assert tuned.tuned_gpu("cpu", "fold", rows) == gpu, rows
+        assert tuned.tabled_launch("fold", rows, "cpu") == launch, rows
+        assert tuned.launch_args("fold", rows, "cpu")[0]["BV"] == launch.BV, rows
+    # below every bucket the smallest tabled batch serves, the device's own at a tie
+    t.add("cpu", kern.name, "fold", 2, Launch(8, 2, 2))
+    tuned = load("gdn", H=1, HV=1, K=16, V=32, L=2, tuning=t)
+    assert tuned.tuned_gpu("cpu", "fold", 1) == "cpu"
+    assert tuned.tabled_launch("fold", 1, "cpu") == Launch(8, 2, 2)
+    assert TuningTable.serving_order([("a", 64), ("b", 1), ("c", 512), ("d", 64)], 100) == [
+        ("a", 64), ("d", 64), ("b", 1), ("c", 512)]
+
+
 # -- tuned launches are correct ---------------------------------------------------------------
 @pytest.mark.parametrize("variant,structure,chunked", [
     ("gdn", None, True), ("mamba2", None, True), ("kda", "kchunks", True), ("kda", None, False)])
