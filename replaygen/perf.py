@@ -334,23 +334,63 @@ class Workload:
 
 
 # -- compiling ahead, in parallel ---------------------------------------------------------------
-def _compile_worker(task) -> int:
+class CompileKeys:
+    """While active: (kernel name, Triton's cache key) of every kernel this process
+    compiles or loads from Triton's disk cache, through `knobs.runtime.jit_post_compile_hook`
+    (Triton 3.6-3.9: called after each in-memory cache miss; the key holds every argument's
+    specialisation and the compile options). The tuner compares the timing process's keys
+    with the compile workers' to name what made a launch compile twice."""
+
+    def __init__(self):
+        self.keys: list[tuple[str, str]] = []
+
+    def __enter__(self):
+        from triton import knobs
+        self._prev = knobs.runtime.jit_post_compile_hook
+
+        def hook(**kw):
+            self.keys.append((getattr(kw.get("fn"), "name", "?"), str(kw.get("key"))))
+            return self._prev(**kw) if self._prev else None
+        knobs.runtime.jit_post_compile_hook = hook
+        return self
+
+    def __exit__(self, *exc):
+        from triton import knobs
+        knobs.runtime.jit_post_compile_hook = self._prev
+        return False
+
+
+def key_difference(key: str, others) -> str:
+    """What sets the cache key `key` apart from the nearest of `others` (the most shared
+    comma-separated parts): its parts the nearest lacks, and the nearest's it lacks."""
+    parts = key.split(", ")
+    near = max(others, key=lambda o: len(set(parts) & set(o.split(", "))), default=None)
+    if near is None:
+        return "no key of that kernel was compiled ahead"
+    theirs = near.split(", ")
+    return (f"here: {' | '.join(p for p in parts if p not in theirs) or '-'}; "
+            f"ahead: {' | '.join(p for p in theirs if p not in parts) or '-'}")
+
+
+def _compile_worker(task) -> tuple[int, list[tuple[str, str]]]:
     """In a spawned process: compile the launches of one configuration (padding rows only)
-    at every batch size (size-based choices in decode may differ between them)."""
+    at every batch size (size-based choices in decode may differ between them). Returns
+    the number of launches and the CompileKeys of what it compiled."""
     from .runtime import load
     variant, load_kwargs, launches, batches, device = task
     kern = load(variant, tuning=False, **load_kwargs)
     work = Workload(kern, 16, device, init=False, rows=max(batches))
-    for kernel, launch in launches:
-        kern.forced = {kernel: launch} if launch is not None else {}
-        for rows in batches:
-            work.compile_only(kernel, rows)
-    if work.device.type == "cuda":
-        torch.cuda.synchronize()
-    return len(launches)
+    with CompileKeys() as compiled:
+        for kernel, launch in launches:
+            kern.forced = {kernel: launch} if launch is not None else {}
+            for rows in batches:
+                work.compile_only(kernel, rows)
+        if work.device.type == "cuda":
+            torch.cuda.synchronize()
+    return len(launches), compiled.keys
 
 
-def precompile(tasks, jobs: int, log=print) -> None:
+def precompile(tasks, jobs: int, log=print, keys: set | None = None) -> int:
     """Fill Triton's on-disk cache for `tasks` [(variant, load kwargs, [(kernel, Launch or
     None: the plan's choice)], batch sizes, device)] with `jobs` spawned processes, so the
     timing loop (one process, one GPU stream) loads kernels instead of compiling them one
@@ -358,7 +398,7 @@ def precompile(tasks, jobs: int, log=print) -> None:
     pools have 16 slots: Triton specialises integers on divisibility by 16 (and on == 1), so
     the timed pools, whose sizes are multiples of 16, get the same compiled code. Any
     failure here is only lost time: the main process compiles what is missing. Returns
-    the number of tasks that failed."""
+    the number of tasks that failed; `keys` gathers the workers' CompileKeys."""
     if jobs <= 1 or not tasks:
         return 0
     failed = 0
@@ -369,7 +409,9 @@ def precompile(tasks, jobs: int, log=print) -> None:
         with concurrent.futures.ProcessPoolExecutor(jobs, mp_context=ctx) as pool:
             for fut in [pool.submit(_compile_worker, t) for t in tasks]:
                 try:
-                    fut.result()
+                    _, compiled = fut.result()
+                    if keys is not None:
+                        keys.update(compiled)
                 except Exception as exc:  # noqa: BLE001 - reported; the main process retries
                     failed += 1
                     log(f"  precompile: {type(exc).__name__}: {str(exc)[:300]} "

@@ -544,13 +544,20 @@ class Job:
         return self.kern.plan.config.load_options()
 
 
+# Timing one candidate (a CUDA graph of its launches, replayed a few dozen times) takes
+# ~0.15 s (session 46: Mamba-2 Nano's fp32 decode, 36 launches in 5.4 s). Over a second
+# means the timing process compiled it: session 46's FP8 sweep timed 41 launches in 96 s
+# (session 41's, the same sweep at b4c31c1, in 5 s) and its budget ran out in phase 2b.
+SLOW_TIMING_S = 1.0
+
+
 def _measure(jobs: list[Job], todo: dict, batches, timer, device, workers, log, save=None,
              deadline=float("inf")):
     """Time every (job, kernel, launch) in `todo` at every batch: compile ahead in
     parallel, then time in this process, one configuration's buffers at a time; `save()`
     after each configuration; configurations not started by `deadline` (perf_counter
     seconds) are left as they are."""
-    from .perf import Workload, pool_size, precompile
+    from .perf import CompileKeys, Workload, key_difference, pool_size, precompile
     slots = pool_size(batches)
     tasks = []
     for j in jobs:
@@ -558,10 +565,12 @@ def _measure(jobs: list[Job], todo: dict, batches, timer, device, workers, log, 
         for i in range(0, len(launches), 4):     # chunks of 4 balance the workers
             tasks.append((j.variant, j.load_kwargs(), launches[i:i + 4], tuple(batches), str(device)))
     t0 = time.perf_counter()
-    precompile(tasks, workers, log)
+    ahead: set[tuple[str, str]] = set()   # the workers' (kernel, cache key)s
+    precompile(tasks, workers, log, keys=ahead)
     log(f"  compiled {sum(len(t[2]) for t in tasks)} launches in {time.perf_counter() - t0:.1f} s "
         f"({workers} processes)")
     t0 = time.perf_counter()
+    slow = []   # (seconds, what, cache keys not compiled ahead): candidates timed slowly
     for n, j in enumerate(jobs):
         if time.perf_counter() > deadline:
             log(f"  time budget reached: {len(jobs) - n} configuration(s) not timed in this phase")
@@ -576,18 +585,30 @@ def _measure(jobs: list[Job], todo: dict, batches, timer, device, workers, log, 
                 j.kern.forced = {kernel: cand}
                 row = j.times[kernel].setdefault(cand, {})
                 for b in batches:
+                    t1 = time.perf_counter()
                     try:
-                        row[b] = work.time_kernel(timer, kernel, b)
+                        with CompileKeys() as here:
+                            row[b] = work.time_kernel(timer, kernel, b)
                     except Exception as exc:  # noqa: BLE001 - a candidate that fails is dropped
                         log(f"  {j.kern.name} {kernel} {cand}: failed ({type(exc).__name__}: "
                             f"{str(exc)[:200]}); skipped")
                         row.clear()
                         break
+                    if time.perf_counter() - t1 > SLOW_TIMING_S and work.device.type == "cuda":
+                        slow.append((time.perf_counter() - t1, f"{kernel} {cand} at {b}",
+                                     [k for k in here.keys if k not in ahead]))
         j.kern.forced = {}
         del work
         if save:
             save()
     log(f"  timed in {time.perf_counter() - t0:.1f} s")
+    if slow:
+        seconds, what, missed = max(slow, key=lambda s: s[0])
+        log(f"  {len(slow)} launch(es) took over {SLOW_TIMING_S:.0f} s each to time (slowest "
+            f"{seconds:.1f} s: {what}); kernels compiled here that no worker compiled: "
+            f"{len(missed)}")
+        for name, key in missed[:3]:
+            log(f"    {name}: {key_difference(key, [k for n, k in ahead if n == name])}")
 
 
 def _phases():

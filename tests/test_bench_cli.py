@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import json
 import itertools
+import json
+import types
 
 import pytest
 import torch
@@ -262,10 +263,33 @@ def test_precompile_workers(device):
     dims = dict(H=1, HV=2, K=16, V=20, L=2, state_dtype="fp32", record_dtype="bf16")
     tasks = [("gdn", dims, [("replay_decode", T.Launch(8, 1, 1)), ("fold", None),
                             ("conventional_decode", T.Launch(16, 2, 3))], (1, 3), device)] * 2
-    lines = []
-    assert perf.precompile(tasks, 2, lines.append) == 0, lines
+    lines, keys = [], set()
+    assert perf.precompile(tasks, 2, lines.append, keys=keys) == 0, lines
+    if torch.device(device).type == "cuda":   # (the interpreter compiles nothing: no keys)
+        assert {name for name, _ in keys} >= {"replay_decode_kernel", "fold_kernel"}
     broken = [("gdn", {**dims, "K": 0}, [("fold", None)], (1,), device)]
     assert perf.precompile(broken, 2, lines.append) == 1 and "ConfigError" in lines[-1]
+
+
+def test_compile_keys_name_what_sets_a_launch_apart():
+    """CompileKeys records (kernel, cache key) through Triton's post-compile hook and
+    restores the hook it found; key_difference names the parts of a key that the nearest
+    key compiled ahead lacks (session 46: an FP8 sweep compiled its launches twice)."""
+    from triton import knobs
+    seen = []
+    knobs.runtime.jit_post_compile_hook = lambda **kw: seen.append(kw["key"])
+    try:
+        with perf.CompileKeys() as keys:
+            hook = knobs.runtime.jit_post_compile_hook
+            hook(key="(('*fp32', 'D'), ('i32', 'D'), 4)", fn=types.SimpleNamespace(name="k"))
+        assert knobs.runtime.jit_post_compile_hook is not hook   # restored
+        assert keys.keys == [("k", "(('*fp32', 'D'), ('i32', 'D'), 4)")]
+        assert seen == ["(('*fp32', 'D'), ('i32', 'D'), 4)"]   # the hook it found still runs
+    finally:
+        knobs.runtime.jit_post_compile_hook = None
+    ahead = ["a, b, c, d", "a, x, y, z"]
+    assert perf.key_difference("a, b, c, e", ahead) == "here: e; ahead: d"
+    assert perf.key_difference("a, b", []) == "no key of that kernel was compiled ahead"
 
 
 def test_the_suite_holds_each_row_to_its_table_entry():
