@@ -59,3 +59,11 @@ ab() {
         --out "$OUT/ab_$1" > "$OUT/ab_$1.log" 2>&1
     grep -E "^(mamba2|gdn|kda|gla):" "$OUT/ab_$1.log" | cut -c1-400
 }
+
+# suite NAME VARIANTS: issue 5's rows (`replaygen bench`, batch 256, L = 16) of VARIANTS
+# (comma-separated) into $OUT/NAME (its log $OUT/NAME.log), the rows printed.
+suite() {
+    timeout "${SUITE_TIMEOUT:-100}" python3 -m replaygen bench --variants "$2" --L 16 --batches 256 \
+        --out "$OUT/$1" > "$OUT/$1.log" 2>&1
+    grep -E "^\| (${2//,/|}) " "$OUT/$1/bench.md" | head -5 | cut -c1-230
+}
