@@ -120,6 +120,8 @@ def main(argv=None) -> int:
     ap.add_argument("--kernel", default="verify", help="a tuning-table kernel: verify, "
                     "verify_fold, replay_decode, fold, commit, conventional_decode")
     ap.add_argument("--batch", type=int, default=256)
+    ap.add_argument("--gpu", default="NVIDIA H200", help="the tuning table's GPU whose "
+                    "launch is compiled (e.g. \"NVIDIA H100 80GB HBM3\")")
     ap.add_argument("--launch", default=None, help="overrides of the tabled launch, "
                     "k=v[,k=v...] (Launch fields, e.g. BV=32,num_warps=2)")
     ap.add_argument("--decode-structure", default=None, help="kchunks or vtiles")
@@ -144,7 +146,7 @@ def main(argv=None) -> int:
                 decode_structure=args.decode_structure,
                 **({"verify_folds": True} if args.verify_folds else {}))
     name, flags = sm90.TABLE_KERNELS[args.kernel]
-    launch = kern.table_launch(args.kernel, args.batch, "NVIDIA H200")
+    launch = kern.table_launch(args.kernel, args.batch, args.gpu)
     if args.launch:
         import dataclasses
         from common import launch_fields

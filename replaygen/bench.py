@@ -40,13 +40,16 @@ TIMES = ("conventional", "nonflush", "flush_step", "amortised")
 
 # -- the suite (GPU) ---------------------------------------------------------------------------
 def _launch_used(kern, rows, device) -> dict:
-    """The tiles and options each timed kernel launched with (tuned or the plan's)."""
+    """The tiles and options each timed kernel launched with, and `table`: the GPU whose
+    tuning entry they come from (the device's own or a stand-in's: on an H100, per batch
+    bucket, its own or the H200's), or "plan" (untuned)."""
     from .plan import decode_is_chunked
     out = {}
     for k in ("replay_decode", "conventional_decode"):
         consts, launch = kern.launch_args(k, rows, device)
         tiles = ("DBV", "BKT") if k == "replay_decode" and decode_is_chunked(kern.plan) else ("BV",)
-        out[k] = {**{t: consts[t] for t in tiles}, **launch}
+        out[k] = {**{t: consts[t] for t in tiles}, **launch,
+                  "table": kern.tuned_gpu(device, k, rows) or "plan"}
     return out
 
 

@@ -251,6 +251,8 @@ def test_bench_dry_run(tiny, tmp_path):
                   "conventional_eager", "speedup", "speedup_cap"):
             assert isinstance(r[k], float) and r[k] > 0, (k, r)
         assert r["per_step"]["amortised"] == r["per_token"]["amortised"] * r["batch"]
+        # whose launches ran: the tiny configuration has no tuning entries
+        assert {r["launch"][k]["table"] for k in ("replay_decode", "conventional_decode")} == {"plan"}
     # the conventional step is measured once per batch and shared by every L
     assert rows[0]["conventional"] == rows[2]["conventional"]
     assert (tmp_path / "bench.md").is_file() and (tmp_path / "bench.csv").is_file()
