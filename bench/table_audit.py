@@ -21,13 +21,13 @@ the batch and kernels asked for, this script:
 
 The entries are those the runtime takes on this GPU: per configuration, kernel and batch
 its own, or where it has none at that batch its nearest stand-in's (TuningTable.stand_ins
-and serving_order: the H200's on an H100); --gpu names one GPU's instead. An entry is flagged when the runtime's time is more
-than --slack above the table's `ms` (this GPU's entries only), or when the plan's launch
-beats it by more than the tuner's margin. Writes DIR/audit.json
-(GPU, versions, date, commit, command, every number) and DIR/audit.md, which ends with the
-`replaygen tune` command that re-sweeps each flagged configuration at its flagged
-batches and kernels; `--retune S` runs them (S seconds of budget each), writing the
-committed tables (`generated/`) as `replaygen tune` does.
+and serving_order: the H200's on an H100); --gpu names one GPU's instead. An entry is
+flagged when the runtime's time is more than --slack above the table's `ms` (this GPU's
+entries only), or when the plan's launch beats it by more than the tuner's margin.
+Writes DIR/audit.json (GPU, versions, date, commit, command, every number) and
+DIR/audit.md, which ends with the `replaygen tune` command that re-sweeps each flagged
+configuration at its flagged batches and kernels; `--retune S` runs them (S seconds of
+budget each), writing the committed tables (`generated/`) as `replaygen tune` does.
 """
 from __future__ import annotations
 

@@ -347,10 +347,9 @@ class TuningTable:
         "capability"), the nearest in multiprocessor count first, ties by name. A lookup
         takes the entry of the nearest batch bucket among them (serving_order), so a GPU
         tuned for some configurations or batches keeps its stand-in's launches for the
-        others. The same
-        capability means the same registers and shared memory per multiprocessor: every
-        launch compiles as it did where it was tuned and keeps its occupancy (an H100
-        takes the H200's, both sm_90 with 132 multiprocessors)."""
+        others. The same capability means the same registers and shared memory per
+        multiprocessor: every launch compiles as it did where it was tuned and keeps its
+        occupancy (an H100 takes the H200's, both sm_90 with 132 multiprocessors)."""
         def distance(g: str) -> int:
             sms = self.meta[g].get("multiprocessors")
             return abs(sms - multiprocessors) if isinstance(sms, int) else 1 << 30
