@@ -103,8 +103,9 @@ def head_kernel(q_ptr, k_ptr, f_ptr, b_ptr, A_log_ptr, dt_bias_ptr, rk_ptr, rg_p
         z = tl.load(f_ptr + p_tok[:, None] * K + o_k[None, :]).to(tl.float32) \
             + tl.load(dt_bias_ptr + i_h * K + o_k)[None, :]
         g = -b_A * tl.where(z > 20.0, z, devmath.log(1.0 + devmath.exp(tl.minimum(z, 20.0))))
-        # (rows T_MAX + i repeat draft i's gate: twice the softplus work of one row per
-        # draft, as the shipped kernel does it; the comparison across HBK is unaffected)
+        # (rows T_MAX + i repeat draft i's gate: twice the softplus work of the shipped
+        # kernel, which takes one [BK] row per draft; the same at every HBK, so the
+        # comparison across HBK holds, and the unchunked HBK 128 errs on the slow side)
         G_tot = tl.sum(tl.where(is_q[:, None], g, 0.0), axis=0)   # the drafts' whole decay
         # row r: Σ of the gates of rows <= r; rows T_MAX + i minus the drafts' total, so
         # every probe row holds its draft's cumulative decay from n, G_d - G_n
