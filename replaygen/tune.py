@@ -140,6 +140,25 @@ def _ranked(times: dict[Launch, dict[int, float]]) -> list[Launch]:
     return sorted(score, key=score.get)
 
 
+def _fastest_at_each_batch(times: dict[Launch, dict[int, float]], keep: int, accept) -> list[Launch]:
+    """At each batch the `keep` fastest launches so far that `accept(launch)` takes, in
+    order of batch, then time; each once."""
+    out = []
+    for b in sorted({b for t in times.values() for b in t}):
+        measured = {c: t[b] for c, t in times.items() if b in t and accept(c)}
+        out += [c for c in sorted(measured, key=measured.get)[:keep] if c not in out]
+    return out
+
+
+def _untimed(cands, times: dict[Launch, dict[int, float]]) -> list[Launch]:
+    """The launches `cands` in order, each once, less those timed already."""
+    out = []
+    for c in cands:
+        if c not in times and c not in out:
+            out.append(c)
+    return out
+
+
 def stage_candidates(times: dict[Launch, dict[int, float]], keep: int = 2) -> list[Launch]:
     """Phase 2: the `keep` best (BV, warps) by their mean time relative to the best at each
     batch, at the other stage counts."""
@@ -182,13 +201,9 @@ def _variants(times: dict[Launch, dict[int, float]], keep: int, field: str, defa
     """The `keep` best launches so far (ranked as in phase 2) whose `field` is `default`,
     each with `field` set to every one of `values` (or of `values(launch)`, where they
     depend on the launch); launches already timed left out."""
-    out = []
-    for c in [c for c in _ranked(times) if getattr(c, field) == default][:keep]:
-        for v in (values(c) if callable(values) else values):
-            cand = dataclasses.replace(c, **{field: v})
-            if cand not in times and cand not in out:
-                out.append(cand)
-    return out
+    return _untimed((dataclasses.replace(c, **{field: v})
+                     for c in [c for c in _ranked(times) if getattr(c, field) == default][:keep]
+                     for v in (values(c) if callable(values) else values)), times)
 
 
 def stream_first_candidates(plan, times: dict[Launch, dict[int, float]], keep: int = 3) -> list[Launch]:
@@ -216,13 +231,9 @@ def onepass_flush_candidates(plan, times: dict[Launch, dict[int, float]], keep: 
     with its cap of 168 (H200, session 30, bench/results/session30-2026-12-04/call_i)."""
     if not (plan.onepass_flushes and plan.FUSED_FLUSH):
         return []
-    out = []
-    for c in [c for c in _ranked(times) if not c.onepass_flush and c.split == 1][:keep]:
-        for cap in dict.fromkeys((c.maxnreg, *register_caps(c.num_warps))):
-            cand = dataclasses.replace(c, onepass_flush=True, maxnreg=cap)
-            if cand not in times and cand not in out:
-                out.append(cand)
-    return out
+    return _untimed((dataclasses.replace(c, onepass_flush=True, maxnreg=cap)
+                     for c in [c for c in _ranked(times) if not c.onepass_flush and c.split == 1][:keep]
+                     for cap in dict.fromkeys((c.maxnreg, *register_caps(c.num_warps)))), times)
 
 
 FLUSH_ORDERS = (1, 2, 4)   # Launch.flush_order: the flushing programs' spacing from the start
@@ -270,13 +281,9 @@ def head_launch_candidates(plan, times: dict[Launch, dict[int, float]], keep: in
     one launch 226 registers and 28 KB, 8)."""
     if verify_is_chunked(plan):
         return []
-    out = []
-    for c in [c for c in _ranked(times) if not c.head_launch][:keep]:
-        for stages in sorted({DEFAULT_STAGES, *EXTRA_STAGES}):
-            cand = dataclasses.replace(c, head_launch=True, num_stages=stages)
-            if cand not in times and cand not in out:
-                out.append(cand)
-    return out
+    return _untimed((dataclasses.replace(c, head_launch=True, num_stages=stages)
+                     for c in [c for c in _ranked(times) if not c.head_launch][:keep]
+                     for stages in sorted({DEFAULT_STAGES, *EXTRA_STAGES})), times)
 
 
 def head_warps_candidates(plan, times: dict[Launch, dict[int, float]], keep: int = 2) -> list[Launch]:
@@ -367,17 +374,9 @@ def _fold_launch_variants(plan, times: dict[Launch, dict[int, float]], keep: int
     """At each batch the `keep` fastest launches whose flush is separate (Launch.
     separate_flush, or a plan whose decode always leaves it to the fold launch) and whose
     `field` is `unset`, with `field` set to each of `values`; those not timed yet."""
-    batches = sorted({b for t in times.values() for b in t})
-    out = []
-    for b in batches:
-        measured = {c: t[b] for c, t in times.items() if b in t and getattr(c, field) == unset
-                    and (c.separate_flush or not plan.FUSED_FLUSH)}
-        for c in sorted(measured, key=measured.get)[:keep]:
-            for v in values:
-                cand = dataclasses.replace(c, **{field: v})
-                if cand not in times and cand not in out:
-                    out.append(cand)
-    return out
+    bases = _fastest_at_each_batch(times, keep, lambda c: getattr(c, field) == unset
+                                   and (c.separate_flush or not plan.FUSED_FLUSH))
+    return _untimed((dataclasses.replace(c, **{field: v}) for c in bases for v in values), times)
 
 
 # phase 4d's extra caps at one warp: 19 and 21 programs per SM
@@ -395,18 +394,12 @@ def head_scores_candidates(plan, times: dict[Launch, dict[int, float]], keep: in
     104: 19 programs per SM, where the stream with its records spills 16 B at 112)."""
     if not plan.scores_at_head:
         return []
-    batches = sorted({b for t in times.values() for b in t})
-    out = []
-    for b in batches:
-        measured = {c: t[b] for c, t in times.items()
-                    if b in t and not c.head_scores and not c.onepass_flush}
-        for c in sorted(measured, key=measured.get)[:keep]:
-            extra = HEAD_SCORE_CAPS if c.num_warps == 1 else ()
-            for cap in dict.fromkeys((c.maxnreg, *register_caps(c.num_warps), *extra)):
-                cand = dataclasses.replace(c, head_scores=True, stream_first=False, maxnreg=cap)
-                if cand not in times and cand not in out:
-                    out.append(cand)
-    return out
+    bases = _fastest_at_each_batch(times, keep, lambda c: not c.head_scores and not c.onepass_flush)
+    return _untimed((dataclasses.replace(c, head_scores=True, stream_first=False, maxnreg=cap)
+                     for c in bases
+                     for cap in dict.fromkeys((c.maxnreg, *register_caps(c.num_warps),
+                                               *(HEAD_SCORE_CAPS if c.num_warps == 1 else ())))),
+                    times)
 
 
 def decode_heads_candidates(plan, times: dict[Launch, dict[int, float]], keep: int = 2) -> list[Launch]:
@@ -419,18 +412,8 @@ def decode_heads_candidates(plan, times: dict[Launch, dict[int, float]], keep: i
     must still fill the GPU."""
     if not plan.decode_shares_keys:
         return []
-    divisors = group_divisors(plan)
-    batches = sorted({b for t in times.values() for b in t})
-    out = []
-    for b in batches:
-        measured = {c: t[b] for c, t in times.items()
-                    if b in t and c.head_scores and c.split == 1 and c.heads == 1}
-        for c in sorted(measured, key=measured.get)[:keep]:
-            for d in divisors:
-                cand = dataclasses.replace(c, heads=d)
-                if cand not in times and cand not in out:
-                    out.append(cand)
-    return out
+    bases = _fastest_at_each_batch(times, keep, lambda c: c.head_scores and c.split == 1 and c.heads == 1)
+    return _untimed((dataclasses.replace(c, heads=d) for c in bases for d in group_divisors(plan)), times)
 
 
 def fold_warps_candidates(plan, times: dict[Launch, dict[int, float]], keep: int = 2) -> list[Launch]:
