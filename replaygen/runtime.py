@@ -819,16 +819,13 @@ class Kernels:
         """(tabled batch, table_launch's launch), or None."""
         if self.tuning is None:
             return None
-        config = self.plan.name
-        entry = self.tuning.entry(config, kernel, gpu, rows)
-        if entry is None and kernel == "verify" and self.plan.VERIFY_FOLDS:
+        found = self.tuning.served(self.plan, kernel, gpu, rows)
+        if found is None and kernel == "verify" and self.plan.VERIFY_FOLDS:
             # the plain rows' verify is the same kernel as without verify_folds (but
             # for CAP and RING): untuned, it takes that configuration's launch
-            config = dataclasses.replace(self.plan.config, verify_folds=False).name
-            entry = self.tuning.entry(config, kernel, gpu, rows)
-        if entry is None:
-            return None
-        return entry[0], self.tuning.launch(self.plan, kernel, gpu, rows, config=config)
+            plain = dataclasses.replace(self.plan.config, verify_folds=False).name
+            found = self.tuning.served(self.plan, kernel, gpu, rows, config=plain)
+        return found
 
     def warmup(self, state: ReplayState, batch_sizes, *, pool: torch.Tensor | None = None,
                dtype: torch.dtype = torch.bfloat16, slots_dtype: torch.dtype = torch.int32) -> int:

@@ -297,11 +297,18 @@ class TuningTable:
         """The launch the runtime takes for `rows` rows from the entries of `config`
         (default: the plan's): lookup's entry, and below every tabled batch a decode
         entry's split raised for the fewer rows (Launch.for_fewer_rows); None if untabled."""
+        found = self.served(plan, kernel, gpu, rows, config)
+        return None if found is None else found[1]
+
+    def served(self, plan, kernel: str, gpu: str | None, rows: int,
+               config: str | None = None) -> tuple[int, Launch] | None:
+        """(tabled batch, `launch`'s launch), or None: the batch ranks GPUs against each
+        other (serving_order)."""
         entry = self.entry(config or plan.name, kernel, gpu, rows)
         if entry is None:
             return None
         tabled, launch = entry
-        return launch.for_fewer_rows(plan, tabled, rows) if kernel == "replay_decode" else launch
+        return tabled, (launch.for_fewer_rows(plan, tabled, rows) if kernel == "replay_decode" else launch)
 
     def entry(self, config: str, kernel: str, gpu: str | None, rows: int) -> tuple[int, Launch] | None:
         """(tabled batch, launch) of lookup's entry, or None."""
