@@ -334,42 +334,71 @@ class Workload:
 
 
 # -- compiling ahead, in parallel ---------------------------------------------------------------
+# compile outputs in a kernel's metadata (the rest are the compile options and the
+# cache-invalidating environment variables: inputs of its on-disk cache key)
+_COMPILE_OUTPUTS = frozenset({"hash", "name", "target", "triton_version", "shared", "tmem_size",
+                              "global_scratch_size", "global_scratch_align",
+                              "profile_scratch_size", "profile_scratch_align"})
+
+
 class CompileKeys:
-    """While active: (kernel name, Triton's cache key) of every kernel this process
-    compiles or loads from Triton's disk cache, through `knobs.runtime.jit_post_compile_hook`
-    (Triton 3.6-3.9: called after each in-memory cache miss; the key holds every argument's
-    specialisation and the compile options). The tuner compares the timing process's keys
-    with the compile workers' to name what made a launch compile twice."""
+    """While active: (kernel name, on-disk cache key, cache hit) of every kernel this
+    process compiles or loads from Triton's disk cache, through `knobs.compilation.listener`
+    (Triton 3.6-3.9: called by triton.compile after each in-memory miss, with the source
+    and the metadata). The key is written as its parts, " | "-separated: the source's hash
+    (the kernel and every function it calls), its argument attributes, signature and
+    constants, then each compile option and cache-invalidating environment variable as
+    name=value. A launch the timing process compiles (cache hit False) although a compile
+    worker compiled it missed the workers' disk entry: the tuner names the parts that set
+    its key apart (session 46: an FP8 sweep took ~2 s per launch for that; the in-memory
+    keys of jit_post_compile_hook were the workers' own, so they named nothing)."""
 
     def __init__(self):
-        self.keys: list[tuple[str, str]] = []
+        self.keys: list[tuple[str, str, bool]] = []
 
     def __enter__(self):
         from triton import knobs
-        self._prev = knobs.runtime.jit_post_compile_hook
+        self._prev = knobs.compilation.listener
 
-        def hook(**kw):
-            self.keys.append((getattr(kw.get("fn"), "name", "?"), str(kw.get("key"))))
-            return self._prev(**kw) if self._prev else None
-        knobs.runtime.jit_post_compile_hook = hook
+        def listener(*, src, metadata, metadata_group, times, cache_hit):
+            self.keys.append((getattr(getattr(src, "fn", None), "__name__", "?"),
+                              disk_key(src, metadata), bool(cache_hit)))
+            if self._prev:
+                self._prev(src=src, metadata=metadata, metadata_group=metadata_group,
+                           times=times, cache_hit=cache_hit)
+        knobs.compilation.listener = listener
         return self
 
     def __exit__(self, *exc):
         from triton import knobs
-        knobs.runtime.jit_post_compile_hook = self._prev
+        knobs.compilation.listener = self._prev
         return False
+
+
+def disk_key(src, metadata: dict) -> str:
+    """The parts of a kernel's on-disk cache key (see CompileKeys), " | "-separated."""
+    import json
+    constants = sorted((str(k), getattr(v, "cache_key", str(v)))
+                       for k, v in (getattr(src, "constants", None) or {}).items())
+    parts = [f"source={getattr(getattr(src, 'fn', None), 'cache_key', '?')}",
+             f"attrs={getattr(src, 'attrs', '?')}",
+             f"signature={sorted((getattr(src, 'signature', None) or {}).items())}",
+             f"constants={constants}"]
+    parts += [f"{k}={json.dumps(v, default=str)}" for k, v in sorted(metadata.items())
+              if k not in _COMPILE_OUTPUTS]
+    return " | ".join(parts)
 
 
 def key_difference(key: str, others) -> str:
     """What sets the cache key `key` apart from the nearest of `others` (the most shared
-    comma-separated parts): its parts the nearest lacks, and the nearest's it lacks."""
-    parts = key.split(", ")
-    near = max(others, key=lambda o: len(set(parts) & set(o.split(", "))), default=None)
+    " | "-separated parts): its parts the nearest lacks, and the nearest's it lacks."""
+    parts = key.split(" | ")
+    near = max(others, key=lambda o: len(set(parts) & set(o.split(" | "))), default=None)
     if near is None:
         return "no key of that kernel was compiled ahead"
-    theirs = near.split(", ")
-    return (f"here: {' | '.join(p for p in parts if p not in theirs) or '-'}; "
-            f"ahead: {' | '.join(p for p in theirs if p not in parts) or '-'}")
+    theirs = near.split(" | ")
+    return (f"here: {' ; '.join(p for p in parts if p not in theirs) or '-'}; "
+            f"ahead: {' ; '.join(p for p in theirs if p not in parts) or '-'}")
 
 
 def _compile_worker(task) -> tuple[int, list[tuple[str, str]]]:
@@ -387,7 +416,7 @@ def _compile_worker(task) -> tuple[int, list[tuple[str, str]]]:
                 work.compile_only(kernel, rows)
         if work.device.type == "cuda":
             torch.cuda.synchronize()
-    return len(launches), compiled.keys
+    return len(launches), [(name, key) for name, key, _ in compiled.keys]
 
 
 def precompile(tasks, jobs: int, log=print, keys: set | None = None) -> int:

@@ -9,6 +9,7 @@ expected; states are slot-indexed pools and rows whose slot is negative are padd
 from __future__ import annotations
 
 import dataclasses
+import functools
 import hashlib
 import importlib.util
 import os
@@ -119,11 +120,40 @@ def _import_module(path: Path, name: str):
     mod_name = "replaygen_generated." + name
     if mod_name in sys.modules and getattr(sys.modules[mod_name], "__file__", None) == str(path):
         return sys.modules[mod_name]
+    settle_helper_cache_keys()
     spec = importlib.util.spec_from_file_location(mod_name, path)
     module = importlib.util.module_from_spec(spec)
     sys.modules[mod_name] = module
     spec.loader.exec_module(module)
     return module
+
+
+@functools.cache
+def settle_helper_cache_keys() -> None:
+    """Hash the device helpers (devmath, formats, launch_order), callees first, before any
+    kernel's hash, so that a kernel's on-disk cache key is the same in every process.
+
+    A JIT function's hash (JITFunction.cache_key, computed once per process) takes in the
+    constexpr globals its callees use (formats._NATIVE, ...) only from callees already
+    hashed: Triton 3.6 merges a callee's used_global_vals before it hashes the callee. So
+    a kernel hashed first left them out, and one hashed after another kernel had hashed the
+    same helpers took them in: the tuner's compile workers (the decode first) and its
+    timing process (the workload's other kernels first) keyed Mamba-2 Nano's FP8 decode
+    differently, and the timing process compiled every candidate again, ~2 s each (H100,
+    session 47 calls 3-4; Triton 3.9 hashes the callee first). The helpers are hashed
+    until no hash changes (one round per level of helper calls), each round from scratch."""
+    import triton
+    from . import devmath, formats, launch_order
+    helpers = [fn for mod in (devmath, formats, launch_order) for _, fn in sorted(vars(mod).items())
+               if isinstance(fn, triton.runtime.jit.JITFunction)]
+    keys = None
+    for _ in range(len(helpers) + 1):
+        for fn in helpers:
+            fn.hash = None
+        now = [fn.cache_key for fn in helpers]
+        if now == keys:
+            return
+        keys = now
 
 
 def module_path(plan: KernelPlan, text: str) -> Path:

@@ -579,7 +579,7 @@ def _measure(jobs: list[Job], todo: dict, batches, timer, device, workers, log, 
                         break
                     if time.perf_counter() - t1 > SLOW_TIMING_S and work.device.type == "cuda":
                         slow.append((time.perf_counter() - t1, f"{kernel} {cand} at {b}",
-                                     [k for k in here.keys if k not in ahead]))
+                                     [(n, k) for n, k, hit in here.keys if not hit]))
         j.kern.forced = {}
         del work
         if save:
@@ -588,8 +588,8 @@ def _measure(jobs: list[Job], todo: dict, batches, timer, device, workers, log, 
     if slow:
         seconds, what, missed = max(slow, key=lambda s: s[0])
         log(f"  {len(slow)} launch(es) took over {SLOW_TIMING_S:.0f} s each to time (slowest "
-            f"{seconds:.1f} s: {what}); kernels compiled here that no worker compiled: "
-            f"{len(missed)}")
+            f"{seconds:.1f} s: {what}); kernels compiled here, not found in the workers' "
+            f"disk cache: {len(missed)}")
         for name, key in missed[:3]:
             log(f"    {name}: {key_difference(key, [k for n, k in ahead if n == name])}")
 

@@ -15,6 +15,7 @@ import functools
 import itertools
 import json
 import types
+from pathlib import Path
 
 import pytest
 import torch
@@ -274,24 +275,64 @@ def test_precompile_workers(device):
 
 
 def test_compile_keys_name_what_sets_a_launch_apart():
-    """CompileKeys records (kernel, cache key) through Triton's post-compile hook and
-    restores the hook it found; key_difference names the parts of a key that the nearest
-    key compiled ahead lacks (session 46: an FP8 sweep compiled its launches twice)."""
+    """CompileKeys records (kernel, on-disk cache key, cache hit) through Triton's
+    compilation listener and restores the listener it found; the key holds the source,
+    attributes, signature and constants, and each option and environment variable but
+    the compile's outputs; key_difference names the parts of a key that the nearest key
+    compiled ahead lacks (session 46: an FP8 sweep compiled its launches twice)."""
     from triton import knobs
     seen = []
-    knobs.runtime.jit_post_compile_hook = lambda **kw: seen.append(kw["key"])
+    knobs.compilation.listener = lambda **kw: seen.append(kw["cache_hit"])
+    src = types.SimpleNamespace(fn=types.SimpleNamespace(__name__="k", cache_key="abc"),
+                                attrs={(0,): [["tt.divisibility", 16]]},
+                                signature={"x_ptr": "*fp32", "n": "i32"}, constants={"BV": 16})
     try:
         with perf.CompileKeys() as keys:
-            hook = knobs.runtime.jit_post_compile_hook
-            hook(key="(('*fp32', 'D'), ('i32', 'D'), 4)", fn=types.SimpleNamespace(name="k"))
-        assert knobs.runtime.jit_post_compile_hook is not hook   # restored
-        assert keys.keys == [("k", "(('*fp32', 'D'), ('i32', 'D'), 4)")]
-        assert seen == ["(('*fp32', 'D'), ('i32', 'D'), 4)"]   # the hook it found still runs
+            listener = knobs.compilation.listener
+            listener(src=src, metadata={"num_warps": 1, "shared": 512, "hash": "h"},
+                     metadata_group={}, times=None, cache_hit=False)
+        assert knobs.compilation.listener is not listener   # restored
+        assert seen == [False]   # the listener it found still runs
+        [(name, key, hit)] = keys.keys
+        assert (name, hit) == ("k", False)
+        assert key.split(" | ") == ["source=abc", "attrs={(0,): [['tt.divisibility', 16]]}",
+                                    "signature=[('n', 'i32'), ('x_ptr', '*fp32')]",
+                                    "constants=[('BV', '16')]", "num_warps=1"]
     finally:
-        knobs.runtime.jit_post_compile_hook = None
-    ahead = ["a, b, c, d", "a, x, y, z"]
-    assert perf.key_difference("a, b, c, e", ahead) == "here: e; ahead: d"
-    assert perf.key_difference("a, b", []) == "no key of that kernel was compiled ahead"
+        knobs.compilation.listener = None
+    ahead = ["a | b | c | d", "a | x | y | z"]
+    assert perf.key_difference("a | b | c | e", ahead) == "here: e; ahead: d"
+    assert perf.key_difference("a | b", []) == "no key of that kernel was compiled ahead"
+
+
+_KEY_SCRIPT = """
+import sys, triton
+from replaygen.runtime import load
+m = load("mamba2", config="nemotron3-nano-4b", L=16, tuning=False, read_dtype="fp8").module
+if sys.argv[1] == "others-first":   # as the tuner's timing process: the workload's kernels first
+    for name in sorted(vars(m)):
+        if isinstance(getattr(m, name), triton.runtime.jit.JITFunction):
+            getattr(m, name).cache_key
+print(m.replay_decode_kernel.cache_key)
+"""
+
+
+def test_a_kernels_disk_cache_key_is_the_same_in_every_process():
+    """The FP8 decode's source hash (the on-disk cache key's first part) is the same whether
+    the process hashed the module's other kernels first (the tuner's timing process) or
+    hashed the decode alone (a compile worker): runtime.settle_helper_cache_keys hashes the
+    helpers before any kernel. Without it, Triton 3.6 (the GPU image's) gave two hashes
+    and the timing process compiled every FP8 candidate again (session 47, calls 3-4);
+    Triton 3.9 gives one either way. Compiled mode (no TRITON_INTERPRET): no GPU needed."""
+    import os
+    import subprocess
+    import sys
+    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
+    root = str(Path(__file__).resolve().parent.parent)
+    keys = {order: subprocess.run([sys.executable, "-c", _KEY_SCRIPT, order], env=env, cwd=root,
+                                  capture_output=True, text=True, check=True).stdout.strip()
+            for order in ("others-first", "decode-alone")}
+    assert len(set(keys.values())) == 1 and len(keys["decode-alone"]) == 64, keys
 
 
 def test_the_suite_holds_each_row_to_its_table_entry():
