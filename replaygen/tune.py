@@ -530,7 +530,9 @@ class Job:
 # Timing one candidate (a CUDA graph of its launches, replayed a few dozen times) takes
 # ~0.15 s (session 46: Mamba-2 Nano's fp32 decode, 36 launches in 5.4 s). Over a second
 # means the timing process compiled it: session 46's FP8 sweep timed 41 launches in 96 s
-# (session 41's, the same sweep at b4c31c1, in 5 s) and its budget ran out in phase 2b.
+# (session 41's, the same sweep at b4c31c1, in 5 s) and its budget ran out in phase 2b: its
+# kernels' source hashes differed between the workers and the timing process (the cause and
+# the fix: runtime.settle_helper_cache_keys; session 47: 84 -> 5 s).
 SLOW_TIMING_S = 1.0
 
 
