@@ -246,10 +246,14 @@ def flush_order_candidates(plan, times: dict[Launch, dict[int, float]], keep: in
     flushing programs stop ending the launch, but where they fill a wave their second
     passes can outgrow L2, and every program pays the order's prologue (H200, session 31,
     batch 256, L = 16, amortised: GDN 4B 0.1725 -> 0.1692 ms, GDN 122B 0.3192 -> 0.3207,
-    Mamba-2 Nano 0.3013 -> 0.3335; bench/results/session31-2026-12-04/)."""
+    Mamba-2 Nano 0.3013 -> 0.3335; bench/results/session31-2026-12-04/). Launches with
+    their flush separate are not ranked: launch_constants refuses them an order (a read
+    copy's sweep tried three and failed each twice, in the workers and in the timing
+    process; session 47)."""
     if not (decode_is_chunked(plan) and plan.FUSED_FLUSH):
         return []
-    return _variants(times, keep, "flush_order", 0, FLUSH_ORDERS)
+    fused = {c: t for c, t in times.items() if not c.separate_flush}
+    return _variants(fused, keep, "flush_order", 0, FLUSH_ORDERS)
 
 
 MAX_HEADS = 16   # value heads per verify or decode program (Mamba-2's key groups hold 12 to 16)

@@ -274,6 +274,10 @@ def test_flush_order_round_trips_and_is_checked(tmp_path):
     assert flush_order_candidates(plan, {fast: {256: 1.0}, slow: {256: 2.0}}, keep=1) == [
         dataclasses.replace(fast, flush_order=s) for s in (1, 2, 4)]
     assert flush_order_candidates(gdn(decode_structure="vtiles").plan, {fast: {256: 1.0}}) == []
+    # a launch with its flush separate gets no order (launch_constants refuses it one)
+    separate = dataclasses.replace(fast, separate_flush=True)
+    assert flush_order_candidates(plan, {separate: {256: 0.5}, slow: {256: 2.0}}, keep=1) == [
+        dataclasses.replace(slow, flush_order=s) for s in (1, 2, 4)]
 
 
 def test_verify_heads_round_trip_and_are_checked(tmp_path):
