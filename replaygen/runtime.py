@@ -130,8 +130,8 @@ def _import_module(path: Path, name: str):
 
 @functools.cache
 def settle_helper_cache_keys() -> None:
-    """Hash the device helpers (devmath, formats, launch_order), callees first, before any
-    kernel's hash, so that a kernel's on-disk cache key is the same in every process.
+    """Hash the device helpers (devmath, formats, launch_order) to a fixed point before any
+    kernel is hashed, so that a kernel's on-disk cache key is the same in every process.
 
     A JIT function's hash (JITFunction.cache_key, computed once per process) takes in the
     constexpr globals its callees use (formats._NATIVE, ...) only from callees already

@@ -559,7 +559,7 @@ def _measure(jobs: list[Job], todo: dict, batches, timer, device, workers, log, 
     log(f"  compiled {sum(len(t[2]) for t in tasks)} launches in {time.perf_counter() - t0:.1f} s "
         f"({workers} processes)")
     t0 = time.perf_counter()
-    slow = []   # (seconds, what, cache keys not compiled ahead): candidates timed slowly
+    slow = []   # (seconds, what, the kernels its timing compiled: disk cache misses)
     for n, j in enumerate(jobs):
         if time.perf_counter() > deadline:
             log(f"  time budget reached: {len(jobs) - n} configuration(s) not timed in this phase")
@@ -583,9 +583,10 @@ def _measure(jobs: list[Job], todo: dict, batches, timer, device, workers, log, 
                             f"{str(exc)[:200]}); skipped")
                         row.clear()
                         break
-                    if time.perf_counter() - t1 > SLOW_TIMING_S and work.device.type == "cuda":
-                        slow.append((time.perf_counter() - t1, f"{kernel} {cand} at {b}",
-                                     [(n, k) for n, k, hit in here.keys if not hit]))
+                    took = time.perf_counter() - t1
+                    if took > SLOW_TIMING_S and work.device.type == "cuda":
+                        slow.append((took, f"{kernel} {cand} at {b}",
+                                     [(name, key) for name, key, hit in here.keys if not hit]))
         j.kern.forced = {}
         del work
         if save:
