@@ -67,3 +67,21 @@ suite() {
         --out "$OUT/$1" > "$OUT/$1.log" 2>&1
     grep -E "^\| (${2//,/|}) " "$OUT/$1/bench.md" | head -5 | cut -c1-230
 }
+
+# tune_verify VARIANT CONFIG T BUDGET_S: one `replaygen tune` sweep of the batch-256, L = 16
+# verify of T drafts, its log in $OUT/tune.log (phases and the batch-256 entry printed),
+# the variant's table copied to $OUT/VARIANT_tuning.json.
+tune_verify() {
+    timeout $(( $4 + 40 )) python3 -m replaygen tune --variant "$1" --config "$2" --L 16 --max-drafts "$3" \
+        --kernels verify --batches 256 --budget-s "$4" >> "$OUT/tune.log" 2>&1
+    grep -E "^phase|timed in|budget|replaygen tune:|verify +256 " "$OUT/tune.log" | cut -c1-200
+    cp "generated/$1/tuning.json" "$OUT/$1_tuning.json"
+}
+
+# spec_rows VARIANTS T: issue 3's rows (bench/spec_bench.py, batch 256, T drafts, no
+# accuracy run) into $OUT/spec (its log $OUT/spec.log), the table printed.
+spec_rows() {
+    timeout "${SPEC_TIMEOUT:-100}" python3 bench/spec_bench.py --variants "$1" --drafts "$2" --batches 256 \
+        --skip-accuracy --out "$OUT/spec" > "$OUT/spec.log" 2>&1
+    grep -A4 "^| variant | batch" "$OUT/spec/spec_bench.md" | cut -c1-250
+}

@@ -417,6 +417,14 @@ class KernelPlan:
     draft_scalar_code: tuple[Statement, ...]  # ... the drafts' scalars as [BT] vectors
     draft_tile_code: tuple[Statement, ...]    # ... their key-axis values as [BT, BK] tiles (ht_<role>)
     draft_gate: str                       # ... each draft's log decay ([BT] or [BT, BK])
+    # the value-tile verify's plain launch with a delta rule's drafts as probe rows (one raw
+    # input tile: queries at rows i, keys at rows T_MAX + i) where the roles split so
+    probe_rows_head: bool
+    probe_row_code: tuple[Statement, ...]      # ... each row's factor: fac_query, fac_key ([BT])
+    probe_reduction_code: tuple[Statement, ...]  # ... the reductions the other tiles read
+    probe_tile_code: tuple[Statement, ...]     # ... the keys, gates and key records (h_, ht_)
+    probe_gate_tensors: tuple[TensorArg, ...]  # ... their inputs: at every probe row
+    probe_key_tensors: tuple[TensorArg, ...]   # ... at the drafts' own rows
     state_dtype: str
     record_dtype: str
     ckpt: StateFormat                     # the checkpoint: carries the recurrence
@@ -1088,16 +1096,17 @@ def make_plan(deriv: Derivation, config: KernelConfig) -> KernelPlan:
     chunk_names = {**names, **{sympy.Symbol(n): f"c_{n}" for n in chunk_deps}}
     chunk_names.update({r: r.name for r in reductions.values()})
 
-    def key_axis_code(names, value_prefix, role_prefix, row_scalars=None):
+    def key_axis_code(names, value_prefix, role_prefix, row_scalars=None, deps=None, roles=None):
         """The token's key-axis values the chunk needs (derived ones, then the roles),
         printed with `names`: per key chunk (c_, ct_) or over the whole axis for a
-        verify's drafts (h_, ht_)."""
+        verify's drafts (h_, ht_); `deps` and `roles`: of those, these (default: all)."""
         def show(e):
             return print_triton(subs(hoist(e)), names, row_scalars=row_scalars)
         code = [Statement(f"{value_prefix}{n}", show(quantities[n].expr))
-                for n in sorted(chunk_deps, key=list(quantities).index)
+                for n in sorted(chunk_deps if deps is None else deps, key=list(quantities).index)
                 if quantities[n].kind == "derived"]
-        return code + [Statement(f"{role_prefix}{role}", show(e)) for role, e in chunk_roles.items()]
+        return code + [Statement(f"{role_prefix}{role}", show(e))
+                       for role, e in (chunk_roles if roles is None else roles).items()]
 
     chunk_code = key_axis_code(chunk_names, "c_", "ct_")
     head_code += [Statement(r.name, print_triton(subs(node), names))
@@ -1159,6 +1168,72 @@ def make_plan(deriv: Derivation, config: KernelConfig) -> KernelPlan:
     splits = {role: _split_probe(role, hoist(chunk_roles[role]), quantities, hoist, subs,
                                  chunk_names) for role in ("query", "key")}
     probe_roles = ("query", "key") if t.update == "delta" else ("query",)
+
+    # The value-tile verify's plain launch may take a delta rule's drafts as probe rows:
+    # row r of its [BT, BK] tiles holds draft r's query (r < T_MAX) or draft r - T_MAX's
+    # key, each role's input loaded raw at its rows (one tile) and scaled by the role's
+    # factor (the split above) over that row's own reductions (probe_row_code: fac_query,
+    # fac_key, [BT]); the keys at the drafts' own rows, the gate at every probe row and the
+    # key-axis records come from tiles of the inputs they read (probe_tile_code). Possible
+    # when both roles split, each factor reduces its own input only, and nothing but the
+    # query reads the query's input (it is then loaded once, at the query rows).
+    red_nodes = {sym: node for node, sym in reductions.items()}
+    tile_roles = {role: e for role, e in chunk_roles.items() if role != "query"}
+
+    def key_axis_deps(exprs) -> list[str]:
+        """The key-axis quantities (derived ones and inputs) `exprs` read, through derived
+        quantities and the inputs of the reductions they read."""
+        deps: list[str] = []
+
+        def visit(expr):
+            for sym in hoist(expr).free_symbols:
+                if sym in red_nodes:
+                    visit(red_nodes[sym].args[0])
+                q = quantities.get(sym.name)
+                if q is not None and q.axis == "K" and sym.name not in deps:
+                    if q.kind == "derived":
+                        visit(q.expr)
+                    deps.append(sym.name)
+        for e in exprs:
+            visit(e)
+        return deps
+    key_fields = [sympy.Symbol(f.name) for f in deriv.fields
+                  if f.axis == "K" and f.name != deriv.cumulative_gate]
+    tile_deps = key_axis_deps(list(tile_roles.values()) + key_fields)
+    gate_deps = key_axis_deps([tile_roles["gate"]] if "gate" in tile_roles else [])
+    row_splits = {role: _probe_split(hoist(chunk_roles[role]), quantities, hoist)
+                  for role in ("query", "key")}
+
+    def reduces_own(split) -> bool:
+        x, factor = split
+        return all(red_nodes[sym].free_symbols <= {x} for sym in factor.free_symbols & red_nodes.keys())
+    probe_rows_head = (t.update == "delta" and drafts_as_tiles and all(row_splits.values())
+                       and row_splits["query"][0] != row_splits["key"][0]
+                       and row_splits["query"][0].name not in tile_deps
+                       and all(reduces_own(sp) for sp in row_splits.values()))
+    probe_row_code, probe_tile_code, probe_reduction_code = [], [], []
+    if probe_rows_head:
+        row_names: dict[sympy.Symbol, str] = {}
+        printed: dict[str, str] = {}   # a reduction's text -> its name (one per distinct sum)
+        for role, (x, factor) in row_splits.items():
+            for sym in sorted(factor.free_symbols & red_nodes.keys(), key=lambda r: r.name):
+                text = print_triton(subs(red_nodes[sym]), {**names, x: "raw_probe"}, reduce_axis=1)
+                if text not in printed:
+                    printed[text] = f"pr_{sym.name}"
+                    probe_row_code.append(Statement(printed[text], text))
+                row_names[sym] = printed[text]
+            probe_row_code.append(Statement(f"fac_{role}", print_triton(subs(factor), {**names, **row_names})))
+        tile_reds = {sym.name for n in tile_deps if quantities[n].kind == "derived"
+                     for sym in hoist(quantities[n].expr).free_symbols if sym in red_nodes}
+        tile_reds |= {sym.name for e in tile_roles.values() for sym in hoist(e).free_symbols
+                      if sym in red_nodes}
+        probe_reduction_code = [st for st in reduction_code if st.target in tile_reds]
+        probe_tile_code = key_axis_code(tile_names, "h_", "ht_", scalars | frozenset(reductions.values()),
+                                        deps=tile_deps, roles=tile_roles)
+    # ... the inputs of those tiles: at every probe row (the gate's), or at the drafts' own
+    probe_tensors = [x for x in chunk_tensors if probe_rows_head and x.name in tile_deps]
+    probe_gate_tensors = tuple(x for x in probe_tensors if x.name in gate_deps)
+    probe_key_tensors = tuple(x for x in probe_tensors if x.name not in gate_deps)
     probe_factors = tuple(splits[r] for r in probe_roles)
     probe_factors = probe_factors if all(probe_factors) else ()
     score_factors = (splits["query"], splits["key"]) if probe_factors and all(splits.values()) else ()
@@ -1292,6 +1367,9 @@ def make_plan(deriv: Derivation, config: KernelConfig) -> KernelPlan:
         channel_gate, drafts_vectorised and key_level
         and all(f.name in chunk_deps for f in ring if f.axis == "K"))
     verify_dbv = config.block_v or _pick_verify_value_tile(V)
+    if verify_template == VERIFY_KEY_CHUNKS:   # (the probe rows are the value-tile verify's)
+        probe_rows_head, probe_row_code, probe_reduction_code, probe_tile_code = False, [], [], []
+        probe_gate_tensors = probe_key_tensors = ()
     return KernelPlan(
         config=config, spec_name=spec.name, spec_hash=spec.source_hash,
         H=H, HV=HV, K=K, V=V, L=L, GROUP=HV // H, BK=BK, BV=BV, BL=BL,
@@ -1407,6 +1485,13 @@ def make_plan(deriv: Derivation, config: KernelConfig) -> KernelPlan:
         fold_tile_head=channel_gate and t.update != "delta" and drafts_as_tiles,
         draft_scalar_code=tuple(draft_scalar_code), draft_tile_code=tuple(draft_tile_code),
         draft_gate="t_gate" if scalar_gate else "ht_gate",
+        # H100, KDA at T = 8, batch 256 (session 48, calls A-C): the probe rows made the
+        # verify 1.017-1.029x faster at the table's launch (cap 224 registers), 1.062x
+        # uncapped (0.3363 -> 0.3167 ms); the drafts one at a time had no tile loads to
+        # spare at one warp (the standalone head of session 46 found the form)
+        probe_rows_head=probe_rows_head, probe_row_code=tuple(probe_row_code),
+        probe_reduction_code=tuple(probe_reduction_code), probe_tile_code=tuple(probe_tile_code),
+        probe_gate_tensors=probe_gate_tensors, probe_key_tensors=probe_key_tensors,
         state_dtype=config.state_dtype, record_dtype=config.record_dtype,
         ckpt=ckpt, read=read, KH=-(-K // 2), KS=-(-K // NVFP4_BLOCK),
         read_word_keys=_read_word_keys(read, K),
@@ -1420,6 +1505,18 @@ def _split_probe(role, expr, quantities, hoist, subs, names) -> ProbeFactor | No
     is not of that form (then the verify keeps computing its probes per chunk). GDN's
     query K^-1/2 q / sqrt(sumsq(q) + eps) splits into the factor K^-1/2 / sqrt(red + eps)
     and q; Mamba-2's C into 1 and C."""
+    split = _probe_split(expr, quantities, hoist)
+    if split is None:
+        return None
+    x, factor = split
+    value_level = any(quantities[s.name].head == "value" for s in factor.free_symbols
+                      if s.name in quantities)
+    return ProbeFactor(role, x.name, quantities[x.name].head, print_triton(subs(factor), names),
+                       value_level)
+
+
+def _probe_split(expr, quantities, hoist) -> tuple[sympy.Symbol, sympy.Expr] | None:
+    """_split_probe's sympy part: (x, factor) with expr == factor * x, or None."""
     for _ in range(len(quantities)):   # derived key-axis quantities down to inputs
         derived = {sym: hoist(quantities[sym.name].expr) for sym in expr.free_symbols
                    if sym.name in quantities and quantities[sym.name].kind == "derived"
@@ -1438,9 +1535,7 @@ def _split_probe(role, expr, quantities, hoist, subs, names) -> ProbeFactor | No
     factor = sympy.simplify(expr / x)
     if factor.free_symbols & set(key_axis) or sympy.simplify(factor * x - expr) != 0:
         return None
-    value_level = any(quantities[s.name].head == "value" for s in factor.free_symbols
-                      if s.name in quantities)
-    return ProbeFactor(role, x.name, q.head, print_triton(subs(factor), names), value_level)
+    return x, factor
 
 
 def expand_inputs(spec: Spec, expr) -> list[sympy.Symbol]:

@@ -370,3 +370,31 @@ def test_square_roots_in_denominators_print_as_reciprocal_square_roots():
         values = {s: rng.uniform(0.5, 2.0) for s in (x, y, z, w)}
         got = eval(text, {"tl": tl}, {names[s]: v for s, v in values.items()})  # noqa: S307
         assert math.isclose(got, float(expr.subs(values)), rel_tol=1e-12), (text, got)
+
+
+def _verify_plan(spec):
+    deriv = derive(spec)
+    return make_plan(deriv, make_config(spec, dict(spec.configs[0].dims), 16, max_drafts=8)), deriv
+
+
+def test_probe_rows_head_where_each_probe_role_splits_on_its_own_input(tmp_path):
+    """The value-tile verify takes a delta rule's drafts as probe rows (one raw input tile,
+    queries at rows i and keys at rows T_MAX + i, each scaled by its role's factor over
+    its own row's sums) where sympy splits both roles and nothing but the query reads
+    the query's input: KDA. No delta rule, no probe rows of keys (GLA). A query scaled by
+    the key's norm does not split so: its drafts stay one at a time."""
+    plan, _ = _verify_plan(load_variant("kda"))
+    assert plan.probe_rows_head
+    assert [st.target for st in plan.probe_row_code] == ["pr_red_0", "fac_query", "fac_key"]
+    assert "raw_probe" in plan.probe_row_code[0].expr   # one sum per row, both roles
+    assert {x.name for x in plan.probe_key_tensors} == {"k"}           # rows i only
+    assert {x.name for x in plan.probe_gate_tensors} == {"f", "dt_bias"}   # every row
+    assert not _verify_plan(load_variant("gla"))[0].probe_rows_head
+    text = (load_variant("kda").path.read_text()
+            .replace('q_hat = "q / sqrt(sumsq(q) + 1e-6) / sqrt(K)"',
+                     'q_hat = "q / sqrt(sumsq(k) + 1e-6) / sqrt(K)"'))
+    (tmp_path / "kda.toml").write_text(text)
+    other, deriv = _verify_plan(load_spec(tmp_path / "kda.toml"))
+    assert not other.probe_rows_head and other.probe_row_code == ()
+    assert "drafts as probe rows" not in render_module(other, deriv)
+    assert "drafts as probe rows" in render_module(*_verify_plan(load_variant("kda")))

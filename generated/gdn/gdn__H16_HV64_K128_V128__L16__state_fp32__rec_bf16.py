@@ -2,8 +2,8 @@
 # the templates and run `replaygen build`.
 # kernel: gdn__H16_HV64_K128_V128__L16__state_fp32__rec_bf16
 # spec sha256: 269ae606d36dd56b152535499facfacd42680cd4fda27f9a1b04094384a173fb
-# templates sha256: d9b36092eb82584fc31c3cd3cf3dcec29d88e7a89581fe7287959fca26cd9e2b
-# generator sha256: 7b6086d2c306ecdc17d2f7cfbaa218e352aabe948352a29311c1cbf1d9abd307
+# templates sha256: c5c8e719a779e5d198e1110f729edb99d18401911d2cd5b6a6b80630826ec44e
+# generator sha256: 33360eb5935f4fd3f340081c54ae8385538ec8370c18181ea4ebdaace5e0081e
 """ReplaySSM kernels for gdn: gdn__H16_HV64_K128_V128__L16__state_fp32__rec_bf16.
 
 Replay form: S_t = C·exp(G_t) + Σ_j u_j (exp(G_t - G_j)·k_j)ᵀ,  G_j = Σ_(i<=j) g_i

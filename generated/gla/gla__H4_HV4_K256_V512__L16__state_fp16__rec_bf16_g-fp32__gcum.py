@@ -2,8 +2,8 @@
 # the templates and run `replaygen build`.
 # kernel: gla__H4_HV4_K256_V512__L16__state_fp16__rec_bf16_g-fp32__gcum
 # spec sha256: 2a7fe42937c3f75572badc158aa6b5a3525d5a4bced8d5656b63326bdec79ab1
-# templates sha256: d9b36092eb82584fc31c3cd3cf3dcec29d88e7a89581fe7287959fca26cd9e2b
-# generator sha256: 7b6086d2c306ecdc17d2f7cfbaa218e352aabe948352a29311c1cbf1d9abd307
+# templates sha256: c5c8e719a779e5d198e1110f729edb99d18401911d2cd5b6a6b80630826ec44e
+# generator sha256: 33360eb5935f4fd3f340081c54ae8385538ec8370c18181ea4ebdaace5e0081e
 """ReplaySSM kernels for gla: gla__H4_HV4_K256_V512__L16__state_fp16__rec_bf16_g-fp32__gcum.
 
 Replay form: S_t = C·Diag(exp(G_t)) + Σ_j w_j (Diag(exp(G_t - G_j))·k_j)ᵀ,  G_j = Σ_(i<=j) g_i
@@ -562,7 +562,7 @@ def verify_kernel(
                     G_n = tl.zeros_like(G_t)
                 else:
                     G_n = G_t
-                if FOLDING:  # (plan.fold_tile_head: the folding rows' launch measured faster so)
+                if FOLDING:  # (plan.fold_tile_head: the folding rows' launch measured faster all at once)
                     # -- drafts, all at once: row i of [BT, BK] tiles (and [BT] vectors) holds draft i
                     o_dr = o_t
                     m_p = (o_t < n_d) & (o_t < T_MAX)  # present drafts
