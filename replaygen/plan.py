@@ -338,6 +338,8 @@ class KernelPlan:
     BVW: int              # the value axis padded to a power of two (a commit's record move: one tile)
     fold_dot: bool        # fold records with tl.dot (every tile dim >= 16) or a broadcast sum
     dot_precision: str    # tl.dot input precision of the fold
+    solve_precision: str  # ... of the verify's [BT, BT] solve products (a delta rule)
+    solve_squarings: int  # squarings of A in the verify's (I + A)^-1 = (I - A)(I + A^2)...
     num_warps: int
     decay: str
     delta_rule: bool
@@ -1384,6 +1386,9 @@ def make_plan(deriv: Derivation, config: KernelConfig) -> KernelPlan:
         # product.
         dot_precision=("tf32" if {"bf16", "fp8", "nvfp4"} & {config.state_dtype, config.record_dtype}
                        else "tf32x3"),
+        # the solve's products: three tf32 passes (fp32's accuracy: its inverse scales
+        # every written value), tf32 alone would round each power of A
+        solve_precision="tf32x3", solve_squarings=solve_squarings(T_MAX),
         num_warps=config.num_warps or _pick_num_warps(BV, BK),
         decay=t.decay, delta_rule=t.update == "delta",
         inputs=inputs, params=params, ring=ring,
@@ -1497,6 +1502,13 @@ def make_plan(deriv: Derivation, config: KernelConfig) -> KernelPlan:
         read_word_keys=_read_word_keys(read, K),
         NB=BK // min(NVFP4_BLOCK, BK),
     )
+
+
+def solve_squarings(t_max: int) -> int:
+    """Squarings of A that (I + A)^-1 = (I - A)(I + A^2)...(I + A^(2^m)) needs for a
+    strictly lower triangular A of t_max rows (A^t_max = 0): the product telescopes to
+    I - A^(2^(m+1)) over (I + A), so 2^(m+1) >= t_max."""
+    return max(0, (t_max - 1).bit_length() - 1)
 
 
 def _split_probe(role, expr, quantities, hoist, subs, names) -> ProbeFactor | None:

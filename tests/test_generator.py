@@ -398,3 +398,24 @@ def test_probe_rows_head_where_each_probe_role_splits_on_its_own_input(tmp_path)
     assert not other.probe_rows_head and other.probe_row_code == ()
     assert "drafts as probe rows" not in render_module(other, deriv)
     assert "drafts as probe rows" in render_module(*_verify_plan(load_variant("kda")))
+
+
+def test_solve_squarings_invert_every_strictly_lower_triangular_matrix():
+    """The verify's (I + A)^-1 = (I - A)(I + A^2)...(I + A^(2^m)) with m = solve_squarings
+    (T_MAX) is the inverse for a strictly lower triangular A of T_MAX rows (exactly, in
+    rationals), and one squaring fewer is not."""
+    from replaygen.plan import solve_squarings
+
+    def product(A, m):
+        eye = sympy.eye(A.rows)
+        out, power = eye - A, -A
+        for _ in range(m):
+            power = power * power
+            out = out * (eye + power)
+        return out
+    for t in range(1, 13):
+        A = sympy.Matrix(t, t, lambda i, j: sympy.Rational(3 * i - 2 * j + 1, 7) if j < i else 0)
+        m = solve_squarings(t)
+        assert product(A, m) == (sympy.eye(t) + A).inv()
+        if m:
+            assert product(A, m - 1) != (sympy.eye(t) + A).inv()

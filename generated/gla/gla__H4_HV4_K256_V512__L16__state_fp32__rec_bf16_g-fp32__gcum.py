@@ -2,8 +2,8 @@
 # the templates and run `replaygen build`.
 # kernel: gla__H4_HV4_K256_V512__L16__state_fp32__rec_bf16_g-fp32__gcum
 # spec sha256: 2a7fe42937c3f75572badc158aa6b5a3525d5a4bced8d5656b63326bdec79ab1
-# templates sha256: c5c8e719a779e5d198e1110f729edb99d18401911d2cd5b6a6b80630826ec44e
-# generator sha256: 33360eb5935f4fd3f340081c54ae8385538ec8370c18181ea4ebdaace5e0081e
+# templates sha256: d29037eb2e809c13362f333978586ec7fcc22f7a438b0b1c04245e70142044a2
+# generator sha256: 0edd6ad2cd2cf04511c875762e75845e953098a1802fa617cbc7bcdb9857aa80
 """ReplaySSM kernels for gla: gla__H4_HV4_K256_V512__L16__state_fp32__rec_bf16_g-fp32__gcum.
 
 Replay form: S_t = C·Diag(exp(G_t)) + Σ_j w_j (Diag(exp(G_t - G_j))·k_j)ᵀ,  G_j = Σ_(i<=j) g_i
@@ -471,8 +471,8 @@ def verify_kernel(
     a factor could overflow). For a delta rule the key rows of X are
     S·Decay·k_i without the window, the drafts' written values solve (I + A) W_d = R with
     R_i = β_i (v_i - X[T_MAX + i]) and A[i, i'] = β_i (exp(G_i - G_i') k_i')·k_i (i' < i)
-    (the same product's key rows): (I + A)^-1 diag(β) is built by forward substitution
-    once per program, so that
+    (the same product's key rows): (I + A)^-1 diag(β) is built from products of
+    powers of A once per program, so that
     W_d = M_v · V_d - M_x · X (M_x reads the key rows). Each draft's record is stored at
     ring row n + i (the capacity rule guarantees n + T_MAX <= RING; the count is clamped
     to the rows left all the same), and drafted[slot, head] = n_d, the most a commit

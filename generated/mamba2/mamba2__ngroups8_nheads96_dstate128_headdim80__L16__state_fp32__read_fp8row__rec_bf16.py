@@ -2,8 +2,8 @@
 # the templates and run `replaygen build`.
 # kernel: mamba2__ngroups8_nheads96_dstate128_headdim80__L16__state_fp32__read_fp8row__rec_bf16
 # spec sha256: b9b9d1221036064279430b56c5d997514355cbb9c52adf3b69fc5581e1456b5e
-# templates sha256: c5c8e719a779e5d198e1110f729edb99d18401911d2cd5b6a6b80630826ec44e
-# generator sha256: 33360eb5935f4fd3f340081c54ae8385538ec8370c18181ea4ebdaace5e0081e
+# templates sha256: d29037eb2e809c13362f333978586ec7fcc22f7a438b0b1c04245e70142044a2
+# generator sha256: 0edd6ad2cd2cf04511c875762e75845e953098a1802fa617cbc7bcdb9857aa80
 """ReplaySSM kernels for mamba2: mamba2__ngroups8_nheads96_dstate128_headdim80__L16__state_fp32__read_fp8row__rec_bf16.
 
 Replay form: S_t = C·exp(G_t) + Σ_j w_j (exp(G_t - G_j)·k_j)ᵀ,  G_j = Σ_(i<=j) g_i
