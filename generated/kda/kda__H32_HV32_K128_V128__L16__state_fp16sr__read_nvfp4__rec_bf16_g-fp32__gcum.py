@@ -2,7 +2,7 @@
 # the templates and run `replaygen build`.
 # kernel: kda__H32_HV32_K128_V128__L16__state_fp16sr__read_nvfp4__rec_bf16_g-fp32__gcum
 # spec sha256: 900e043a38a9f7023de2cc4bf78d14388be9de5c6732cf3e1db42c3737507d77
-# templates sha256: d29037eb2e809c13362f333978586ec7fcc22f7a438b0b1c04245e70142044a2
+# templates sha256: 74ee1f98a2905ec36c4ec84dfd987d828c8f243895223b7b387700c260dc43ef
 # generator sha256: 0edd6ad2cd2cf04511c875762e75845e953098a1802fa617cbc7bcdb9857aa80
 """ReplaySSM kernels for kda: kda__H32_HV32_K128_V128__L16__state_fp16sr__read_nvfp4__rec_bf16_g-fp32__gcum.
 
@@ -788,13 +788,10 @@ def verify_kernel(
                     P_w = devmath.exp(-G_n[None, :] + G_d) * P_d  # (P_d until the loop is done)
                 S_win = tl.where(causal, S_win, 0.0)
                 S_d = tl.where((o_t < T_MAX)[:, None], S_win, 0.0)  # rows i: (exp(G_i - G_i') k_i')·q_i
-                # (I + A)^-1, A[i, i'] = β_i S_win[T_MAX + i, i'] (i' < i): strictly lower triangular
-                # over the T_MAX drafts, so A^T_MAX = 0 and (I + A)^-1 = (I - A)(I + A^2)(I + A^4)...
-                # (0 squarings, plan.solve_squarings): [BT, BT] products in
-                # place of T_MAX dependent steps of substitution, each a reduction across the warp
-                # (H100, KDA T = 8, batch 256: 1.039x the verify; session 48). An absent draft's
-                # row of A is 0: its row of the inverse is the identity's, zero after diag(β).
-                eye = (o_t[:, None] == o_t[None, :]).to(tl.float32)
+                # (I + A)^-1 = (I - A)(I + A^2)...: A is strictly lower triangular over the drafts
+                # (0 squarings). The identity is over the drafts' rows only, so the
+                # inverse is 0 outside their block (an absent draft's row of A is 0: its row is the identity's)
+                eye = ((o_t[:, None] == o_t[None, :]) & (o_t < T_MAX)[:, None]).to(tl.float32)
                 up = (o_t[None, :] == o_t[:, None] + T_MAX).to(tl.float32)  # (up · S)[i] = S[T_MAX + i]
                 if FOLD_DOT:
                     A_pow = tl.dot(up, S_win, input_precision="tf32x3")
