@@ -338,7 +338,8 @@ class KernelPlan:
     BVW: int              # the value axis padded to a power of two (a commit's record move: one tile)
     fold_dot: bool        # fold records with tl.dot (every tile dim >= 16) or a broadcast sum
     dot_precision: str    # tl.dot input precision of the fold
-    solve_precision: str  # ... of the verify's [BT, BT] solve products (a delta rule)
+    solve_by_products: bool  # a delta rule's verify takes (I + A)^-1 by products (else row by row)
+    solve_precision: str  # ... of the verify's [BT, BT] solve products
     solve_squarings: int  # squarings of A in the verify's (I + A)^-1 = (I - A)(I + A^2)...
     num_warps: int
     decay: str
@@ -1386,8 +1387,11 @@ def make_plan(deriv: Derivation, config: KernelConfig) -> KernelPlan:
         # product.
         dot_precision=("tf32" if {"bf16", "fp8", "nvfp4"} & {config.state_dtype, config.record_dtype}
                        else "tf32x3"),
-        # the solve's products: three tf32 passes (fp32's accuracy: its inverse scales
-        # every written value), tf32 alone would round each power of A
+        # H100, T = 8, batch 256 (session 48, calls E, F and H): the products made KDA's
+        # value-tile verify 1.029-1.039x faster, GDN's key-chunked one 0.973x slower (at
+        # its cap of 168 registers they spill 28 B). Three tf32 passes keep fp32's accuracy
+        # (the inverse scales every written value): tf32 alone would round each power of A
+        solve_by_products=verify_template != VERIFY_KEY_CHUNKS,
         solve_precision="tf32x3", solve_squarings=solve_squarings(T_MAX),
         num_warps=config.num_warps or _pick_num_warps(BV, BK),
         decay=t.decay, delta_rule=t.update == "delta",

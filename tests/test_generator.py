@@ -419,3 +419,7 @@ def test_solve_squarings_invert_every_strictly_lower_triangular_matrix():
         assert product(A, m) == (sympy.eye(t) + A).inv()
         if m:
             assert product(A, m - 1) != (sympy.eye(t) + A).inv()
+    # the value-tile verify (KDA) solves by products; the key-chunked one (GDN), where
+    # they measured slower, row by row
+    assert _verify_plan(load_variant("kda"))[0].solve_by_products
+    assert not _verify_plan(load_variant("gdn"))[0].solve_by_products

@@ -2,8 +2,8 @@
 # the templates and run `replaygen build`.
 # kernel: gdn__H16_HV64_K128_V128__L16__state_bf16__rec_bf16
 # spec sha256: 269ae606d36dd56b152535499facfacd42680cd4fda27f9a1b04094384a173fb
-# templates sha256: 74ee1f98a2905ec36c4ec84dfd987d828c8f243895223b7b387700c260dc43ef
-# generator sha256: 0edd6ad2cd2cf04511c875762e75845e953098a1802fa617cbc7bcdb9857aa80
+# templates sha256: 4f764c2706739f8e518914442665df508fc9db11d7417976aefe6976006d6821
+# generator sha256: 67d57c4d12e8ce238157a35dcd02f84b40127b0e342ebd2fecf882cba4dacd6d
 """ReplaySSM kernels for gdn: gdn__H16_HV64_K128_V128__L16__state_bf16__rec_bf16.
 
 Replay form: S_t = C·exp(G_t) + Σ_j u_j (exp(G_t - G_j)·k_j)ᵀ,  G_j = Σ_(i<=j) g_i
@@ -818,27 +818,14 @@ def verify_kernel(
                 S_w = R_w * fac_probe[:, None] * fac_key[None, :]
                 # -- the window, the same for every value tile: solved once, before the stream
                 S_win = S_w * pair  # rows i: S_d[i, i']; rows T_MAX + i: A[i, i'] / β_i
-                # (I + A)^-1 = (I - A)(I + A^2)...: A is strictly lower triangular over the drafts
-                # (0 squarings). The identity is over the drafts' rows only, so the
-                # inverse is 0 outside their block (an absent draft's row of A is 0: its row is the identity's)
-                eye = ((o_t[:, None] == o_t[None, :]) & (o_t < T_MAX)[:, None]).to(tl.float32)
-                up = (o_t[None, :] == o_t[:, None] + T_MAX).to(tl.float32)  # (up · S)[i] = S[T_MAX + i]
-                if DECODE_FOLD_DOT:
-                    A_pow = tl.dot(up, S_win, input_precision="tf32x3")
-                else:
-                    A_pow = tl.sum(up[:, :, None] * S_win[None, :, :], axis=1)
-                A_pow = -d_beta[:, None] * A_pow  # -A
-                T_inv = eye + A_pow
-                for i_sq in tl.static_range(0):
-                    if DECODE_FOLD_DOT:
-                        A_pow = tl.dot(A_pow, A_pow, input_precision="tf32x3")
-                    else:
-                        A_pow = tl.sum(A_pow[:, :, None] * A_pow[None, :, :], axis=1)
-                    B_f = eye + A_pow  # I + A^(2^(i_sq + 1))
-                    if DECODE_FOLD_DOT:
-                        T_inv = tl.dot(T_inv, B_f, input_precision="tf32x3")
-                    else:
-                        T_inv = tl.sum(T_inv[:, :, None] * B_f[None, :, :], axis=1)
+                # (I + A)^-1 row by row, A[i, i'] = β_i S_win[T_MAX + i, i'] (i' < i)
+                T_inv = tl.zeros([BT, BT], tl.float32)
+                for i_d in tl.static_range(T_MAX):
+                    sel = (o_t == i_d) & (i_d < n_d)
+                    a_row = tl.sum(tl.where((o_t == T_MAX + i_d)[:, None], S_win, 0.0), axis=0)  # [BT]
+                    beta_i = tl.sum(tl.where(o_t == i_d, d_beta, 0.0), axis=0)
+                    t_row = sel.to(tl.float32) - beta_i * tl.sum(a_row[:, None] * T_inv, axis=0)
+                    T_inv = tl.where(sel[:, None], t_row[None, :], T_inv)
                 M_v = T_inv * d_beta[None, :]  # (I + A)^-1 diag(β)
                 # shift[i, T_MAX + i] = 1: M_x = M_v·shift (M_x[i, T_MAX + i'] = M_v[i, i']) is the
                 # same solve reading X's key rows

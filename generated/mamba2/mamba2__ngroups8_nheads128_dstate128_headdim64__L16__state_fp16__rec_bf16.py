@@ -2,8 +2,8 @@
 # the templates and run `replaygen build`.
 # kernel: mamba2__ngroups8_nheads128_dstate128_headdim64__L16__state_fp16__rec_bf16
 # spec sha256: b9b9d1221036064279430b56c5d997514355cbb9c52adf3b69fc5581e1456b5e
-# templates sha256: 74ee1f98a2905ec36c4ec84dfd987d828c8f243895223b7b387700c260dc43ef
-# generator sha256: 0edd6ad2cd2cf04511c875762e75845e953098a1802fa617cbc7bcdb9857aa80
+# templates sha256: 4f764c2706739f8e518914442665df508fc9db11d7417976aefe6976006d6821
+# generator sha256: 67d57c4d12e8ce238157a35dcd02f84b40127b0e342ebd2fecf882cba4dacd6d
 """ReplaySSM kernels for mamba2: mamba2__ngroups8_nheads128_dstate128_headdim64__L16__state_fp16__rec_bf16.
 
 Replay form: S_t = C·exp(G_t) + Σ_j w_j (exp(G_t - G_j)·k_j)ᵀ,  G_j = Σ_(i<=j) g_i
