@@ -1208,8 +1208,12 @@ def make_plan(deriv: Derivation, config: KernelConfig) -> KernelPlan:
                   for role in ("query", "key")}
 
     def reduces_own(split) -> bool:
+        """The factor reads reductions of its own input x, constants and parameters only
+        (the block computes it before any draft's scalars are loaded)."""
         x, factor = split
-        return all(red_nodes[sym].free_symbols <= {x} for sym in factor.free_symbols & red_nodes.keys())
+        return all(red_nodes[sym].free_symbols <= {x} if sym in red_nodes
+                   else sym.name in quantities and not quantities[sym.name].token
+                   for sym in factor.free_symbols)
     probe_rows_head = (t.update == "delta" and drafts_as_tiles and all(row_splits.values())
                        and row_splits["query"][0] != row_splits["key"][0]
                        and row_splits["query"][0].name not in tile_deps
