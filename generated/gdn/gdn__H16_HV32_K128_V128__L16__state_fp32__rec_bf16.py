@@ -2,7 +2,7 @@
 # the templates and run `replaygen build`.
 # kernel: gdn__H16_HV32_K128_V128__L16__state_fp32__rec_bf16
 # spec sha256: 269ae606d36dd56b152535499facfacd42680cd4fda27f9a1b04094384a173fb
-# templates sha256: 4f764c2706739f8e518914442665df508fc9db11d7417976aefe6976006d6821
+# templates sha256: 38d7e940612a5d944b56b445e59cc747bfd1a4d3dbfbcdd455b9206658110fd2
 # generator sha256: 3e72d8894f5751ddb8187310e6f5ab0d45d1f4e5e440c409bc38b8d3f6d16fb2
 """ReplaySSM kernels for gdn: gdn__H16_HV32_K128_V128__L16__state_fp32__rec_bf16.
 

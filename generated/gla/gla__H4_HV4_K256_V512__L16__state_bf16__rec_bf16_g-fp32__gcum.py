@@ -2,7 +2,7 @@
 # the templates and run `replaygen build`.
 # kernel: gla__H4_HV4_K256_V512__L16__state_bf16__rec_bf16_g-fp32__gcum
 # spec sha256: 2a7fe42937c3f75572badc158aa6b5a3525d5a4bced8d5656b63326bdec79ab1
-# templates sha256: 4f764c2706739f8e518914442665df508fc9db11d7417976aefe6976006d6821
+# templates sha256: 38d7e940612a5d944b56b445e59cc747bfd1a4d3dbfbcdd455b9206658110fd2
 # generator sha256: 3e72d8894f5751ddb8187310e6f5ab0d45d1f4e5e440c409bc38b8d3f6d16fb2
 """ReplaySSM kernels for gla: gla__H4_HV4_K256_V512__L16__state_bf16__rec_bf16_g-fp32__gcum.
 
@@ -562,7 +562,7 @@ def verify_kernel(
                     G_n = tl.zeros_like(G_t)
                 else:
                     G_n = G_t
-                if FOLDING:  # (plan.fold_tile_head: the folding rows' launch measured faster all at once)
+                if FOLDING:  # (each launch takes its drafts as measured fastest: plan.fold_tile_head, plan.probe_rows_head)
                     # -- drafts, all at once: row i of [BT, BK] tiles (and [BT] vectors) holds draft i
                     o_dr = o_t
                     m_p = (o_t < n_d) & (o_t < T_MAX)  # present drafts

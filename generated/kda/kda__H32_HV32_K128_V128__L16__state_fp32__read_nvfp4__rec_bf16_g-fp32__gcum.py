@@ -2,7 +2,7 @@
 # the templates and run `replaygen build`.
 # kernel: kda__H32_HV32_K128_V128__L16__state_fp32__read_nvfp4__rec_bf16_g-fp32__gcum
 # spec sha256: 900e043a38a9f7023de2cc4bf78d14388be9de5c6732cf3e1db42c3737507d77
-# templates sha256: 4f764c2706739f8e518914442665df508fc9db11d7417976aefe6976006d6821
+# templates sha256: 38d7e940612a5d944b56b445e59cc747bfd1a4d3dbfbcdd455b9206658110fd2
 # generator sha256: 3e72d8894f5751ddb8187310e6f5ab0d45d1f4e5e440c409bc38b8d3f6d16fb2
 """ReplaySSM kernels for kda: kda__H32_HV32_K128_V128__L16__state_fp32__read_nvfp4__rec_bf16_g-fp32__gcum.
 
@@ -653,7 +653,7 @@ def verify_kernel(
                     G_n = tl.zeros_like(G_t)
                 else:
                     G_n = G_t
-                if FOLDING:  # (plan.fold_tile_head: the folding rows' launch measured faster all at once)
+                if FOLDING:  # (each launch takes its drafts as measured fastest: plan.fold_tile_head, plan.probe_rows_head)
                     # -- drafts, in order: token math and records ---------------------------------
                     P_d = tl.zeros([BT, BK], tl.float32)  # probes: queries (rows i), keys (rows T_MAX + i)
                     K_d = tl.zeros([BT, BK], tl.float32)  # keys (rows i)
