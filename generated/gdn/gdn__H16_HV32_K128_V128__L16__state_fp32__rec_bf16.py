@@ -2,7 +2,7 @@
 # the templates and run `replaygen build`.
 # kernel: gdn__H16_HV32_K128_V128__L16__state_fp32__rec_bf16
 # spec sha256: 269ae606d36dd56b152535499facfacd42680cd4fda27f9a1b04094384a173fb
-# templates sha256: 38d7e940612a5d944b56b445e59cc747bfd1a4d3dbfbcdd455b9206658110fd2
+# templates sha256: 23cd52ecb6bda5dfafbdf02f761ebf990022a9a8a813256ba9be212a0575b1bb
 # generator sha256: 3e72d8894f5751ddb8187310e6f5ab0d45d1f4e5e440c409bc38b8d3f6d16fb2
 """ReplaySSM kernels for gdn: gdn__H16_HV32_K128_V128__L16__state_fp32__rec_bf16.
 
@@ -818,6 +818,7 @@ def verify_kernel(
                 S_w = R_w * fac_probe[:, None] * fac_key[None, :]
                 # -- the window, the same for every value tile: solved once, before the stream
                 S_win = S_w * pair  # rows i: S_d[i, i']; rows T_MAX + i: A[i, i'] / β_i
+                shift = (o_t[None, :] == o_t[:, None] + T_MAX).to(tl.float32)  # (shift · S)[i] = S[T_MAX + i]
                 # (I + A)^-1 row by row, A[i, i'] = β_i S_win[T_MAX + i, i'] (i' < i)
                 T_inv = tl.zeros([BT, BT], tl.float32)
                 for i_d in tl.static_range(T_MAX):
@@ -827,9 +828,8 @@ def verify_kernel(
                     t_row = sel.to(tl.float32) - beta_i * tl.sum(a_row[:, None] * T_inv, axis=0)
                     T_inv = tl.where(sel[:, None], t_row[None, :], T_inv)
                 M_v = T_inv * d_beta[None, :]  # (I + A)^-1 diag(β)
-                # shift[i, T_MAX + i] = 1: M_x = M_v·shift (M_x[i, T_MAX + i'] = M_v[i, i']) is the
-                # same solve reading X's key rows
-                shift = (o_t[None, :] == o_t[:, None] + T_MAX).to(tl.float32)
+                # M_x = M_v·shift (M_x[i, T_MAX + i'] = M_v[i, i']; shift: m.window_solve's) is
+                # the same solve reading X's key rows
                 S_d = tl.where((o_t < T_MAX)[:, None], S_win, 0.0)
                 # The window as three matrices, once per head, so that a value tile's outputs
                 # and records are one sum Z = Y·G_y + V_dᵀ·G_v + W_cᵀ·G_c ([DBV, BT]: column i

@@ -2,7 +2,7 @@
 # the templates and run `replaygen build`.
 # kernel: kda__H32_HV32_K128_V128__L16__state_fp32__read_nvfp4__rec_bf16_g-fp32__gcum
 # spec sha256: 900e043a38a9f7023de2cc4bf78d14388be9de5c6732cf3e1db42c3737507d77
-# templates sha256: 38d7e940612a5d944b56b445e59cc747bfd1a4d3dbfbcdd455b9206658110fd2
+# templates sha256: 23cd52ecb6bda5dfafbdf02f761ebf990022a9a8a813256ba9be212a0575b1bb
 # generator sha256: 3e72d8894f5751ddb8187310e6f5ab0d45d1f4e5e440c409bc38b8d3f6d16fb2
 """ReplaySSM kernels for kda: kda__H32_HV32_K128_V128__L16__state_fp32__read_nvfp4__rec_bf16_g-fp32__gcum.
 
@@ -766,15 +766,15 @@ def verify_kernel(
                     P_w = devmath.exp(-G_n[None, :] + G_d) * P_d  # (P_d until the loop is done)
                 S_win = tl.where(causal, S_win, 0.0)
                 S_d = tl.where((o_t < T_MAX)[:, None], S_win, 0.0)  # rows i: (exp(G_i - G_i') k_i')·q_i
+                shift = (o_t[None, :] == o_t[:, None] + T_MAX).to(tl.float32)  # (shift · S)[i] = S[T_MAX + i]
                 # (I + A)^-1 = (I - A)(I + A^2)...: A is strictly lower triangular over the drafts
                 # (0 squarings). The identity is over the drafts' rows only, so the
                 # inverse is 0 outside their block (an absent draft's row of A is 0: its row is the identity's)
                 eye = ((o_t[:, None] == o_t[None, :]) & (o_t < T_MAX)[:, None]).to(tl.float32)
-                up = (o_t[None, :] == o_t[:, None] + T_MAX).to(tl.float32)  # (up · S)[i] = S[T_MAX + i]
                 if FOLD_DOT:
-                    A_pow = tl.dot(up, S_win, input_precision="tf32x3")
+                    A_pow = tl.dot(shift, S_win, input_precision="tf32x3")
                 else:
-                    A_pow = tl.sum(up[:, :, None] * S_win[None, :, :], axis=1)
+                    A_pow = tl.sum(shift[:, :, None] * S_win[None, :, :], axis=1)
                 A_pow = -d_beta[:, None] * A_pow  # -A
                 T_inv = eye + A_pow
                 for i_sq in tl.static_range(0):
@@ -796,8 +796,8 @@ def verify_kernel(
                     S_c = tl.sum(P_w[:, None, :] * kw[None, :, :], axis=2)
                 if FOLDING:  # a folding row's probes read S_n and no committed records
                     S_c = tl.zeros_like(S_c)
-                # M_x[i, T_MAX + i'] = M_v[i, i']: the same solve, reading X's key rows
-                shift = (o_t[None, :] == o_t[:, None] + T_MAX).to(tl.float32)
+                # M_x[i, T_MAX + i'] = M_v[i, i']: the same solve, reading X's key rows (shift:
+                # m.window_solve's)
                 if FOLD_DOT:
                     M_x = tl.dot(M_v, shift, input_precision="tf32")
                 else:
