@@ -85,3 +85,13 @@ spec_rows() {
         --skip-accuracy --out "$OUT/spec" > "$OUT/spec.log" 2>&1
     grep -A4 "^| variant | batch" "$OUT/spec/spec_bench.md" | cut -c1-250
 }
+
+# issue3_rows_and_kda TUNE_S: issue 3's rows of every variant (T = 8, batch 256) into
+# $OUT/spec_before, KDA's T = 8 verify swept for TUNE_S seconds, then KDA's row again into
+# $OUT/spec (session 48's H200 scripts).
+issue3_rows_and_kda() {
+    SPEC_TIMEOUT=150 spec_rows mamba2,gdn,kda,gla 8
+    mv "$OUT/spec" "$OUT/spec_before" && mv "$OUT/spec.log" "$OUT/spec_before.log"
+    tune_verify kda kimi-linear-48b 8 "$1"
+    spec_rows kda 8
+}

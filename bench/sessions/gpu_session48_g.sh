@@ -10,9 +10,7 @@
 source "$(dirname "$0")/../gpu_env.sh"
 export PYTHONPATH=.
 grep -q "H200" "$OUT/gpu.txt" || { echo "not an H200: $(tail -1 "$OUT/gpu.txt")"; exit 0; }
-SPEC_TIMEOUT=150 spec_rows mamba2,gdn,kda,gla 8 && mv "$OUT/spec" "$OUT/spec_before" && mv "$OUT/spec.log" "$OUT/spec_before.log"
-tune_verify kda kimi-linear-48b 8 100
-spec_rows kda 8
+issue3_rows_and_kda 100
 tune_decode mamba2 nemotron3-nano-4b fp8 ${TUNE_S:-200}
 grep -E "read_fp8row__rec_bf16 +replay_decode +256 " "$OUT/tune.log" | tail -2 | cut -c1-260
 timeout 120 python3 bench/precision_bench.py --out "$OUT/precision" --variants mamba2 --quick > "$OUT/precision.log" 2>&1

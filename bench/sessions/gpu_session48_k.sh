@@ -7,7 +7,5 @@
 source "$(dirname "$0")/../gpu_env.sh"
 export PYTHONPATH=.
 grep -q "H200" "$OUT/gpu.txt" || { echo "not an H200: $(tail -1 "$OUT/gpu.txt")"; exit 0; }
-SPEC_TIMEOUT=150 spec_rows mamba2,gdn,kda,gla 8 && mv "$OUT/spec" "$OUT/spec_before" && mv "$OUT/spec.log" "$OUT/spec_before.log"
-tune_verify kda kimi-linear-48b 8 90
-spec_rows kda 8
+issue3_rows_and_kda 90
 tar czf /tmp/data.tgz -C "$OUT" . && find "$OUT" -mindepth 1 -not -name "*_tuning.json" -delete && mv /tmp/data.tgz "$OUT/"
