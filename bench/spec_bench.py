@@ -2,7 +2,7 @@
 
 Usage (on the H200): python bench/spec_bench.py --out DIR
     [--variants mamba2,gdn,kda,gla] [--batches 256,512] [--drafts 2,4,8] [--windows 16]
-    [--skip-check] [--skip-bench] [--skip-accuracy]
+    [--skip-check] [--skip-bench] [--skip-accuracy] [--gate-records step|cumulative]
 
 For one real geometry per variant (bench/common.py GEOMS), fp32 checkpoint, bf16 records
 and inputs, L = 16, kernels built for max_drafts = max(--drafts):
@@ -63,6 +63,10 @@ def parse_args(argv=None):
     ap.add_argument("--verify-folds", action="store_true",
                     help="kernels built with verify_folds=True: a verify folds the rows whose "
                          "drafts would pass L committed records (not the default)")
+    ap.add_argument("--gate-records", choices=("step", "cumulative"), default=None,
+                    help="what a per-channel decay's gate record holds (default: the plan's "
+                         "choice, cumulative: fp32 sums; step: bf16 per-step gates, 2 of a "
+                         "record's bytes per channel fewer)")
     args = ap.parse_args(argv)
     args.variants = [v for v in args.variants.split(",") if v]
     unknown = sorted(set(args.variants) - set(GEOMS))
@@ -77,10 +81,10 @@ def parse_args(argv=None):
 
 
 # -- helpers ---------------------------------------------------------------------------
-def load_kernels(variant, max_drafts, record_dtype="bf16", verify_folds=False):
+def load_kernels(variant, max_drafts, record_dtype="bf16", verify_folds=False, gate_records=None):
     return replaygen.load(variant, config=GEOMS[variant], L=L, state_dtype="fp32",
                           record_dtype=record_dtype, max_drafts=max_drafts,
-                          verify_folds=verify_folds)
+                          verify_folds=verify_folds, gate_records=gate_records)
 
 
 def draft_inputs(kern, rows, T, device, gen):
@@ -251,7 +255,8 @@ def markdown(report) -> str:
     m = report["meta"]
     lines = [f"# Speculative decoding: {m['gpu']}, {m['date']}, commit {m['commit'][:12]}",
              "", f"`{m['command']}` (torch {m['torch']}, triton {m['triton']})", "",
-             f"L = {L}, fp32 checkpoint, bf16 records and inputs; ms per step of T drafts "
+             f"L = {L}, fp32 checkpoint, bf16 records and inputs (a per-channel decay's "
+             f"gate records: {m.get('gate_records', 'the plan')}); ms per step of T drafts "
              "(CUDA-graph medians). x decode: verify + commit over one conventional decode "
              f"step (target <= {TARGET_DECODE_RATIO} at T = 8); x snapshots: the conventional "
              f"speculative step over verify + commit (target >= {TARGET_SPEEDUP} at batch 256).",
@@ -306,11 +311,13 @@ def main(argv=None):
     device = "cuda"
     meta = environment()
     meta["command"] = "python bench/spec_bench.py " + " ".join(sys.argv[1:] if argv is None else argv)
+    meta["gate_records"] = args.gate_records or "the plan's"
     report = dict(meta=meta, checks=[], bench=[], accuracy=[])
     print(report["meta"], flush=True)
     T_MAX = max(args.drafts)
     for variant in args.variants:
-        kern = load_kernels(variant, T_MAX, verify_folds=args.verify_folds)
+        kern = load_kernels(variant, T_MAX, verify_folds=args.verify_folds,
+                            gate_records=args.gate_records)
         params = random_params(kern, device, torch.Generator(device=device).manual_seed(1))
         if not args.skip_check:
             report["checks"].append(guarded("check", variant,
@@ -324,7 +331,7 @@ def main(argv=None):
             report["accuracy"].append(guarded("accuracy", variant, lambda: accuracy(
                 kern, params, VARIANTS[variant].step, device, args.windows), records="bf16"))
             if variant in args.fp32_records:   # is the drift (if any) the records' rounding?
-                k32 = load_kernels(variant, T_MAX, "fp32", args.verify_folds)
+                k32 = load_kernels(variant, T_MAX, "fp32", args.verify_folds, args.gate_records)
                 report["accuracy"].append(guarded("accuracy", variant, lambda: accuracy(
                     k32, params, VARIANTS[variant].step, device, args.windows), records="fp32"))
     write_report(args.out, "spec_bench", report, markdown(report))

@@ -515,6 +515,9 @@ def make_parser() -> argparse.ArgumentParser:
     t.add_argument("--decode-structure", choices=("kchunks", "vtiles"),
                    help="tune the configurations with this decode structure forced (default: "
                         "the plan's choice), so that both can be compared")
+    t.add_argument("--gate-records", choices=("step", "cumulative"),
+                   help="what a per-channel decay's gate record holds (default: the plan's "
+                        "choice, cumulative), so that both layouts can be tuned")
     t.add_argument("--kernels", type=kernel_list, metavar="K,...",
                    help="tune only these kernels (replay_decode, fold, conventional_decode, "
                         "verify, verify_fold, commit; default: all of the configuration's)")

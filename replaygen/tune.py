@@ -718,6 +718,7 @@ def run(args, log=print) -> int:
                                 max_drafts=args.max_drafts, read_dtype=args.read_dtype,
                                 fp8_scale=args.fp8_scale, stochastic=args.stochastic,
                                 decode_structure=args.decode_structure,
+                                gate_records=args.gate_records,
                                 verify_folds=args.verify_folds)
                     jobs.append(Job(variant, name, kern, args.kernels or ()))
     log(f"{len(jobs)} configurations, batches {args.batches}")

@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from replaygen import bench as B
+from replaygen import ConfigError, bench as B
 from replaygen import perf, runtime, spec as spec_mod, tune as T
 from replaygen.cli import main, make_parser
 from replaygen.spec import NamedConfig, load_variant
@@ -216,6 +216,17 @@ def test_tune_dry_run(tiny, tmp_path, device):
     tuned = runtime.load("gdn", config="tiny", L=3, state_dtype="fp32", record_dtype="bf16",
                          tuning=out / "gdn" / TUNING_FILE)
     assert tuned.launch_args("fold", 3, device)[0]["BV"] == table.lookup(kern.name, "fold", gpu, 3).BV
+
+
+def test_tune_passes_the_gate_layout(tiny, tmp_path, device):
+    """`tune --gate-records` reaches the configurations it builds (bench/spec_bench.py takes
+    the same option): GDN's scalar decay has no cumulative layout, and says so before any
+    launch is timed; the default is the plan's choice."""
+    argv = ["tune", "--variant", "gdn", "--batches", "4", "--L", "3", "--out", str(tmp_path)]
+    assert make_parser().parse_args(argv).gate_records is None
+    args = make_parser().parse_args(argv + ["--gate-records", "cumulative"])
+    with pytest.raises(ConfigError, match="gate_records='cumulative' needs a per-channel decay"):
+        T.run(args, log=lambda *_: None)
 
 
 def test_tune_dry_run_of_the_commit(tiny, tmp_path, device):

@@ -18,6 +18,10 @@ def test_arguments():
     assert spec_bench.parse_args([]).variants == list(spec_bench.GEOMS)
     with pytest.raises(SystemExit):
         spec_bench.parse_args(["--variants", "nope"])
+    assert spec_bench.parse_args([]).gate_records is None   # the plan's layout
+    assert spec_bench.parse_args(["--gate-records", "step"]).gate_records == "step"
+    with pytest.raises(SystemExit):
+        spec_bench.parse_args(["--gate-records", "running"])
 
 
 def test_markdown_tables():
