@@ -10,7 +10,9 @@ and inputs, L = 16, kernels built for max_drafts = max(--drafts):
 1. check: verify/commit against the conventional speculative path (one state snapshot per
    draft, then select) at that geometry: 8 rows at staggered cursors, 6 windows of random
    T, per-row draft counts and acceptance; outputs and materialised states must agree.
-2. bench, batch 256 and 512, T in {2, 4, 8}, CUDA-graph medians (ms per step of T drafts):
+2. bench, batch 256 and 512, T in {2, 4, 8}, CUDA-graph medians (ms per step of T drafts),
+   each with the bytes the sympy traffic model gives it (model_bytes) and that rate's
+   fraction of a device-to-device copy timed in the same run:
    - verify + commit with full acceptance, amortised over a whole flush cycle
      (ceil(L / T) steps, rows staggered so every launch mixes folding and plain commits);
    - verify alone (rows at staggered cursors);
@@ -40,7 +42,10 @@ from common import GEOMS, bench, random_inputs, random_params  # noqa: E402
 import torch  # noqa: E402
 
 import replaygen  # noqa: E402
-from replaygen.perf import environment  # noqa: E402
+from replaygen import ConfigError  # noqa: E402
+from replaygen.perf import Timer, copy_bandwidth, environment  # noqa: E402
+from replaygen.traffic import IO, RECORD, SPECULATIVE, STATE, speculative, traffic  # noqa: E402
+from replaygen.traffic import T as DRAFTS  # noqa: E402  (the model's drafts per verify)
 
 L = 16
 CHECK_TOL = 2e-2   # normwise; bf16 records and outputs (2^-9 each) against an fp32 path
@@ -208,6 +213,30 @@ class StaggeredCycle:
                                                    **self.params))
 
 
+def model_bytes(kern, batch: int, T: int) -> dict:
+    """Bytes the sympy traffic model (replaygen.traffic) gives the timed quantities at
+    `batch` rows and T drafts: verify + commit per step, amortised over the flush cycle of
+    the kernels' protocol (verify_folds or not); one conventional decode step; and, for the
+    default protocol, the verify alone at the staggered cycle's mean cursor (its rows sit at
+    n = 0, T, .., L, and a verify's bytes are linear in n: n = L/2). With verify_folds the
+    timed verify holds the folding rows' state writes, which that formula leaves out, so
+    it is not modelled. {} where the model has no cycle (L not a multiple of T, or T < 2)."""
+    t = traffic(kern.plan)
+    try:
+        cycle = speculative(t, T)
+    except ConfigError:
+        return {}
+    key = "verify_folds_amortised" if kern.plan.VERIFY_FOLDS else "verify_amortised"
+    out = {"verify_commit": batch * cycle[key],
+           "conventional_decode": batch * cycle["conventional_decode"],
+           "cap_to_decode": cycle["verify_folds_vs_decode" if kern.plan.VERIFY_FOLDS else "vs_decode"]}
+    if not kern.plan.VERIFY_FOLDS:
+        parts = {STATE: t.state, RECORD: t.record, IO: t.inputs + t.outputs, DRAFTS: T}
+        out["verify_only"] = batch * t.evaluate(SPECULATIVE["verify"].xreplace(parts),
+                                                committed=kern.plan.L // 2)
+    return out
+
+
 def time_step(kern, params, batch, T, device):
     cyc = StaggeredCycle(kern, params, batch, T, device)
     res = dict(batch=batch, T=T, cycle_steps=cyc.period)
@@ -222,6 +251,7 @@ def time_step(kern, params, batch, T, device):
     res["ratio_to_decode"] = res["verify_commit"] / res["conventional_decode"]
     res["speedup_vs_snapshots"] = res["conventional_spec"] / res["verify_commit"]
     res["tokens_per_ms"] = batch * T / res["verify_commit"]
+    res["model_bytes"] = model_bytes(kern, batch, T)
     return res
 
 
@@ -277,6 +307,7 @@ def markdown(report) -> str:
                      f"{b['verify_only']:.4f} | {b['conventional_spec']:.4f} | "
                      f"{b['conventional_decode']:.4f} | {b['ratio_to_decode']:.2f} | "
                      f"{b['speedup_vs_snapshots']:.2f} |")
+    lines += bandwidth_table(report)
     lines += ["", "## Accuracy: materialised state vs the float64 reference on the accepted "
               "tokens (max over rows)", "",
               "| variant | records | windows | T | final replay | final conventional "
@@ -291,6 +322,32 @@ def markdown(report) -> str:
                      f"{a['final_conventional']:.2e} | {a['worst_replay']:.2e} | "
                      f"{a['worst_conventional']:.2e} |")
     return "\n".join(lines) + "\n"
+
+
+def bandwidth_table(report) -> list[str]:
+    """Markdown lines: each timed quantity's bytes (the sympy model, model_bytes) over its
+    time, and that rate's fraction of the device-to-device copy measured in the same run
+    (meta copy_bytes_per_s, the better of eager and graph copies). cap: the model's verify
+    + commit over a decode step's bytes, the ratio's floor at equal bandwidth."""
+    copy = report["meta"].get("copy_bytes_per_s", {}).get("best")
+    rows = [b for b in report["bench"] if b.get("model_bytes")]
+    if not rows:
+        return []
+    lines = ["", "## Bandwidth: the model's bytes over each time"
+             + (f" (copy: {copy / 1e12:.2f} TB/s, this run)" if copy else ""), "",
+             "| variant | batch | T | cap x decode | quantity | MB | TB/s | of the copy |",
+             "|---|---|---|---|---|---|---|---|"]
+    for b in rows:
+        mb = b["model_bytes"]
+        for name, key in (("verify + commit", "verify_commit"), ("verify", "verify_only"),
+                          ("conv. decode", "conventional_decode")):
+            if key not in mb:
+                continue
+            rate = mb[key] / (b[key] * 1e-3)
+            lines.append(f"| {b['variant']} | {b['batch']} | {b['T']} | {mb['cap_to_decode']:.3f} | "
+                         f"{name} | {mb[key] / 1e6:.0f} | {rate / 1e12:.2f} | "
+                         + (f"{rate / copy:.0%} |" if copy else "- |"))
+    return lines
 
 
 def guarded(section, variant, fn, **extra):
@@ -315,6 +372,8 @@ def main(argv=None):
     report = dict(meta=meta, checks=[], bench=[], accuracy=[])
     print(report["meta"], flush=True)
     T_MAX = max(args.drafts)
+    if not args.skip_bench:   # the ceiling each kernel's achieved bandwidth is compared with
+        report["meta"]["copy_bytes_per_s"] = copy_bandwidth(torch.device(device), Timer(torch.device(device)))
     for variant in args.variants:
         kern = load_kernels(variant, T_MAX, verify_folds=args.verify_folds,
                             gate_records=args.gate_records)

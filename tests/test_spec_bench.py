@@ -38,6 +38,53 @@ def test_markdown_tables():
     assert "| gdn | 256 | 8 | 0.2000 |" in text and "error: boom" in text and "6.00" in text
 
 
+def test_bandwidth_table():
+    """Each timed quantity's model bytes over its time, against the run's copy: 1 GB in
+    0.5 ms is 2 TB/s, half of a 4 TB/s copy; rows without model bytes (T not dividing L)
+    are left out."""
+    meta = dict(gpu="cpu", date="d", commit="c" * 40, command="x", torch="t", triton="t",
+                copy_bytes_per_s={"eager": 4e12, "graph": 3e12, "best": 4e12})
+    row = dict(variant="kda", batch=256, T=8, verify_commit=0.5, verify_only=0.25,
+               conventional_decode=0.4, model_bytes=dict(verify_commit=1e9, verify_only=7.5e8,
+                                                         conventional_decode=1.2e9,
+                                                         cap_to_decode=1.088))
+    text = "\n".join(spec_bench.bandwidth_table(dict(meta=meta, bench=[row, dict(row, T=3, model_bytes={})])))
+    assert "copy: 4.00 TB/s" in text
+    assert "| kda | 256 | 8 | 1.088 | verify + commit | 1000 | 2.00 | 50% |" in text
+    assert "| kda | 256 | 8 | 1.088 | verify | 750 | 3.00 | 75% |" in text
+    assert "| kda | 256 | 8 | 1.088 | conv. decode | 1200 | 3.00 | 75% |" in text
+    assert "| 3 |" not in text
+    assert spec_bench.bandwidth_table(dict(meta=meta, bench=[])) == []
+
+
+@pytest.mark.parametrize("verify_folds", [False, True])
+def test_model_bytes_of_the_timed_cycle(verify_folds):
+    """model_bytes: the verify alone at the staggered cycle's mean cursor is the mean of
+    the verify's bytes over the cycle's cursors 0, T, .., L (the rows' positions in
+    StaggeredCycle), the decode and the cap are the traffic model's, and T = 3 (not
+    dividing L = 16) has no cycle to model."""
+    from replaygen.traffic import SPECULATIVE, speculative, traffic
+    kern = spec_bench.load_kernels("kda", 8, verify_folds=verify_folds)
+    got = spec_bench.model_bytes(kern, 4, 8)
+    t = traffic(kern.plan)
+    cycle = speculative(t, 8)
+    assert got["conventional_decode"] == 4 * cycle["conventional_decode"]
+    if verify_folds:
+        assert "verify_only" not in got
+        assert got["verify_commit"] == 4 * cycle["verify_folds_amortised"]
+        assert got["cap_to_decode"] == cycle["verify_folds_vs_decode"] < 1
+    else:
+        period = spec_bench.cycle_period(kern.plan, 8)
+        verify = SPECULATIVE["verify"].xreplace(
+            {spec_bench.STATE: t.state, spec_bench.RECORD: t.record,
+             spec_bench.IO: t.inputs + t.outputs, spec_bench.DRAFTS: 8})
+        mean = sum(t.evaluate(verify, 8 * k) for k in range(period)) / period
+        assert period == 3 and got["verify_only"] == pytest.approx(4 * mean, rel=1e-12)
+        assert got["verify_commit"] == 4 * cycle["verify_amortised"]
+        assert got["cap_to_decode"] == cycle["vs_decode"] > 1
+    assert spec_bench.model_bytes(kern, 4, 3) == {}
+
+
 @pytest.mark.parametrize("verify_folds", [False, True])
 def test_staggered_cycle_positions(verify_folds, device):
     """The timed cycle (spec_bench's time_step, spec_breakdown's profile) starts with row r
