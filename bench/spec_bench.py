@@ -44,8 +44,7 @@ import torch  # noqa: E402
 import replaygen  # noqa: E402
 from replaygen import ConfigError  # noqa: E402
 from replaygen.perf import Timer, copy_bandwidth, environment  # noqa: E402
-from replaygen.traffic import IO, RECORD, SPECULATIVE, STATE, speculative, traffic  # noqa: E402
-from replaygen.traffic import T as DRAFTS  # noqa: E402  (the model's drafts per verify)
+from replaygen.traffic import speculative, traffic  # noqa: E402
 
 L = 16
 CHECK_TOL = 2e-2   # normwise; bf16 records and outputs (2^-9 each) against an fp32 path
@@ -221,9 +220,8 @@ def model_bytes(kern, batch: int, T: int) -> dict:
     n = 0, T, .., L, and a verify's bytes are linear in n: n = L/2). With verify_folds the
     timed verify holds the folding rows' state writes, which that formula leaves out, so
     it is not modelled. {} where the model has no cycle (L not a multiple of T, or T < 2)."""
-    t = traffic(kern.plan)
     try:
-        cycle = speculative(t, T)
+        cycle = speculative(traffic(kern.plan), T, committed=kern.plan.L // 2)
     except ConfigError:
         return {}
     key = "verify_folds_amortised" if kern.plan.VERIFY_FOLDS else "verify_amortised"
@@ -231,9 +229,7 @@ def model_bytes(kern, batch: int, T: int) -> dict:
            "conventional_decode": batch * cycle["conventional_decode"],
            "cap_to_decode": cycle["verify_folds_vs_decode" if kern.plan.VERIFY_FOLDS else "vs_decode"]}
     if not kern.plan.VERIFY_FOLDS:
-        parts = {STATE: t.state, RECORD: t.record, IO: t.inputs + t.outputs, DRAFTS: T}
-        out["verify_only"] = batch * t.evaluate(SPECULATIVE["verify"].xreplace(parts),
-                                                committed=kern.plan.L // 2)
+        out["verify_only"] = batch * cycle["verify"]
     return out
 
 

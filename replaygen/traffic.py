@@ -185,11 +185,12 @@ def speculative_cycle() -> dict[str, sympy.Expr]:
 SPECULATIVE = speculative_cycle()
 
 
-def speculative(t: Traffic, drafts: int) -> dict[str, float]:
+def speculative(t: Traffic, drafts: int, committed: int | None = None) -> dict[str, float]:
     """The speculative model of `t` at T = drafts (L must be a multiple of T, and T >= 2:
     the cycle is that of CAP = L, and a configuration of one draft keeps CAP = L - 1):
     bytes per step of T drafts and the two ratios the issue measures (verify+commit
-    amortised / one conventional decode step; snapshot step / verify+commit amortised)."""
+    amortised / one conventional decode step; snapshot step / verify+commit amortised).
+    With `committed` (n), also "verify": one verify's bytes at n committed records."""
     length = dict(t.numbers)[L]
     if drafts < 2:
         raise ConfigError(f"the speculative model needs T >= 2 drafts, got {drafts} (one "
@@ -199,8 +200,11 @@ def speculative(t: Traffic, drafts: int) -> dict[str, float]:
                           f"T ({drafts})")
     parts = {STATE: t.state, RECORD: t.record, IO: t.inputs + t.outputs,
              T: drafts, M: length // drafts, L: length}
-    return {name: t.evaluate(formula.xreplace(parts))
-            for name, formula in SPECULATIVE.items() if name != "verify"}
+    out = {name: t.evaluate(formula.xreplace(parts))
+           for name, formula in SPECULATIVE.items() if name != "verify"}
+    if committed is not None:
+        out["verify"] = t.evaluate(SPECULATIVE["verify"].xreplace(parts), committed)
+    return out
 
 
 def check_speculative() -> None:

@@ -63,7 +63,7 @@ def test_model_bytes_of_the_timed_cycle(verify_folds):
     the verify's bytes over the cycle's cursors 0, T, .., L (the rows' positions in
     StaggeredCycle), the decode and the cap are the traffic model's, and T = 3 (not
     dividing L = 16) has no cycle to model."""
-    from replaygen.traffic import SPECULATIVE, speculative, traffic
+    from replaygen.traffic import speculative, traffic
     kern = spec_bench.load_kernels("kda", 8, verify_folds=verify_folds)
     got = spec_bench.model_bytes(kern, 4, 8)
     t = traffic(kern.plan)
@@ -75,10 +75,7 @@ def test_model_bytes_of_the_timed_cycle(verify_folds):
         assert got["cap_to_decode"] == cycle["verify_folds_vs_decode"] < 1
     else:
         period = spec_bench.cycle_period(kern.plan, 8)
-        verify = SPECULATIVE["verify"].xreplace(
-            {spec_bench.STATE: t.state, spec_bench.RECORD: t.record,
-             spec_bench.IO: t.inputs + t.outputs, spec_bench.DRAFTS: 8})
-        mean = sum(t.evaluate(verify, 8 * k) for k in range(period)) / period
+        mean = sum(speculative(t, 8, committed=8 * k)["verify"] for k in range(period)) / period
         assert period == 3 and got["verify_only"] == pytest.approx(4 * mean, rel=1e-12)
         assert got["verify_commit"] == 4 * cycle["verify_amortised"]
         assert got["cap_to_decode"] == cycle["vs_decode"] > 1

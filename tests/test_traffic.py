@@ -53,6 +53,9 @@ def test_speculative_step_by_hand():
     # (5/3 of a state per step where the conventional decode moves 2: under the issue's
     # 1.1x, and above its 5x of the snapshot step)
     assert numbers["vs_decode"] < 1.0 and numbers["vs_snapshots"] > 5.0
+    # with committed = n, one verify's bytes at n records; without it, none
+    assert "verify" not in numbers
+    assert speculative(gdn_model(8), 8, committed=8)["verify"] == verify[1]
 
 
 def test_model_proofs():
