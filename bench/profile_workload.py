@@ -7,7 +7,9 @@ tuning table of the repository picks the launches, as in serving. With --max-dra
 the configuration is the speculative one and the kernels are verify (T drafts past L/2
 committed records, or --verify-at N) and the commit's fold (every row accepts them all:
 with N = L every row folds), each launched
-once to warm up and once more to be profiled (skip 2: `-k regex:"verify|fold"`).
+once to warm up and once more to be profiled (skip 2: `-k regex:"verify|fold"`). With
+--verify-folds the verify is two launches of verify_kernel, the plain rows' and the folding
+rows' (skip 3, count 1 for the folding one when every row folds).
 With --staggered: one decode step with staggered cursors (one row in L folds; with
 the flush separate, its fold launch too) between cudaProfilerStart and Stop, for
 `ncu --profile-from-start off`.
@@ -45,11 +47,16 @@ ap.add_argument("--staggered", action="store_true",
 ap.add_argument("--verify-at", type=int, default=None,
                 help="with --max-drafts: the committed records before the verify (default L/2; "
                      "CAP, i.e. L, makes the commit of all T drafts fold every row)")
+ap.add_argument("--verify-folds", action="store_true",
+                help="with --max-drafts: load(..., verify_folds=True); with --verify-at past CAP - T "
+                     "every row takes the folding launch (verify_fold), launched after the plain one")
 ap.add_argument("--device", default="cuda")   # cpu: a check of this script in the interpreter
 args = ap.parse_args()
 read = {"read_dtype": args.read_dtype} if args.read_dtype else {}
 if args.read_dtype == "fp8":   # (load refuses a scale granularity for other formats)
     read["fp8_scale"] = args.fp8_scale
+if args.verify_folds:
+    read["verify_folds"] = True
 kern = replaygen.load(args.variant, config=args.config, L=args.L, max_drafts=args.max_drafts, **read)
 w = Workload(kern, args.batch, args.device)
 L = kern.plan.L

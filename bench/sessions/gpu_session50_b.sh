@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Session 50, any GPU, ~3 min (issue 3): where KDA's T = 8 folding verify launch
+# (verify_folds=True, FOLDING: read the checkpoint, fold the committed records, write it,
+# and serve the drafts from the folded tiles) spends its time. It runs at ~1.8 TB/s
+# (0.633 ms for every row, session 49 call G), against 2.89 for the commit's fold; at the
+# plain verify's 81% of the copy the verify_folds protocol would be ~1.09x a decode step
+# (model 0.975x) against the default's 1.13x. ncu of that launch at the table's launch,
+# every row folding (profile_workload.py --verify-folds --verify-at 16: the plain launch,
+# with no rows, then the folding one; skip the warm-up's two and the plain one).
+source "$(dirname "$0")/../gpu_env.sh"
+export PYTHONPATH=.
+if command -v ncu >/dev/null; then
+    timeout 300 ncu --clock-control none -k regex:"verify_kernel" --launch-skip 3 --launch-count 1 \
+        --section SpeedOfLight --section WarpStateStats --section SourceCounters --section Occupancy \
+        --section LaunchStats --section MemoryWorkloadAnalysis --section ComputeWorkloadAnalysis \
+        --section SchedulerStats --import-source yes -o "$OUT/kda-vfold" -f \
+        python3 bench/profile_workload.py kda --config kimi-linear-48b --max-drafts 8 --verify-folds \
+        --verify-at 16 > "$OUT/ncu.log" 2>&1
+    ncu -i "$OUT/kda-vfold.ncu-rep" --page details > "$OUT/ncu-kda-vfold.txt" 2>&1
+    ncu -i "$OUT/kda-vfold.ncu-rep" --page source --csv --print-source sass > "$OUT/ncu-kda-vfold-source.csv" 2>&1
+    python3 bench/ncu_phases.py "$OUT/ncu-kda-vfold-source.csv" --top 25 > "$OUT/ncu-phases.txt" 2>&1
+    gzip -9 "$OUT/ncu-kda-vfold-source.csv"
+    grep -E "Duration|DRAM Throughput|Registers Per|Achieved Occupancy|Theoretical Occ|Issue Slots Busy|Warp Cycles Per Issued|Block Limit" "$OUT/ncu-kda-vfold.txt" | head -20
+    head -40 "$OUT/ncu-phases.txt"
+fi
+rm -f "$OUT/kda-vfold.ncu-rep"
+tar czf /tmp/data.tgz -C "$OUT" . && find "$OUT" -mindepth 1 -delete && mv /tmp/data.tgz "$OUT/"
