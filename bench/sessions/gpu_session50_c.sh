@@ -14,6 +14,7 @@
 # 1. Template A/B of the verify_fold launch (KDA), main against each at the table's launch,
 #    and d capped (3 programs per SM). 2. The fastest, if >= 3% faster than main: applied,
 #    KDA's verify_fold swept on this card, issue 3's KDA verify_folds row (call G: 1.32x).
+# Where none wins: gpu_session50_b.sh (ncu of main's folding launch) into $OUT/ncu.
 # Commit $OUT/kda_tuning.json with the winning diff where the row wins.
 source "$(dirname "$0")/../gpu_env.sh"
 export PYTHONPATH=.
@@ -48,5 +49,7 @@ if [ -n "$best" ]; then
         --skip-accuracy --out "$OUT/spec_vf" > "$OUT/spec_vf.log" 2>&1
     grep -E "^\| kda" "$OUT/spec_vf/spec_bench.md"
     grep -A8 "^## Bandwidth" "$OUT/spec_vf/spec_bench.md"
+else   # no prototype wins: where main's folding launch waits (ncu, ~3 min)
+    OUT=$OUT/ncu timeout 250 bash "$(dirname "$0")/gpu_session50_b.sh"
 fi
 tar czf /tmp/data.tgz -C "$OUT" . && find "$OUT" -mindepth 1 -not -name "*_tuning.json" -delete && mv /tmp/data.tgz "$OUT/"
