@@ -19,10 +19,15 @@
 source "$(dirname "$0")/../gpu_env.sh"
 export PYTHONPATH=.
 A=bench/ab_templates
-for v in plain c d; do folder $A/s50_vf_$v bench/proto/s50_vfold_$v.diff; done
+# VF_DIFFS: the prototypes (bench/proto/s50_vfold_NAME.diff), each at the table's launch;
+# VF_LAUNCHES: more entries NAME@overrides (gpu_session50_d.sh sets both)
+VF_DIFFS=${VF_DIFFS:-"plain c d"}
+VF_LAUNCHES=${VF_LAUNCHES:-"d@maxnreg=168+num_stages=2 plain@maxnreg=168"}
+list=templates
+for v in $VF_DIFFS; do folder $A/s50_vf_$v bench/proto/s50_vfold_$v.diff; list+=",$A/s50_vf_$v"; done
+for e in $VF_LAUNCHES; do list+=",$A/s50_vf_$e"; done
 timeout 260 python3 bench/template_ab.py --kernel verify_fold --cases kda:kimi-linear-48b:fp32 --rounds 3 \
-    --templates "templates,$A/s50_vf_plain,$A/s50_vf_c,$A/s50_vf_d,$A/s50_vf_d@maxnreg=168+num_stages=2,$A/s50_vf_plain@maxnreg=168" \
-    --out "$OUT/ab_vfold" > "$OUT/ab_vfold.log" 2>&1
+    --templates "$list" --out "$OUT/ab_vfold" > "$OUT/ab_vfold.log" 2>&1
 grep -E "^kda" "$OUT/ab_vfold.log" | cut -c1-700
 tail -2 "$OUT/ab_vfold.log" | cut -c1-300
 best=$(python3 - "$OUT/ab_vfold/template_ab.json" <<'PY'
@@ -33,9 +38,9 @@ ms = [m.get("verify_fold") for m in case["median"]]
 ok = [c <= 1e-3 for c in case["check"]["state"]]
 print(*(f"{n}: {t} ms, state ok {o}" for n, t, o in zip(names, ms, ok)), sep="\n", file=sys.stderr)
 base = ms[0]
-cands = [(t, n) for n, t, o in zip(names[1:], ms[1:], ok[1:]) if t and o and "@" not in n]
-if base and cands and min(cands)[0] <= 0.97 * base:
-    print(min(cands)[1].rsplit("s50_vf_", 1)[1])
+cands = [(t, n) for n, t, o in zip(names[1:], ms[1:], ok[1:]) if t and o]
+if base and cands and min(cands)[0] <= 0.97 * base:   # (its diff; the sweep picks the launch)
+    print(min(cands)[1].rsplit("s50_vf_", 1)[1].split("@")[0])
 PY
 )
 echo "best: ${best:-none}"
@@ -49,7 +54,7 @@ if [ -n "$best" ]; then
         --skip-accuracy --out "$OUT/spec_vf" > "$OUT/spec_vf.log" 2>&1
     grep -E "^\| kda" "$OUT/spec_vf/spec_bench.md"
     grep -A8 "^## Bandwidth" "$OUT/spec_vf/spec_bench.md"
-else   # no prototype wins: where main's folding launch waits (ncu, ~3 min)
+elif [ "${VF_NCU:-1}" = 1 ]; then   # no prototype wins: where main's folding launch waits (ncu, ~3 min)
     OUT=$OUT/ncu timeout 250 bash "$(dirname "$0")/gpu_session50_b.sh"
 fi
 tar czf /tmp/data.tgz -C "$OUT" . && find "$OUT" -mindepth 1 -not -name "*_tuning.json" -delete && mv /tmp/data.tgz "$OUT/"
