@@ -2,7 +2,7 @@
 # the templates and run `replaygen build`.
 # kernel: gdn__H16_HV64_K128_V128__L16__state_bf16__rec_bf16
 # spec sha256: 269ae606d36dd56b152535499facfacd42680cd4fda27f9a1b04094384a173fb
-# templates sha256: 23cd52ecb6bda5dfafbdf02f761ebf990022a9a8a813256ba9be212a0575b1bb
+# templates sha256: 316f4463ca5d43e7819b80790bc69e4b0453242829860b1a341f5afa252a1b27
 # generator sha256: 3e72d8894f5751ddb8187310e6f5ab0d45d1f4e5e440c409bc38b8d3f6d16fb2
 """ReplaySSM kernels for gdn: gdn__H16_HV64_K128_V128__L16__state_bf16__rec_bf16.
 
