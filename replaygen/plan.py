@@ -420,8 +420,9 @@ class KernelPlan:
     draft_scalar_code: tuple[Statement, ...]  # ... the drafts' scalars as [BT] vectors
     draft_tile_code: tuple[Statement, ...]    # ... their key-axis values as [BT, BK] tiles (ht_<role>)
     draft_gate: str                       # ... each draft's log decay ([BT] or [BT, BK])
-    # the value-tile verify's plain launch with a delta rule's drafts as probe rows (one raw
-    # input tile: queries at rows i, keys at rows T_MAX + i) where the roles split so
+    # the value-tile verify's launches (plain and folding) with a delta rule's drafts as
+    # probe rows (one raw input tile: queries at rows i, keys at rows T_MAX + i) where the
+    # roles split so
     probe_rows_head: bool
     probe_row_code: tuple[Statement, ...]      # ... each row's factor: fac_query, fac_key ([BT])
     probe_reduction_code: tuple[Statement, ...]  # ... the reductions the other tiles read

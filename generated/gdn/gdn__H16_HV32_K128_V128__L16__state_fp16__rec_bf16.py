@@ -2,8 +2,8 @@
 # the templates and run `replaygen build`.
 # kernel: gdn__H16_HV32_K128_V128__L16__state_fp16__rec_bf16
 # spec sha256: 269ae606d36dd56b152535499facfacd42680cd4fda27f9a1b04094384a173fb
-# templates sha256: 316f4463ca5d43e7819b80790bc69e4b0453242829860b1a341f5afa252a1b27
-# generator sha256: 3e72d8894f5751ddb8187310e6f5ab0d45d1f4e5e440c409bc38b8d3f6d16fb2
+# templates sha256: 2180e5f0ea6c07f6efad7e0ae8fc67143f11fe0a37233420c9fd8e9679000284
+# generator sha256: 53be6acc4aaef63d6d6018049d3d07f82d018dbaecd70f95e77601f7521e4930
 """ReplaySSM kernels for gdn: gdn__H16_HV32_K128_V128__L16__state_fp16__rec_bf16.
 
 Replay form: S_t = C·exp(G_t) + Σ_j u_j (exp(G_t - G_j)·k_j)ᵀ,  G_j = Σ_(i<=j) g_i

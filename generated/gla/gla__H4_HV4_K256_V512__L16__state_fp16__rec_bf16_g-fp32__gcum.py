@@ -2,8 +2,8 @@
 # the templates and run `replaygen build`.
 # kernel: gla__H4_HV4_K256_V512__L16__state_fp16__rec_bf16_g-fp32__gcum
 # spec sha256: 2a7fe42937c3f75572badc158aa6b5a3525d5a4bced8d5656b63326bdec79ab1
-# templates sha256: 316f4463ca5d43e7819b80790bc69e4b0453242829860b1a341f5afa252a1b27
-# generator sha256: 3e72d8894f5751ddb8187310e6f5ab0d45d1f4e5e440c409bc38b8d3f6d16fb2
+# templates sha256: 2180e5f0ea6c07f6efad7e0ae8fc67143f11fe0a37233420c9fd8e9679000284
+# generator sha256: 53be6acc4aaef63d6d6018049d3d07f82d018dbaecd70f95e77601f7521e4930
 """ReplaySSM kernels for gla: gla__H4_HV4_K256_V512__L16__state_fp16__rec_bf16_g-fp32__gcum.
 
 Replay form: S_t = C·Diag(exp(G_t)) + Σ_j w_j (Diag(exp(G_t - G_j))·k_j)ᵀ,  G_j = Σ_(i<=j) g_i
@@ -562,7 +562,7 @@ def verify_kernel(
                     G_n = tl.zeros_like(G_t)
                 else:
                     G_n = G_t
-                if FOLDING:  # (each launch takes its drafts as measured fastest: plan.fold_tile_head, plan.probe_rows_head)
+                if FOLDING:  # (each launch takes its drafts as measured fastest: plan.fold_tile_head)
                     # -- drafts, all at once: row i of [BT, BK] tiles (and [BT] vectors) holds draft i
                     o_dr = o_t
                     m_p = (o_t < n_d) & (o_t < T_MAX)  # present drafts

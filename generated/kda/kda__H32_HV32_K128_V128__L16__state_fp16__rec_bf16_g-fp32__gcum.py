@@ -2,8 +2,8 @@
 # the templates and run `replaygen build`.
 # kernel: kda__H32_HV32_K128_V128__L16__state_fp16__rec_bf16_g-fp32__gcum
 # spec sha256: 900e043a38a9f7023de2cc4bf78d14388be9de5c6732cf3e1db42c3737507d77
-# templates sha256: 316f4463ca5d43e7819b80790bc69e4b0453242829860b1a341f5afa252a1b27
-# generator sha256: 3e72d8894f5751ddb8187310e6f5ab0d45d1f4e5e440c409bc38b8d3f6d16fb2
+# templates sha256: 2180e5f0ea6c07f6efad7e0ae8fc67143f11fe0a37233420c9fd8e9679000284
+# generator sha256: 53be6acc4aaef63d6d6018049d3d07f82d018dbaecd70f95e77601f7521e4930
 """ReplaySSM kernels for kda: kda__H32_HV32_K128_V128__L16__state_fp16__rec_bf16_g-fp32__gcum.
 
 Replay form: S_t = C·Diag(exp(G_t)) + Σ_j u_j (Diag(exp(G_t - G_j))·k_j)ᵀ,  G_j = Σ_(i<=j) g_i
@@ -570,7 +570,6 @@ def verify_kernel(
                 # hint marks its operation. (H100, the H200's tables: KDA 0.3698 -> 0.3495
                 # ms, its folding launch 0.7510 -> 0.6478, GLA 0.2579 -> 0.2397; session 39)
                 o_k_vec = o_k
-                pass  # (both launches' drafts load as [BT, BK] tiles: vector loads)
                 # -- committed records: keys decayed to the committed end n -----------------
                 b_A_log = tl.load(A_log_ptr + i_hv).to(tl.float32)
                 b_dt_bias = tl.load(dt_bias_ptr + i_hv * K + o_k, mask=m_k, other=0.0).to(tl.float32)
@@ -590,80 +589,44 @@ def verify_kernel(
                     G_n = tl.zeros_like(G_t)
                 else:
                     G_n = G_t
-                if FOLDING:  # (each launch takes its drafts as measured fastest: plan.fold_tile_head, plan.probe_rows_head)
-                    # -- drafts as probe rows: row r of the [BT, BK] tiles holds draft r's query
-                    # (r < T_MAX) or draft r - T_MAX's key, each loaded once, raw, and scaled by its
-                    # role's factor over its own row's sums; the keys at the drafts' own rows (i),
-                    # the gate at every probe row. (H100, KDA T = 8, batch 256: 1.02x the drafts
-                    # one at a time at the table's launch, 1.06x uncapped; session 48)
-                    o_dr = tl.where(o_t < T_MAX, o_t, o_t - T_MAX)  # the draft of each probe row
-                    m_p = o_dr < n_d  # rows of present drafts (both halves)
-                    m_q = m_p & (o_t < T_MAX)  # ... their own rows: queries, keys, records
-                    m_dr = m_p
-                    raw_probe = tl.where((o_t < T_MAX)[:, None], tl.load(q_ptr + (i_b * T_IN + o_dr[:, None]) * stride_q + i_kh * K + o_k[None, :], mask=m_q[:, None] & m_k[None, :], other=0.0).to(tl.float32), tl.load(k_ptr + (i_b * T_IN + o_dr[:, None]) * stride_k + i_kh * K + o_k[None, :], mask=(m_p & (o_t >= T_MAX))[:, None] & m_k[None, :], other=0.0).to(tl.float32))
-                    pr_red_0 = tl.sum((raw_probe) * (raw_probe), axis=1)
-                    fac_query = 0.08838834764831845 * tl.math.rsqrt(pr_red_0 + 1e-06)
-                    fac_key = tl.math.rsqrt(pr_red_0 + 1e-06)
-                    P_d = raw_probe * tl.where(o_t < T_MAX, fac_query, fac_key)[:, None]  # probes: queries (rows i), keys (rows T_MAX + i)
-                    h_k = tl.load(k_ptr + (i_b * T_IN + o_dr[:, None]) * stride_k + i_kh * K + o_k[None, :], mask=m_q[:, None] & m_k[None, :], other=0.0).to(tl.float32)  # [BT, BKT] ([BT, BK] over the whole axis)
-                    h_f = tl.load(f_ptr + (i_b * T_IN + o_dr[:, None]) * stride_f + i_hv * K + o_k[None, :], mask=m_p[:, None] & m_k[None, :], other=0.0).to(tl.float32)  # [BT, BKT] ([BT, BK] over the whole axis)
-                    h_dt_bias = tl.load(dt_bias_ptr + i_hv * K + o_k, mask=m_k, other=0.0).to(tl.float32)
-                    b_b = tl.load(b_ptr + (i_b * T_IN + o_dr) * stride_b + i_hv, mask=m_dr, other=0.0).to(tl.float32)  # [BT]
-                    red_1 = tl.sum((h_k) * (h_k), axis=1)
-                    red_1 = red_1[:, None]
-                    b_beta = (1.0 / (1.0 + devmath.exp(-(b_b))))
-                    t_beta = b_beta
-                    h_k_hat = h_k * (tl.math.rsqrt(red_1 + 1e-06))
-                    h_g = -devmath.exp(b_A_log) * tl.where((h_dt_bias + h_f) > 20.0, (h_dt_bias + h_f), devmath.log(1.0 + devmath.exp(tl.minimum((h_dt_bias + h_f), 20.0))))
-                    ht_key = h_k_hat
-                    ht_gate = h_g
-                    K_d = tl.where(m_q[:, None], ht_key, 0.0)  # keys (rows i)
-                    g_d = tl.where(m_p[:, None], ht_gate, 0.0)  # each probe row's draft's gate
-                    G_i = G_n + tl.sum(tl.where((o_t < T_MAX)[:, None], g_d, 0.0), axis=0)  # log decay from the checkpoint to the last draft
-                    # ... to draft i, at rows i and T_MAX + i: the cumulative sum runs on through the
-                    # key rows' repeated gates, so the drafts' whole decay comes off there
-                    G_d = G_n[None, :] + tl.cumsum(g_d, axis=0) - tl.where((o_t >= T_MAX)[:, None], (G_i - G_n)[None, :], 0.0)
-                    d_beta = tl.where(m_q, t_beta, 0.0)
-                    if i_hv % GROUP == 0:
-                        tl.store(ring_k_hat_ptr + ((i_slot * H + i_kh) * RING + n + o_t[:, None]) * K + o_k[None, :], h_k_hat.to(ring_k_hat_ptr.dtype.element_ty), mask=m_q[:, None] & m_k[None, :])
-                    tl.store(ring_g_ptr + ((i_slot * HV + i_hv) * RING + n + o_t[:, None]) * K + o_k[None, :], G_d.to(ring_g_ptr.dtype.element_ty), mask=m_q[:, None] & m_k[None, :])
-                else:
-                    # -- drafts as probe rows: row r of the [BT, BK] tiles holds draft r's query
-                    # (r < T_MAX) or draft r - T_MAX's key, each loaded once, raw, and scaled by its
-                    # role's factor over its own row's sums; the keys at the drafts' own rows (i),
-                    # the gate at every probe row. (H100, KDA T = 8, batch 256: 1.02x the drafts
-                    # one at a time at the table's launch, 1.06x uncapped; session 48)
-                    o_dr = tl.where(o_t < T_MAX, o_t, o_t - T_MAX)  # the draft of each probe row
-                    m_p = o_dr < n_d  # rows of present drafts (both halves)
-                    m_q = m_p & (o_t < T_MAX)  # ... their own rows: queries, keys, records
-                    m_dr = m_p
-                    raw_probe = tl.where((o_t < T_MAX)[:, None], tl.load(q_ptr + (i_b * T_IN + o_dr[:, None]) * stride_q + i_kh * K + o_k[None, :], mask=m_q[:, None] & m_k[None, :], other=0.0).to(tl.float32), tl.load(k_ptr + (i_b * T_IN + o_dr[:, None]) * stride_k + i_kh * K + o_k[None, :], mask=(m_p & (o_t >= T_MAX))[:, None] & m_k[None, :], other=0.0).to(tl.float32))
-                    pr_red_0 = tl.sum((raw_probe) * (raw_probe), axis=1)
-                    fac_query = 0.08838834764831845 * tl.math.rsqrt(pr_red_0 + 1e-06)
-                    fac_key = tl.math.rsqrt(pr_red_0 + 1e-06)
-                    P_d = raw_probe * tl.where(o_t < T_MAX, fac_query, fac_key)[:, None]  # probes: queries (rows i), keys (rows T_MAX + i)
-                    h_k = tl.load(k_ptr + (i_b * T_IN + o_dr[:, None]) * stride_k + i_kh * K + o_k[None, :], mask=m_q[:, None] & m_k[None, :], other=0.0).to(tl.float32)  # [BT, BKT] ([BT, BK] over the whole axis)
-                    h_f = tl.load(f_ptr + (i_b * T_IN + o_dr[:, None]) * stride_f + i_hv * K + o_k[None, :], mask=m_p[:, None] & m_k[None, :], other=0.0).to(tl.float32)  # [BT, BKT] ([BT, BK] over the whole axis)
-                    h_dt_bias = tl.load(dt_bias_ptr + i_hv * K + o_k, mask=m_k, other=0.0).to(tl.float32)
-                    b_b = tl.load(b_ptr + (i_b * T_IN + o_dr) * stride_b + i_hv, mask=m_dr, other=0.0).to(tl.float32)  # [BT]
-                    red_1 = tl.sum((h_k) * (h_k), axis=1)
-                    red_1 = red_1[:, None]
-                    b_beta = (1.0 / (1.0 + devmath.exp(-(b_b))))
-                    t_beta = b_beta
-                    h_k_hat = h_k * (tl.math.rsqrt(red_1 + 1e-06))
-                    h_g = -devmath.exp(b_A_log) * tl.where((h_dt_bias + h_f) > 20.0, (h_dt_bias + h_f), devmath.log(1.0 + devmath.exp(tl.minimum((h_dt_bias + h_f), 20.0))))
-                    ht_key = h_k_hat
-                    ht_gate = h_g
-                    K_d = tl.where(m_q[:, None], ht_key, 0.0)  # keys (rows i)
-                    g_d = tl.where(m_p[:, None], ht_gate, 0.0)  # each probe row's draft's gate
-                    G_i = G_n + tl.sum(tl.where((o_t < T_MAX)[:, None], g_d, 0.0), axis=0)  # log decay from the checkpoint to the last draft
-                    # ... to draft i, at rows i and T_MAX + i: the cumulative sum runs on through the
-                    # key rows' repeated gates, so the drafts' whole decay comes off there
-                    G_d = G_n[None, :] + tl.cumsum(g_d, axis=0) - tl.where((o_t >= T_MAX)[:, None], (G_i - G_n)[None, :], 0.0)
-                    d_beta = tl.where(m_q, t_beta, 0.0)
-                    if i_hv % GROUP == 0:
-                        tl.store(ring_k_hat_ptr + ((i_slot * H + i_kh) * RING + n + o_t[:, None]) * K + o_k[None, :], h_k_hat.to(ring_k_hat_ptr.dtype.element_ty), mask=m_q[:, None] & m_k[None, :])
-                    tl.store(ring_g_ptr + ((i_slot * HV + i_hv) * RING + n + o_t[:, None]) * K + o_k[None, :], G_d.to(ring_g_ptr.dtype.element_ty), mask=m_q[:, None] & m_k[None, :])
+                # -- drafts as probe rows: row r of the [BT, BK] tiles holds draft r's query
+                # (r < T_MAX) or draft r - T_MAX's key, each loaded once, raw, and scaled by its
+                # role's factor over its own row's sums; the keys at the drafts' own rows (i),
+                # the gate at every probe row. (H100, KDA T = 8, batch 256: 1.02x the drafts
+                # one at a time at the table's launch, 1.06x uncapped, session 48; its folding
+                # launch 1.148x, 0.6325 -> 0.5511 ms, session 50: one at a time, its head waited
+                # on each draft's loads, 53% of the launch's ncu stall samples)
+                o_dr = tl.where(o_t < T_MAX, o_t, o_t - T_MAX)  # the draft of each probe row
+                m_p = o_dr < n_d  # rows of present drafts (both halves)
+                m_q = m_p & (o_t < T_MAX)  # ... their own rows: queries, keys, records
+                m_dr = m_p
+                raw_probe = tl.where((o_t < T_MAX)[:, None], tl.load(q_ptr + (i_b * T_IN + o_dr[:, None]) * stride_q + i_kh * K + o_k[None, :], mask=m_q[:, None] & m_k[None, :], other=0.0).to(tl.float32), tl.load(k_ptr + (i_b * T_IN + o_dr[:, None]) * stride_k + i_kh * K + o_k[None, :], mask=(m_p & (o_t >= T_MAX))[:, None] & m_k[None, :], other=0.0).to(tl.float32))
+                pr_red_0 = tl.sum((raw_probe) * (raw_probe), axis=1)
+                fac_query = 0.08838834764831845 * tl.math.rsqrt(pr_red_0 + 1e-06)
+                fac_key = tl.math.rsqrt(pr_red_0 + 1e-06)
+                P_d = raw_probe * tl.where(o_t < T_MAX, fac_query, fac_key)[:, None]  # probes: queries (rows i), keys (rows T_MAX + i)
+                h_k = tl.load(k_ptr + (i_b * T_IN + o_dr[:, None]) * stride_k + i_kh * K + o_k[None, :], mask=m_q[:, None] & m_k[None, :], other=0.0).to(tl.float32)  # [BT, BKT] ([BT, BK] over the whole axis)
+                h_f = tl.load(f_ptr + (i_b * T_IN + o_dr[:, None]) * stride_f + i_hv * K + o_k[None, :], mask=m_p[:, None] & m_k[None, :], other=0.0).to(tl.float32)  # [BT, BKT] ([BT, BK] over the whole axis)
+                h_dt_bias = tl.load(dt_bias_ptr + i_hv * K + o_k, mask=m_k, other=0.0).to(tl.float32)
+                b_b = tl.load(b_ptr + (i_b * T_IN + o_dr) * stride_b + i_hv, mask=m_dr, other=0.0).to(tl.float32)  # [BT]
+                red_1 = tl.sum((h_k) * (h_k), axis=1)
+                red_1 = red_1[:, None]
+                b_beta = (1.0 / (1.0 + devmath.exp(-(b_b))))
+                t_beta = b_beta
+                h_k_hat = h_k * (tl.math.rsqrt(red_1 + 1e-06))
+                h_g = -devmath.exp(b_A_log) * tl.where((h_dt_bias + h_f) > 20.0, (h_dt_bias + h_f), devmath.log(1.0 + devmath.exp(tl.minimum((h_dt_bias + h_f), 20.0))))
+                ht_key = h_k_hat
+                ht_gate = h_g
+                K_d = tl.where(m_q[:, None], ht_key, 0.0)  # keys (rows i)
+                g_d = tl.where(m_p[:, None], ht_gate, 0.0)  # each probe row's draft's gate
+                G_i = G_n + tl.sum(tl.where((o_t < T_MAX)[:, None], g_d, 0.0), axis=0)  # log decay from the checkpoint to the last draft
+                # ... to draft i, at rows i and T_MAX + i: the cumulative sum runs on through the
+                # key rows' repeated gates, so the drafts' whole decay comes off there
+                G_d = G_n[None, :] + tl.cumsum(g_d, axis=0) - tl.where((o_t >= T_MAX)[:, None], (G_i - G_n)[None, :], 0.0)
+                d_beta = tl.where(m_q, t_beta, 0.0)
+                if i_hv % GROUP == 0:
+                    tl.store(ring_k_hat_ptr + ((i_slot * H + i_kh) * RING + n + o_t[:, None]) * K + o_k[None, :], h_k_hat.to(ring_k_hat_ptr.dtype.element_ty), mask=m_q[:, None] & m_k[None, :])
+                tl.store(ring_g_ptr + ((i_slot * HV + i_hv) * RING + n + o_t[:, None]) * K + o_k[None, :], G_d.to(ring_g_ptr.dtype.element_ty), mask=m_q[:, None] & m_k[None, :])
                 # -- the window's scores S_win[r, i'] = (exp(G_r - G_i') k_i')·P[r] of each probe
                 # row r (draft i's query, for a delta rule also its key, rows T_MAX + i) against
                 # the drafts' keys, i' <= i (keys: i' < i), all pairs in one product: the decay
