@@ -9,19 +9,5 @@
 # with no rows, then the folding one; skip the warm-up's two and the plain one).
 source "$(dirname "$0")/../gpu_env.sh"
 export PYTHONPATH=.
-if command -v ncu >/dev/null; then
-    timeout 300 ncu --clock-control none -k regex:"verify_kernel" --launch-skip 3 --launch-count 1 \
-        --section SpeedOfLight --section WarpStateStats --section SourceCounters --section Occupancy \
-        --section LaunchStats --section MemoryWorkloadAnalysis --section ComputeWorkloadAnalysis \
-        --section SchedulerStats --import-source yes -o "$OUT/kda-vfold" -f \
-        python3 bench/profile_workload.py kda --config kimi-linear-48b --max-drafts 8 --verify-folds \
-        --verify-at 16 > "$OUT/ncu.log" 2>&1
-    ncu -i "$OUT/kda-vfold.ncu-rep" --page details > "$OUT/ncu-kda-vfold.txt" 2>&1
-    ncu -i "$OUT/kda-vfold.ncu-rep" --page source --csv --print-source sass > "$OUT/ncu-kda-vfold-source.csv" 2>&1
-    python3 bench/ncu_phases.py "$OUT/ncu-kda-vfold-source.csv" --top 25 > "$OUT/ncu-phases.txt" 2>&1
-    gzip -9 "$OUT/ncu-kda-vfold-source.csv"
-    grep -E "Duration|DRAM Throughput|Registers Per|Achieved Occupancy|Theoretical Occ|Issue Slots Busy|Warp Cycles Per Issued|Block Limit" "$OUT/ncu-kda-vfold.txt" | head -20
-    head -40 "$OUT/ncu-phases.txt"
-fi
-rm -f "$OUT/kda-vfold.ncu-rep"
+ncu_verify kda-vfold 3 kda --config kimi-linear-48b --max-drafts 8 --verify-folds --verify-at 16
 tar czf /tmp/data.tgz -C "$OUT" . && find "$OUT" -mindepth 1 -delete && mv /tmp/data.tgz "$OUT/"
