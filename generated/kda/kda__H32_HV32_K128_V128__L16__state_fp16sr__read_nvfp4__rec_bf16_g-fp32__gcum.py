@@ -2,7 +2,7 @@
 # the templates and run `replaygen build`.
 # kernel: kda__H32_HV32_K128_V128__L16__state_fp16sr__read_nvfp4__rec_bf16_g-fp32__gcum
 # spec sha256: 900e043a38a9f7023de2cc4bf78d14388be9de5c6732cf3e1db42c3737507d77
-# templates sha256: 2180e5f0ea6c07f6efad7e0ae8fc67143f11fe0a37233420c9fd8e9679000284
+# templates sha256: 01e17015cae71527a6aaa032f294222067c31f663ad0914f13a2646220e2ae0c
 # generator sha256: 53be6acc4aaef63d6d6018049d3d07f82d018dbaecd70f95e77601f7521e4930
 """ReplaySSM kernels for kda: kda__H32_HV32_K128_V128__L16__state_fp16sr__read_nvfp4__rec_bf16_g-fp32__gcum.
 

@@ -2,7 +2,7 @@
 # the templates and run `replaygen build`.
 # kernel: mamba2__ngroups8_nheads96_dstate128_headdim80__L16__state_bf16__rec_bf16
 # spec sha256: b9b9d1221036064279430b56c5d997514355cbb9c52adf3b69fc5581e1456b5e
-# templates sha256: 2180e5f0ea6c07f6efad7e0ae8fc67143f11fe0a37233420c9fd8e9679000284
+# templates sha256: 01e17015cae71527a6aaa032f294222067c31f663ad0914f13a2646220e2ae0c
 # generator sha256: 53be6acc4aaef63d6d6018049d3d07f82d018dbaecd70f95e77601f7521e4930
 """ReplaySSM kernels for mamba2: mamba2__ngroups8_nheads96_dstate128_headdim80__L16__state_bf16__rec_bf16.
 
