@@ -171,9 +171,11 @@ class StaggeredCycle:
     drafts in the first r % period steps, so its cursor is (r % period) * T (< L, no
     fold) and every launch mixes rows that fold with rows that do not. The pool behind
     the conventional kernels (`pool`) starts from other random states; only times are
-    compared. Used by time_step here and by bench/spec_breakdown.py."""
+    compared. Used by time_step here and by bench/spec_breakdown.py. With stagger=False
+    every row starts at cursor 0 and all rows fold in the same step (spec_breakdown.py
+    --in-phase: each launch then serves all rows or none)."""
 
-    def __init__(self, kern, params, batch, T, device):
+    def __init__(self, kern, params, batch, T, device, stagger=True):
         self.kern, self.params, self.batch, self.T = kern, params, batch, T
         gen = torch.Generator(device=device).manual_seed(7)
         self.slots = torch.arange(batch, device=device, dtype=torch.int32)
@@ -187,7 +189,7 @@ class StaggeredCycle:
         self.pool = torch.randn((batch,) + kern.state_shape, device=device, generator=gen) * 0.5
         self.one = random_inputs(kern, batch, device, torch.bfloat16, gen)
         self.period = cycle_period(kern.plan, T)
-        phase = torch.arange(batch, device=device) % self.period
+        phase = torch.arange(batch, device=device) % self.period * int(stagger)
         for k in range(self.period - 1):
             self.step(torch.where(phase > k, self.full, torch.zeros_like(self.full)))
 

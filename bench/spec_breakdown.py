@@ -10,8 +10,12 @@ cycles run eagerly under torch.profiler: each kernel's device time, summed per k
 name and divided by the number of steps, is that kernel's share of a step. Next to it the
 CUDA-graph median of the same cycle (spec_bench.py's verify_commit) and one conventional
 decode step: the difference between the graph time and the kernels' sum is what the
-launches cost beyond their kernels (gaps, tails). Writes DIR/spec_breakdown.json and
-DIR/spec_breakdown.md.
+launches cost beyond their kernels (gaps, tails). With --in-phase every row sits at the
+same point of the cycle, so each launch serves all rows or none, and the kernels are
+kept apart per step of the cycle: what a launch of only empty programs costs (the other
+launch's rows exit at once), what each launch costs with every row working, and a
+verify_folds commit with and without record moves. Writes DIR/spec_breakdown.json and
+DIR/spec_breakdown.md (DIR/spec_breakdown_in_phase.* with --in-phase).
 """
 from __future__ import annotations
 
@@ -32,8 +36,8 @@ from torch.profiler import ProfilerActivity, profile  # noqa: E402
 from replaygen.perf import environment  # noqa: E402
 
 
-def cycle_breakdown(kern, params, batch, T, cycles, device):
-    cyc = StaggeredCycle(kern, params, batch, T, device)
+def cycle_breakdown(kern, params, batch, T, cycles, device, in_phase=False):
+    cyc = StaggeredCycle(kern, params, batch, T, device, stagger=not in_phase)
     for _ in range(2):   # into the steady state (and compiled)
         cyc.cycle()
     torch.cuda.synchronize()
@@ -53,8 +57,11 @@ def cycle_breakdown(kern, params, batch, T, cycles, device):
     # a step's launches in order (the plain and the FOLDING verify share a kernel name)
     per_kernel = defaultdict(float)
     for i, ev in enumerate(launches):
-        per_kernel[f"{i % per_step}: {ev['name']}"] += ev["dur"] / 1e3
-    kernels = {name: dict(ms_per_step=t / steps, launches_per_step=1.0)
+        at = f"step {i // per_step % cyc.period}, " if in_phase else ""
+        per_kernel[f"{at}{i % per_step}: {ev['name']}"] += ev["dur"] / 1e3
+    share = 1 / cyc.period if in_phase else 1.0   # launches of each key per step
+    kernels = {name: dict(ms_per_step=t / steps, launches_per_step=share,
+                          ms_per_launch=t / steps / share)
                for name, t in sorted(per_kernel.items())}
     graph = bench(cyc.cycle, steps=cyc.period)
     decode = cyc.conventional_decode_ms()
@@ -68,17 +75,18 @@ def markdown(report) -> str:
     lines = [f"# Speculative step breakdown ({report['meta'].get('gpu', '?')}, "
              f"{report['meta'].get('date', '')}, commit {report['meta'].get('commit', '?')})",
              "", f"`{report['meta']['command']}`", "",
-             "| variant | protocol | kernel | launches / step | ms / step |",
-             "|---|---|---|---|---|"]
+             "| variant | protocol | kernel | launches / step | ms / launch | ms / step |",
+             "|---|---|---|---|---|---|"]
     for r in report["runs"]:
         if "error" in r:
-            lines.append(f"| {r['variant']} | {r['protocol']} | error: {r['error'][:200]} | | |")
+            lines.append(f"| {r['variant']} | {r['protocol']} | error: {r['error'][:200]} | | | |")
             continue
         for name, k in r["kernels"].items():
-            lines.append(f"| {r['variant']} | {r['protocol']} | `{name[:60]}` | "
-                         f"{k['launches_per_step']:.2f} | {k['ms_per_step']:.4f} |")
+            lines.append(f"| {r['variant']} | {r['protocol']} | `{name[:70]}` | "
+                         f"{k['launches_per_step']:.2f} | {k['ms_per_launch']:.4f} | "
+                         f"{k['ms_per_step']:.4f} |")
         lines.append(f"| {r['variant']} | {r['protocol']} | **kernels' sum / graph step / "
-                     f"decode** | | {r['kernel_sum']:.4f} / {r['graph_step']:.4f} / "
+                     f"decode** | | | {r['kernel_sum']:.4f} / {r['graph_step']:.4f} / "
                      f"{r['conventional_decode']:.4f} ({r['ratio_to_decode']:.3f}x) |")
     return "\n".join(lines) + "\n"
 
@@ -90,6 +98,8 @@ def main(argv=None):
     ap.add_argument("--batch", type=int, default=256)
     ap.add_argument("--drafts", type=int, default=8)
     ap.add_argument("--cycles", type=int, default=20)
+    ap.add_argument("--in-phase", action="store_true",
+                    help="every row at the same point of the cycle (see the module docstring)")
     args = ap.parse_args(argv)
     device = "cuda"
     meta = environment()
@@ -100,13 +110,15 @@ def main(argv=None):
             try:
                 kern = load_kernels(variant, args.drafts, verify_folds=vf)
                 params = random_params(kern, device, torch.Generator(device=device).manual_seed(1))
-                r = cycle_breakdown(kern, params, args.batch, args.drafts, args.cycles, device)
+                r = cycle_breakdown(kern, params, args.batch, args.drafts, args.cycles, device,
+                                    args.in_phase)
             except Exception as exc:   # record and go on
                 r = dict(error=repr(exc)[:2000])
             r = dict(variant=variant, protocol=protocol, **r)
             print("RUN", json.dumps(r), flush=True)
             report["runs"].append(r)
-    write_report(args.out, "spec_breakdown", report, markdown(report))
+    write_report(args.out, "spec_breakdown" + ("_in_phase" if args.in_phase else ""), report,
+                 markdown(report))
 
 
 if __name__ == "__main__":
