@@ -4,7 +4,9 @@ Usage (on the H200): python bench/spec_breakdown.py --out DIR
     [--variants mamba2,gdn,kda,gla] [--batch 256] [--drafts 8] [--cycles 20]
 
 For each variant (bench/common.py GEOMS, fp32 checkpoint, bf16 records, L = 16) and each
-protocol (the commit folds; `verify_folds=True`: the verify folds), the rows are staggered
+protocol (the commit folds; `verify_folds=True`: the verify folds; where the plan writes a
+folding row's drafts at the ring's start, plan.DRAFTS_IN_PLACE, also with that off: the
+drafts past the folded rows, which the commit moves), the rows are staggered
 over the flush cycle as in spec_bench.py's timing (full acceptance), and `--cycles` whole
 cycles run eagerly under torch.profiler: each kernel's device time, summed per kernel
 name and divided by the number of steps, is that kernel's share of a step. Next to it the
@@ -106,9 +108,15 @@ def main(argv=None):
     meta["command"] = "python bench/spec_breakdown.py " + " ".join(sys.argv[1:] if argv is None else argv)
     report = dict(meta=meta, runs=[])
     for variant in [v for v in args.variants.split(",") if v]:
-        for protocol, vf in (("commit folds", False), ("verify folds", True)):
+        for protocol, vf, moved in (("commit folds", False, False), ("verify folds", True, False),
+                                    ("verify folds, drafts moved", True, True)):
             try:
                 kern = load_kernels(variant, args.drafts, verify_folds=vf)
+                if moved:   # the drafts past the folded rows, moved by the commit, as
+                    # before plan.DRAFTS_IN_PLACE (the A/B of that choice; else skipped)
+                    if not kern.plan.DRAFTS_IN_PLACE:
+                        continue
+                    kern._consts["DRAFTS_IN_PLACE"] = False
                 params = random_params(kern, device, torch.Generator(device=device).manual_seed(1))
                 r = cycle_breakdown(kern, params, args.batch, args.drafts, args.cycles, device,
                                     args.in_phase)

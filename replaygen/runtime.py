@@ -657,7 +657,8 @@ class Kernels:
         plan.VERIFY_FOLDS the verify folds first and a commit never needs to) folds them
         into its checkpoint in the same launch, so the next verify's drafts fit the
         ring's CAP + max_drafts rows.
-        After a verify that folded, the accepted drafts' records move to the ring's start.
+        After a verify that folded, the accepted drafts' records move to the ring's start
+        (plan.DRAFTS_IN_PLACE: that verify wrote them there).
         Clears the pending drafts.
 
         With `check` (one sync) a count outside [0, drafts of the slot's last verify]

@@ -2,8 +2,8 @@
 # the templates and run `replaygen build`.
 # kernel: gla__H4_HV4_K256_V512__L16__state_fp32__read_fp8row__rec_bf16_g-fp32__gcum
 # spec sha256: 2a7fe42937c3f75572badc158aa6b5a3525d5a4bced8d5656b63326bdec79ab1
-# templates sha256: 01e17015cae71527a6aaa032f294222067c31f663ad0914f13a2646220e2ae0c
-# generator sha256: 53be6acc4aaef63d6d6018049d3d07f82d018dbaecd70f95e77601f7521e4930
+# templates sha256: 857ba4700bcc29f5f8ada0cc626c99f31735fb91facebb7c3535f517ce9cbf6c
+# generator sha256: 3db4aaeb8394bb01c400155f194014c5955be58b1e9a8505f604d5b83c3a194f
 """ReplaySSM kernels for gla: gla__H4_HV4_K256_V512__L16__state_fp32__read_fp8row__rec_bf16_g-fp32__gcum.
 
 Replay form: S_t = C·Diag(exp(G_t)) + Σ_j w_j (Diag(exp(G_t - G_j))·k_j)ᵀ,  G_j = Σ_(i<=j) g_i
@@ -20,7 +20,7 @@ CONSTEXPRS = dict(H=4, HV=4, K=256, V=512, L=16, GROUP=1,
                   FOLD_DOT=True, DBV=64, DNV=8,
                   BKT=32, NK=8, DECODE_FOLD_DOT=True, NSPLIT=1, HPP=1, STREAM_STAGES=3, FLUSH_STAGES=2, FUSED_FLUSH=True, STREAM_FIRST=False, READ_WORDS=False, READ_MMA=False, HEAD_SCORES=False, ONEPASS_FLUSH=False, FLUSH_ORDER=0, SPLIT_HEAD=0, WS=0, ROWS_P2=1,
                   KH=128, KS=16, NB=16,
-                  RING=16, CAP=15, VERIFY_FOLDS=False, T_MAX=1, BT=16, BLF=16, BVW=512)
+                  RING=16, CAP=15, VERIFY_FOLDS=False, DRAFTS_IN_PLACE=False, T_MAX=1, BT=16, BLF=16, BVW=512)
 NUM_WARPS = 4
 DECODE_WARPS = 4
 VERIFY_WARPS = 4
@@ -35,7 +35,7 @@ def replay_decode_kernel(
     GROUP: tl.constexpr, BK: tl.constexpr, BV: tl.constexpr, BL: tl.constexpr, NV: tl.constexpr,
     FOLD_DOT: tl.constexpr, DBV: tl.constexpr, DNV: tl.constexpr, BKT: tl.constexpr, NK: tl.constexpr,
     DECODE_FOLD_DOT: tl.constexpr, NSPLIT: tl.constexpr, HPP: tl.constexpr, STREAM_STAGES: tl.constexpr, FLUSH_STAGES: tl.constexpr, FUSED_FLUSH: tl.constexpr, STREAM_FIRST: tl.constexpr, READ_WORDS: tl.constexpr, READ_MMA: tl.constexpr, HEAD_SCORES: tl.constexpr, ONEPASS_FLUSH: tl.constexpr, FLUSH_ORDER: tl.constexpr, SPLIT_HEAD: tl.constexpr, WS: tl.constexpr, ROWS_P2: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
-    RING: tl.constexpr, CAP: tl.constexpr, VERIFY_FOLDS: tl.constexpr, T_MAX: tl.constexpr, BT: tl.constexpr, BLF: tl.constexpr, BVW: tl.constexpr,
+    RING: tl.constexpr, CAP: tl.constexpr, VERIFY_FOLDS: tl.constexpr, DRAFTS_IN_PLACE: tl.constexpr, T_MAX: tl.constexpr, BT: tl.constexpr, BLF: tl.constexpr, BVW: tl.constexpr,
     FOLD_EVERY_STEP: tl.constexpr,
 ):
     """One ReplaySSM decode step for row i_b, value head i_hv (value-tile streaming).
@@ -218,7 +218,7 @@ def fold_kernel(
     GROUP: tl.constexpr, BK: tl.constexpr, BV: tl.constexpr, BL: tl.constexpr, NV: tl.constexpr,
     FOLD_DOT: tl.constexpr, DBV: tl.constexpr, DNV: tl.constexpr, BKT: tl.constexpr, NK: tl.constexpr,
     DECODE_FOLD_DOT: tl.constexpr, NSPLIT: tl.constexpr, HPP: tl.constexpr, STREAM_STAGES: tl.constexpr, FLUSH_STAGES: tl.constexpr, FUSED_FLUSH: tl.constexpr, STREAM_FIRST: tl.constexpr, READ_WORDS: tl.constexpr, READ_MMA: tl.constexpr, HEAD_SCORES: tl.constexpr, ONEPASS_FLUSH: tl.constexpr, FLUSH_ORDER: tl.constexpr, SPLIT_HEAD: tl.constexpr, WS: tl.constexpr, ROWS_P2: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
-    RING: tl.constexpr, CAP: tl.constexpr, VERIFY_FOLDS: tl.constexpr, T_MAX: tl.constexpr, BT: tl.constexpr, BLF: tl.constexpr, BVW: tl.constexpr,
+    RING: tl.constexpr, CAP: tl.constexpr, VERIFY_FOLDS: tl.constexpr, DRAFTS_IN_PLACE: tl.constexpr, T_MAX: tl.constexpr, BT: tl.constexpr, BLF: tl.constexpr, BVW: tl.constexpr,
 ):
     """Fold committed records into full states: of row i_b, value head i_hv (a grid over
     rows and value heads), or (QUEUED) of the blocks a decode launch queued.
@@ -433,7 +433,7 @@ def conventional_decode_kernel(
     GROUP: tl.constexpr, BK: tl.constexpr, BV: tl.constexpr, BL: tl.constexpr, NV: tl.constexpr,
     FOLD_DOT: tl.constexpr, DBV: tl.constexpr, DNV: tl.constexpr, BKT: tl.constexpr, NK: tl.constexpr,
     DECODE_FOLD_DOT: tl.constexpr, NSPLIT: tl.constexpr, HPP: tl.constexpr, STREAM_STAGES: tl.constexpr, FLUSH_STAGES: tl.constexpr, FUSED_FLUSH: tl.constexpr, STREAM_FIRST: tl.constexpr, READ_WORDS: tl.constexpr, READ_MMA: tl.constexpr, HEAD_SCORES: tl.constexpr, ONEPASS_FLUSH: tl.constexpr, FLUSH_ORDER: tl.constexpr, SPLIT_HEAD: tl.constexpr, WS: tl.constexpr, ROWS_P2: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
-    RING: tl.constexpr, CAP: tl.constexpr, VERIFY_FOLDS: tl.constexpr, T_MAX: tl.constexpr, BT: tl.constexpr, BLF: tl.constexpr, BVW: tl.constexpr,
+    RING: tl.constexpr, CAP: tl.constexpr, VERIFY_FOLDS: tl.constexpr, DRAFTS_IN_PLACE: tl.constexpr, T_MAX: tl.constexpr, BT: tl.constexpr, BLF: tl.constexpr, BVW: tl.constexpr,
 ):
     """The conventional decode step for row i_b, value head i_hv, value tile i_v:
     read the state tile, decay it, update it, read the output, write the state back."""
@@ -479,7 +479,7 @@ def quantize_kernel(
     GROUP: tl.constexpr, BK: tl.constexpr, BV: tl.constexpr, BL: tl.constexpr, NV: tl.constexpr,
     FOLD_DOT: tl.constexpr, DBV: tl.constexpr, DNV: tl.constexpr, BKT: tl.constexpr, NK: tl.constexpr,
     DECODE_FOLD_DOT: tl.constexpr, NSPLIT: tl.constexpr, HPP: tl.constexpr, STREAM_STAGES: tl.constexpr, FLUSH_STAGES: tl.constexpr, FUSED_FLUSH: tl.constexpr, STREAM_FIRST: tl.constexpr, READ_WORDS: tl.constexpr, READ_MMA: tl.constexpr, HEAD_SCORES: tl.constexpr, ONEPASS_FLUSH: tl.constexpr, FLUSH_ORDER: tl.constexpr, SPLIT_HEAD: tl.constexpr, WS: tl.constexpr, ROWS_P2: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
-    RING: tl.constexpr, CAP: tl.constexpr, VERIFY_FOLDS: tl.constexpr, T_MAX: tl.constexpr, BT: tl.constexpr, BLF: tl.constexpr, BVW: tl.constexpr,
+    RING: tl.constexpr, CAP: tl.constexpr, VERIFY_FOLDS: tl.constexpr, DRAFTS_IN_PLACE: tl.constexpr, T_MAX: tl.constexpr, BT: tl.constexpr, BLF: tl.constexpr, BVW: tl.constexpr,
 ):
     """Store full fp32 states src [rows, HV, V, K] into the quantised copy (the read copy,
     or a quantised checkpoint) of slot slots[i_b], value head i_hv: load_state's path,
@@ -510,7 +510,7 @@ def verify_kernel(
     GROUP: tl.constexpr, BK: tl.constexpr, BV: tl.constexpr, BL: tl.constexpr, NV: tl.constexpr,
     FOLD_DOT: tl.constexpr, DBV: tl.constexpr, DNV: tl.constexpr, BKT: tl.constexpr, NK: tl.constexpr,
     DECODE_FOLD_DOT: tl.constexpr, NSPLIT: tl.constexpr, HPP: tl.constexpr, STREAM_STAGES: tl.constexpr, FLUSH_STAGES: tl.constexpr, FUSED_FLUSH: tl.constexpr, STREAM_FIRST: tl.constexpr, READ_WORDS: tl.constexpr, READ_MMA: tl.constexpr, HEAD_SCORES: tl.constexpr, ONEPASS_FLUSH: tl.constexpr, FLUSH_ORDER: tl.constexpr, SPLIT_HEAD: tl.constexpr, WS: tl.constexpr, ROWS_P2: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
-    RING: tl.constexpr, CAP: tl.constexpr, VERIFY_FOLDS: tl.constexpr, T_MAX: tl.constexpr, BT: tl.constexpr, BLF: tl.constexpr, BVW: tl.constexpr,
+    RING: tl.constexpr, CAP: tl.constexpr, VERIFY_FOLDS: tl.constexpr, DRAFTS_IN_PLACE: tl.constexpr, T_MAX: tl.constexpr, BT: tl.constexpr, BLF: tl.constexpr, BVW: tl.constexpr,
     FOLDING: tl.constexpr,
 ):
     """Speculative verification for row i_b, value head i_hv: the outputs of the row's
@@ -539,8 +539,8 @@ def verify_kernel(
     records into the checkpoint, tile by tile as the tiles stream in (S_n = exp(G_n) C +
     Σ_j exp(G_n - G_j) k_j w_jᵀ, stored, and the tile's probes read S_n with the
     committed records gone: the drafts' decays count from n, S_c = 0), and its cursor
-    becomes 0; its drafts still go to rows n + i (commit moves the accepted ones to the
-    ring's start). Without it the checkpoint and the cursor are never written. A FOLDING
+    becomes 0; its drafts go to rows n_w + i: n + i (commit moves the accepted ones to the
+    ring's start), or with DRAFTS_IN_PLACE 0 + i, once the program has read those rows. Without it the checkpoint and the cursor are never written. A FOLDING
     launch serves the folding rows only, the other launch the rest (runtime.verify
     launches both, the plain one first): each is compiled without the other's code, so
     the fold's registers never cost the plain rows occupancy.
@@ -580,6 +580,9 @@ def verify_kernel(
             fold = (n > 0) & (n + n_d > CAP)  # the row folds its committed records first
         else:
             fold = n < 0  # (never)
+        n_w = n  # the drafts' first ring row: past the committed records
+        if DRAFTS_IN_PLACE and FOLDING:  # ... which a folding row folds: its rows 0.. (plan)
+            n_w = 0 * n
         if fold == FOLDING:  # this launch's rows (runtime.verify: the plain rows, then the folding ones)
             if FOLDING:
                 tl.debug_barrier()  # every warp has read the cursor and drafted words: stores may follow
@@ -637,9 +640,11 @@ def verify_kernel(
                     g_d = tl.where(m_p[:, None], ht_gate, 0.0)
                     G_d = G_n[None, :] + tl.cumsum(g_d, axis=0)  # log decay from the checkpoint to draft i
                     G_i = G_n + tl.sum(g_d, axis=0)  # ... to the last draft
+                    if DRAFTS_IN_PLACE and FOLDING:
+                        tl.debug_barrier()  # (the warps run apart: one could store before another loads)
                     if i_hv % GROUP == 0:
-                        tl.store(ring_k_ptr + ((i_slot * H + i_kh) * RING + n + o_t[:, None]) * K + o_k[None, :], h_k.to(ring_k_ptr.dtype.element_ty), mask=m_p[:, None] & m_k[None, :])
-                    tl.store(ring_g_ptr + ((i_slot * HV + i_hv) * RING + n + o_t[:, None]) * K + o_k[None, :], G_d.to(ring_g_ptr.dtype.element_ty), mask=m_p[:, None] & m_k[None, :])
+                        tl.store(ring_k_ptr + ((i_slot * H + i_kh) * RING + n_w + o_t[:, None]) * K + o_k[None, :], h_k.to(ring_k_ptr.dtype.element_ty), mask=m_p[:, None] & m_k[None, :])
+                    tl.store(ring_g_ptr + ((i_slot * HV + i_hv) * RING + n_w + o_t[:, None]) * K + o_k[None, :], G_d.to(ring_g_ptr.dtype.element_ty), mask=m_p[:, None] & m_k[None, :])
                 else:
                     # -- drafts, in order: token math and records ---------------------------------
                     P_d = tl.zeros([BT, BK], tl.float32)  # probes: queries (rows i), keys (rows T_MAX + i)
@@ -669,9 +674,11 @@ def verify_kernel(
                         h_k = tl.where(sel[:, None], b_k[None, :], h_k)
                     # the drafts' records, after the loop: no store stands between one draft's loads
                     # and the next's (a store may alias them), so all of them can issue at once
+                    if DRAFTS_IN_PLACE and FOLDING:
+                        tl.debug_barrier()  # (the warps run apart: one could store before another loads)
                     if i_hv % GROUP == 0:
-                        tl.store(ring_k_ptr + ((i_slot * H + i_kh) * RING + n + o_t[:, None]) * K + o_k[None, :], h_k.to(ring_k_ptr.dtype.element_ty), mask=m_t[:, None] & m_k[None, :])
-                    tl.store(ring_g_ptr + ((i_slot * HV + i_hv) * RING + n + o_t[:, None]) * K + o_k[None, :], G_d.to(ring_g_ptr.dtype.element_ty), mask=m_t[:, None] & m_k[None, :])
+                        tl.store(ring_k_ptr + ((i_slot * H + i_kh) * RING + n_w + o_t[:, None]) * K + o_k[None, :], h_k.to(ring_k_ptr.dtype.element_ty), mask=m_t[:, None] & m_k[None, :])
+                    tl.store(ring_g_ptr + ((i_slot * HV + i_hv) * RING + n_w + o_t[:, None]) * K + o_k[None, :], G_d.to(ring_g_ptr.dtype.element_ty), mask=m_t[:, None] & m_k[None, :])
                 # -- the window's scores S_win[r, i'] = (exp(G_r - G_i') k_i')·P[r] of each probe
                 # row r (draft i's query, for a delta rule also its key, rows T_MAX + i) against
                 # the drafts' keys, i' <= i (keys: i' < i), all pairs in one product: the decay
@@ -782,12 +789,12 @@ def verify_kernel(
                     out = X + x_win
                     out = tl.where(m_t[:, None], out, 0.0)
                     tl.store(p_out + o_v[None, :], out.to(out_ptr.dtype.element_ty), mask=m_out[:, None] & m_v[None, :])
-                    tl.store(ring_v_ptr + ((i_slot * HV + i_hv) * RING + n + o_t[:, None]) * V + o_v[None, :], b_v.to(ring_v_ptr.dtype.element_ty), mask=m_t[:, None] & m_v[None, :])
+                    tl.store(ring_v_ptr + ((i_slot * HV + i_hv) * RING + n_w + o_t[:, None]) * V + o_v[None, :], b_v.to(ring_v_ptr.dtype.element_ty), mask=m_t[:, None] & m_v[None, :])
                 if VERIFY_FOLDS:
                     if FOLDING:
                         tl.store(p_cursor, 0)
                         pass
-                    tl.store(drafted_ptr + i_slot * HV + i_hv, n_d + 256 * n)
+                    tl.store(drafted_ptr + i_slot * HV + i_hv, n_d + 256 * n_w)
                 else:
                     tl.store(drafted_ptr + i_slot * HV + i_hv, n_d)
 
@@ -809,7 +816,7 @@ def conventional_verify_kernel(
     GROUP: tl.constexpr, BK: tl.constexpr, BV: tl.constexpr, BL: tl.constexpr, NV: tl.constexpr,
     FOLD_DOT: tl.constexpr, DBV: tl.constexpr, DNV: tl.constexpr, BKT: tl.constexpr, NK: tl.constexpr,
     DECODE_FOLD_DOT: tl.constexpr, NSPLIT: tl.constexpr, HPP: tl.constexpr, STREAM_STAGES: tl.constexpr, FLUSH_STAGES: tl.constexpr, FUSED_FLUSH: tl.constexpr, STREAM_FIRST: tl.constexpr, READ_WORDS: tl.constexpr, READ_MMA: tl.constexpr, HEAD_SCORES: tl.constexpr, ONEPASS_FLUSH: tl.constexpr, FLUSH_ORDER: tl.constexpr, SPLIT_HEAD: tl.constexpr, WS: tl.constexpr, ROWS_P2: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
-    RING: tl.constexpr, CAP: tl.constexpr, VERIFY_FOLDS: tl.constexpr, T_MAX: tl.constexpr, BT: tl.constexpr, BLF: tl.constexpr, BVW: tl.constexpr,
+    RING: tl.constexpr, CAP: tl.constexpr, VERIFY_FOLDS: tl.constexpr, DRAFTS_IN_PLACE: tl.constexpr, T_MAX: tl.constexpr, BT: tl.constexpr, BLF: tl.constexpr, BVW: tl.constexpr,
 ):
     """The conventional speculative step (as serving engines do it) for row i_b, value
     head i_hv, value tile i_v: read the state tile once, then for each draft i < n_d
@@ -865,7 +872,7 @@ def conventional_select_kernel(
     GROUP: tl.constexpr, BK: tl.constexpr, BV: tl.constexpr, BL: tl.constexpr, NV: tl.constexpr,
     FOLD_DOT: tl.constexpr, DBV: tl.constexpr, DNV: tl.constexpr, BKT: tl.constexpr, NK: tl.constexpr,
     DECODE_FOLD_DOT: tl.constexpr, NSPLIT: tl.constexpr, HPP: tl.constexpr, STREAM_STAGES: tl.constexpr, FLUSH_STAGES: tl.constexpr, FUSED_FLUSH: tl.constexpr, STREAM_FIRST: tl.constexpr, READ_WORDS: tl.constexpr, READ_MMA: tl.constexpr, HEAD_SCORES: tl.constexpr, ONEPASS_FLUSH: tl.constexpr, FLUSH_ORDER: tl.constexpr, SPLIT_HEAD: tl.constexpr, WS: tl.constexpr, ROWS_P2: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
-    RING: tl.constexpr, CAP: tl.constexpr, VERIFY_FOLDS: tl.constexpr, T_MAX: tl.constexpr, BT: tl.constexpr, BLF: tl.constexpr, BVW: tl.constexpr,
+    RING: tl.constexpr, CAP: tl.constexpr, VERIFY_FOLDS: tl.constexpr, DRAFTS_IN_PLACE: tl.constexpr, T_MAX: tl.constexpr, BT: tl.constexpr, BLF: tl.constexpr, BVW: tl.constexpr,
 ):
     """Install the state after the row's last accepted draft (snap[i_b, a - 1]) as its
     slot's state; a = 0 keeps the state. a is clamped to [0, T_MAX]."""
