@@ -2,7 +2,7 @@
 # the templates and run `replaygen build`.
 # kernel: gla__H4_HV4_K256_V512__L16__state_bf16__rec_bf16_g-fp32__gcum
 # spec sha256: 2a7fe42937c3f75572badc158aa6b5a3525d5a4bced8d5656b63326bdec79ab1
-# templates sha256: 857ba4700bcc29f5f8ada0cc626c99f31735fb91facebb7c3535f517ce9cbf6c
+# templates sha256: bd5e7fd9729baff5c68ebb68ffcd2069daf82e641488efe17329d0f7a82fbbde
 # generator sha256: 3db4aaeb8394bb01c400155f194014c5955be58b1e9a8505f604d5b83c3a194f
 """ReplaySSM kernels for gla: gla__H4_HV4_K256_V512__L16__state_bf16__rec_bf16_g-fp32__gcum.
 
@@ -524,7 +524,7 @@ def verify_kernel(
             fold = n < 0  # (never)
         n_w = n  # the drafts' first ring row: past the committed records
         if DRAFTS_IN_PLACE and FOLDING:  # ... which a folding row folds: its rows 0.. (plan)
-            n_w = 0 * n
+            n_w = 0
         if fold == FOLDING:  # this launch's rows (runtime.verify: the plain rows, then the folding ones)
             if FOLDING:
                 tl.debug_barrier()  # every warp has read the cursor and drafted words: stores may follow

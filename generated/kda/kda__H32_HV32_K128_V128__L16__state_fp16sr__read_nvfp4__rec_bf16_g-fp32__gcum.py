@@ -2,7 +2,7 @@
 # the templates and run `replaygen build`.
 # kernel: kda__H32_HV32_K128_V128__L16__state_fp16sr__read_nvfp4__rec_bf16_g-fp32__gcum
 # spec sha256: 900e043a38a9f7023de2cc4bf78d14388be9de5c6732cf3e1db42c3737507d77
-# templates sha256: 857ba4700bcc29f5f8ada0cc626c99f31735fb91facebb7c3535f517ce9cbf6c
+# templates sha256: bd5e7fd9729baff5c68ebb68ffcd2069daf82e641488efe17329d0f7a82fbbde
 # generator sha256: 3db4aaeb8394bb01c400155f194014c5955be58b1e9a8505f604d5b83c3a194f
 """ReplaySSM kernels for kda: kda__H32_HV32_K128_V128__L16__state_fp16sr__read_nvfp4__rec_bf16_g-fp32__gcum.
 
@@ -632,7 +632,7 @@ def verify_kernel(
             fold = n < 0  # (never)
         n_w = n  # the drafts' first ring row: past the committed records
         if DRAFTS_IN_PLACE and FOLDING:  # ... which a folding row folds: its rows 0.. (plan)
-            n_w = 0 * n
+            n_w = 0
         if fold == FOLDING:  # this launch's rows (runtime.verify: the plain rows, then the folding ones)
             if FOLDING:
                 tl.debug_barrier()  # every warp has read the cursor and drafted words: stores may follow

@@ -2,7 +2,7 @@
 # the templates and run `replaygen build`.
 # kernel: mamba2__ngroups8_nheads96_dstate128_headdim80__L16__state_fp32__rec_bf16
 # spec sha256: b9b9d1221036064279430b56c5d997514355cbb9c52adf3b69fc5581e1456b5e
-# templates sha256: 857ba4700bcc29f5f8ada0cc626c99f31735fb91facebb7c3535f517ce9cbf6c
+# templates sha256: bd5e7fd9729baff5c68ebb68ffcd2069daf82e641488efe17329d0f7a82fbbde
 # generator sha256: 3db4aaeb8394bb01c400155f194014c5955be58b1e9a8505f604d5b83c3a194f
 """ReplaySSM kernels for mamba2: mamba2__ngroups8_nheads96_dstate128_headdim80__L16__state_fp32__rec_bf16.
 
@@ -706,7 +706,7 @@ def verify_kernel(
             fold = n < 0  # (never)
         n_w = n  # the drafts' first ring row: past the committed records
         if DRAFTS_IN_PLACE and FOLDING:  # ... which a folding row folds: its rows 0.. (plan)
-            n_w = 0 * n
+            n_w = 0
         if fold == FOLDING:  # this launch's rows (runtime.verify: the plain rows, then the folding ones)
             h_B = tl.load(B_ptr + (i_b * T_IN + o_dr[:, None]) * stride_B + i_kh * K + o_k[None, :], mask=m_p[:, None] & m_k[None, :], other=0.0).to(tl.float32)  # [BT, BKT] ([BT, BK] over the whole axis)
             h_C = tl.load(C_ptr + (i_b * T_IN + o_dr[:, None]) * stride_C + i_kh * K + o_k[None, :], mask=m_p[:, None] & m_k[None, :], other=0.0).to(tl.float32)  # [BT, BKT] ([BT, BK] over the whole axis)
