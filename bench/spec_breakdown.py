@@ -4,9 +4,9 @@ Usage (on the H200): python bench/spec_breakdown.py --out DIR
     [--variants mamba2,gdn,kda,gla] [--batch 256] [--drafts 8] [--cycles 20]
 
 For each variant (bench/common.py GEOMS, fp32 checkpoint, bf16 records, L = 16) and each
-protocol (the commit folds; `verify_folds=True`: the verify folds; where the plan writes a
-folding row's drafts at the ring's start, plan.DRAFTS_IN_PLACE, also with that off: the
-drafts past the folded rows, which the commit moves), the rows are staggered
+protocol (PROTOCOLS: the commit folds; `verify_folds=True`: the verify folds; and that with
+the plan's DRAFTS_IN_PLACE or QUEUE_FOLDS turned off, where it has them, or both, as in
+session 50), the rows are staggered
 over the flush cycle as in spec_bench.py's timing (full acceptance), and `--cycles` whole
 cycles run eagerly under torch.profiler: each kernel's device time, summed per kernel
 name and divided by the number of steps, is that kernel's share of a step. Next to it the
@@ -36,6 +36,13 @@ import torch  # noqa: E402
 from torch.profiler import ProfilerActivity, profile  # noqa: E402
 
 from replaygen.perf import environment  # noqa: E402
+
+
+# (name, verify_folds, the plan's choices turned off: the A/B of each, where the plan makes it)
+PROTOCOLS = (("commit folds", False, ()), ("verify folds", True, ()),
+             ("vf drafts moved", True, ("DRAFTS_IN_PLACE",)),
+             ("vf every row's grid", True, ("QUEUE_FOLDS",)),
+             ("vf as session 50", True, ("DRAFTS_IN_PLACE", "QUEUE_FOLDS")))
 
 
 def cycle_breakdown(kern, params, batch, T, cycles, device, in_phase=False):
@@ -100,6 +107,8 @@ def main(argv=None):
     ap.add_argument("--batch", type=int, default=256)
     ap.add_argument("--drafts", type=int, default=8)
     ap.add_argument("--cycles", type=int, default=20)
+    ap.add_argument("--protocols", default="",
+                    help="comma-separated names of PROTOCOLS (default: all)")
     ap.add_argument("--in-phase", action="store_true",
                     help="every row at the same point of the cycle (see the module docstring)")
     args = ap.parse_args(argv)
@@ -108,15 +117,14 @@ def main(argv=None):
     meta["command"] = "python bench/spec_breakdown.py " + " ".join(sys.argv[1:] if argv is None else argv)
     report = dict(meta=meta, runs=[])
     for variant in [v for v in args.variants.split(",") if v]:
-        for protocol, vf, moved in (("commit folds", False, False), ("verify folds", True, False),
-                                    ("verify folds, drafts moved", True, True)):
+        for protocol, vf, off in PROTOCOLS:
+            if args.protocols and protocol not in args.protocols.split(","):
+                continue
             try:
                 kern = load_kernels(variant, args.drafts, verify_folds=vf)
-                if moved:   # the drafts past the folded rows, moved by the commit, as
-                    # before plan.DRAFTS_IN_PLACE (the A/B of that choice; else skipped)
-                    if not kern.plan.DRAFTS_IN_PLACE:
-                        continue
-                    kern._consts["DRAFTS_IN_PLACE"] = False
+                if any(not kern.plan.__getattribute__(flag) for flag in off):
+                    continue   # (the plan has that choice off already)
+                kern._consts.update({flag: False for flag in off})
                 params = random_params(kern, device, torch.Generator(device=device).manual_seed(1))
                 r = cycle_breakdown(kern, params, args.batch, args.drafts, args.cycles, device,
                                     args.in_phase)

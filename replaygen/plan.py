@@ -335,6 +335,8 @@ class KernelPlan:
     VERIFY_FOLDS: bool    # a verify first folds a row whose drafts would pass CAP (make_plan)
     DRAFTS_IN_PLACE: bool  # a folding verify writes its drafts' records at ring rows i, not
                            # n + i, so that a commit moves nothing (make_plan)
+    QUEUE_FOLDS: bool     # the plain verify launch queues the rows that fold, and the
+                          # folding launch's grid, sized to the GPU, takes them (make_plan)
     BT: int               # verify probe rows: T_MAX queries (+ T_MAX keys for a delta rule)
     BLF: int              # record tile rows of a fold (up to RING records)
     BVW: int              # the value axis padded to a power of two (a commit's record move: one tile)
@@ -1390,11 +1392,20 @@ def make_plan(deriv: Derivation, config: KernelConfig) -> KernelPlan:
     # drafts' keys before it loads the records' and keeps rows n + i.
     drafts_in_place = (VERIFY_FOLDS and verify_template != VERIFY_KEY_CHUNKS
                        and all(f.head == "value" or (f.head == "key" and H == HV) for f in ring))
+    # QUEUE_FOLDS: the folding launch over every (row, value head) of the batch ran a
+    # program for each, and those of rows that do not fold exited at once, each holding a
+    # place on the GPU for its cursor's load (the folding launch's large programs: ~3 per
+    # multiprocessor); with every row plain it took 0.026 ms of KDA's T = 8 step (H100,
+    # session 50). The plain launch queues the folding rows (ReplayState.fold_queue, as a
+    # decode queues its flushes) and the folding launch takes them in turn, on a grid that
+    # depends on the batch size only (CUDA graphs). The value-tile verify's (runtime.verify
+    # keeps the grid over every row where the folding launch is split in two).
+    queue_folds = VERIFY_FOLDS and verify_template != VERIFY_KEY_CHUNKS
     return KernelPlan(
         config=config, spec_name=spec.name, spec_hash=spec.source_hash,
         H=H, HV=HV, K=K, V=V, L=L, GROUP=HV // H, BK=BK, BV=BV, BL=BL,
         NV=-(-V // BV), T_MAX=T_MAX, RING=RING, CAP=CAP, VERIFY_FOLDS=VERIFY_FOLDS,
-        DRAFTS_IN_PLACE=drafts_in_place, BT=BT, BLF=BLF, BVW=_next_pow2(V),
+        DRAFTS_IN_PLACE=drafts_in_place, QUEUE_FOLDS=queue_folds, BT=BT, BLF=BLF, BVW=_next_pow2(V),
         fold_dot=fold_dot,
         # The fold's operands are records; their own rounding sets its error budget.
         # bf16 records (2^-9 each; exactly representable in tf32) or a bf16 checkpoint

@@ -308,6 +308,16 @@ def fold_programs(device: torch.device) -> int:
 _MULTIPROCESSORS: dict[tuple[str, int | None], int] = {}
 
 
+def resident_programs(compiled) -> int:
+    """Programs of a compiled Triton kernel that one multiprocessor holds at once (sm_90
+    limits: 64 K registers, allocated per warp in units of 256; 228 KB of shared memory,
+    1 KB of it reserved per program; 64 warps; 32 programs), at least 1."""
+    warps = compiled.metadata.num_warps
+    regs = -(-max(compiled.n_regs, 1) * 32 // 256) * 256 * warps
+    shared = compiled.metadata.shared + 1024
+    return max(1, min(65536 // regs, 233472 // shared, 64 // warps, 32))
+
+
 def multiprocessors(device: torch.device) -> int:
     """The device's multiprocessors (cached per device; the interpreter: 1)."""
     key = (device.type, device.index)
@@ -349,6 +359,7 @@ class Kernels:
         self.record_dtype = TORCH_DTYPES[plan.record_dtype]
         self.layout = self._state_layout()
         self._consts = dict(module.CONSTEXPRS)
+        self._queued_resident: dict[int, int] = {}   # rows -> folding verify programs per SM
         self._has = {f"HAS_{n}": False for n in plan.optional_flags}
         # Size-based dispatch: batches below this fold every step (see decode()). 0: the
         # H200 suite of 2026-11-29 found folding every step slower than the replay step
@@ -626,10 +637,20 @@ class Kernels:
         if rows and T:
             # the rows that do not fold, then (VERIFY_FOLDS) those that do: the folding
             # launch sees the cursors the first one read (it writes them), and each is
-            # compiled without the other's code, with its own launch
+            # compiled without the other's code, with its own launch. With QUEUE_FOLDS the
+            # plain launch queues the folding rows for the folding launch's grid, sized to
+            # the GPU (not where that launch is split in two: both launches agree)
+            queued = False
+            if self.plan.VERIFY_FOLDS:
+                fold_consts = self._launch("verify_fold", rows, state.device)[0]
+                queued = bool(fold_consts["QUEUE_FOLDS"]) and not fold_consts["SPLIT_HEAD"]
             for folding in (False, True) if self.plan.VERIFY_FOLDS else (False,):
                 consts, launch, chosen = self._launch("verify_fold" if folding else "verify",
                                                       rows, state.device)
+                consts = {**consts, "QUEUE_FOLDS": queued}
+                grid = (rows, self.plan.HV // consts["HPP"])
+                if folding and queued:
+                    grid = (self._queued_verify_programs(rows, state.device),)
                 # Launch.head_launch: the head phase's launch (SPLIT_HEAD 1) leaves its
                 # products in a workspace (per call: a CUDA graph keeps its own) for the
                 # stream's launch (2), the head's at its own warps where the launch says
@@ -640,14 +661,30 @@ class Kernels:
                 for split in (1, 2) if two else (0,):
                     options = (launch if split != 1 or chosen.head_warps is None
                                else {**launch, "num_warps": chosen.head_warps})
-                    self.module.verify_kernel[(rows, self.plan.HV // consts["HPP"])](
+                    compiled = self.module.verify_kernel[grid](
                         slots_ptr=slots, num_slots=state.num_slots, cursor_ptr=state.cursor,
                         drafted_ptr=state.drafted, ckpt_ptr=state.checkpoint,
                         **self._state_args(state), **self._ring_args(state), **args,
                         **self._param_args(state.params), num_drafts_ptr=num_drafts, T_IN=T,
                         out_ptr=out, stride_out=_token_stride(out, out.shape[1]), ws_ptr=ws,
+                        fold_queue_ptr=state.fold_queue,
                         **has, **{**consts, "SPLIT_HEAD": split}, FOLDING=folding, **options)
+                if folding and queued and state.device.type == "cuda":
+                    self._queued_resident.setdefault(rows, resident_programs(compiled))
         return out
+
+    def _queued_verify_programs(self, rows: int, device: torch.device) -> int:
+        """The grid of a queued folding verify launch (QUEUE_FOLDS): as many programs as
+        the GPU holds at once (its compiled kernel's registers, shared memory and warps,
+        known from its first launch, which runs one program per (row, value head)), at
+        most one per (row, value head); the interpreter, which runs programs one after
+        another, takes INTERPRETER_FOLD_PROGRAMS, so that tests see programs take several
+        items. Depends on the batch size and the GPU only (CUDA graphs)."""
+        items = rows * self.plan.HV
+        if device.type != "cuda":
+            return min(items, INTERPRETER_FOLD_PROGRAMS)
+        per_sm = self._queued_resident.get(rows)
+        return items if per_sm is None else min(items, multiprocessors(device) * per_sm)
 
     def commit(self, state: ReplayState, slots: torch.Tensor, num_accepted: torch.Tensor, *,
                check: bool = True) -> None:

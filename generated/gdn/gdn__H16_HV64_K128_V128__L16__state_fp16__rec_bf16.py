@@ -2,8 +2,8 @@
 # the templates and run `replaygen build`.
 # kernel: gdn__H16_HV64_K128_V128__L16__state_fp16__rec_bf16
 # spec sha256: 269ae606d36dd56b152535499facfacd42680cd4fda27f9a1b04094384a173fb
-# templates sha256: bd5e7fd9729baff5c68ebb68ffcd2069daf82e641488efe17329d0f7a82fbbde
-# generator sha256: 3db4aaeb8394bb01c400155f194014c5955be58b1e9a8505f604d5b83c3a194f
+# templates sha256: 21b0e411a1593b5b02d676bf153f850ecb49cfa92b4dc5e2ab35e0a507c71866
+# generator sha256: 86e8ad17335d37655b250db4fdf3eead3f571c8460e57b8e164078c47054d0cb
 """ReplaySSM kernels for gdn: gdn__H16_HV64_K128_V128__L16__state_fp16__rec_bf16.
 
 Replay form: S_t = C·exp(G_t) + Σ_j u_j (exp(G_t - G_j)·k_j)ᵀ,  G_j = Σ_(i<=j) g_i
@@ -20,7 +20,7 @@ CONSTEXPRS = dict(H=16, HV=64, K=128, V=128, L=16, GROUP=4,
                   FOLD_DOT=True, DBV=64, DNV=2,
                   BKT=32, NK=4, DECODE_FOLD_DOT=True, NSPLIT=1, HPP=1, STREAM_STAGES=3, FLUSH_STAGES=2, FUSED_FLUSH=True, STREAM_FIRST=False, READ_WORDS=False, READ_MMA=False, HEAD_SCORES=False, ONEPASS_FLUSH=False, FLUSH_ORDER=0, SPLIT_HEAD=0, WS=0, ROWS_P2=1,
                   KH=64, KS=8, NB=8,
-                  RING=16, CAP=15, VERIFY_FOLDS=False, DRAFTS_IN_PLACE=False, T_MAX=1, BT=16, BLF=16, BVW=128)
+                  RING=16, CAP=15, VERIFY_FOLDS=False, DRAFTS_IN_PLACE=False, QUEUE_FOLDS=False, T_MAX=1, BT=16, BLF=16, BVW=128)
 NUM_WARPS = 2
 DECODE_WARPS = 1
 VERIFY_WARPS = 4
@@ -35,7 +35,7 @@ def replay_decode_kernel(
     GROUP: tl.constexpr, BK: tl.constexpr, BV: tl.constexpr, BL: tl.constexpr, NV: tl.constexpr,
     FOLD_DOT: tl.constexpr, DBV: tl.constexpr, DNV: tl.constexpr, BKT: tl.constexpr, NK: tl.constexpr,
     DECODE_FOLD_DOT: tl.constexpr, NSPLIT: tl.constexpr, HPP: tl.constexpr, STREAM_STAGES: tl.constexpr, FLUSH_STAGES: tl.constexpr, FUSED_FLUSH: tl.constexpr, STREAM_FIRST: tl.constexpr, READ_WORDS: tl.constexpr, READ_MMA: tl.constexpr, HEAD_SCORES: tl.constexpr, ONEPASS_FLUSH: tl.constexpr, FLUSH_ORDER: tl.constexpr, SPLIT_HEAD: tl.constexpr, WS: tl.constexpr, ROWS_P2: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
-    RING: tl.constexpr, CAP: tl.constexpr, VERIFY_FOLDS: tl.constexpr, DRAFTS_IN_PLACE: tl.constexpr, T_MAX: tl.constexpr, BT: tl.constexpr, BLF: tl.constexpr, BVW: tl.constexpr,
+    RING: tl.constexpr, CAP: tl.constexpr, VERIFY_FOLDS: tl.constexpr, DRAFTS_IN_PLACE: tl.constexpr, QUEUE_FOLDS: tl.constexpr, T_MAX: tl.constexpr, BT: tl.constexpr, BLF: tl.constexpr, BVW: tl.constexpr,
     FOLD_EVERY_STEP: tl.constexpr,
 ):
     """One ReplaySSM decode step for row i_b, value head i_hv.
@@ -371,7 +371,7 @@ def fold_kernel(
     GROUP: tl.constexpr, BK: tl.constexpr, BV: tl.constexpr, BL: tl.constexpr, NV: tl.constexpr,
     FOLD_DOT: tl.constexpr, DBV: tl.constexpr, DNV: tl.constexpr, BKT: tl.constexpr, NK: tl.constexpr,
     DECODE_FOLD_DOT: tl.constexpr, NSPLIT: tl.constexpr, HPP: tl.constexpr, STREAM_STAGES: tl.constexpr, FLUSH_STAGES: tl.constexpr, FUSED_FLUSH: tl.constexpr, STREAM_FIRST: tl.constexpr, READ_WORDS: tl.constexpr, READ_MMA: tl.constexpr, HEAD_SCORES: tl.constexpr, ONEPASS_FLUSH: tl.constexpr, FLUSH_ORDER: tl.constexpr, SPLIT_HEAD: tl.constexpr, WS: tl.constexpr, ROWS_P2: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
-    RING: tl.constexpr, CAP: tl.constexpr, VERIFY_FOLDS: tl.constexpr, DRAFTS_IN_PLACE: tl.constexpr, T_MAX: tl.constexpr, BT: tl.constexpr, BLF: tl.constexpr, BVW: tl.constexpr,
+    RING: tl.constexpr, CAP: tl.constexpr, VERIFY_FOLDS: tl.constexpr, DRAFTS_IN_PLACE: tl.constexpr, QUEUE_FOLDS: tl.constexpr, T_MAX: tl.constexpr, BT: tl.constexpr, BLF: tl.constexpr, BVW: tl.constexpr,
 ):
     """Fold committed records into full states: of row i_b, value head i_hv (a grid over
     rows and value heads), or (QUEUED) of the blocks a decode launch queued.
@@ -584,7 +584,7 @@ def conventional_decode_kernel(
     GROUP: tl.constexpr, BK: tl.constexpr, BV: tl.constexpr, BL: tl.constexpr, NV: tl.constexpr,
     FOLD_DOT: tl.constexpr, DBV: tl.constexpr, DNV: tl.constexpr, BKT: tl.constexpr, NK: tl.constexpr,
     DECODE_FOLD_DOT: tl.constexpr, NSPLIT: tl.constexpr, HPP: tl.constexpr, STREAM_STAGES: tl.constexpr, FLUSH_STAGES: tl.constexpr, FUSED_FLUSH: tl.constexpr, STREAM_FIRST: tl.constexpr, READ_WORDS: tl.constexpr, READ_MMA: tl.constexpr, HEAD_SCORES: tl.constexpr, ONEPASS_FLUSH: tl.constexpr, FLUSH_ORDER: tl.constexpr, SPLIT_HEAD: tl.constexpr, WS: tl.constexpr, ROWS_P2: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
-    RING: tl.constexpr, CAP: tl.constexpr, VERIFY_FOLDS: tl.constexpr, DRAFTS_IN_PLACE: tl.constexpr, T_MAX: tl.constexpr, BT: tl.constexpr, BLF: tl.constexpr, BVW: tl.constexpr,
+    RING: tl.constexpr, CAP: tl.constexpr, VERIFY_FOLDS: tl.constexpr, DRAFTS_IN_PLACE: tl.constexpr, QUEUE_FOLDS: tl.constexpr, T_MAX: tl.constexpr, BT: tl.constexpr, BLF: tl.constexpr, BVW: tl.constexpr,
 ):
     """The conventional decode step for row i_b, value head i_hv, value tile i_v:
     read the state tile, decay it, update it, read the output, write the state back."""
@@ -636,12 +636,12 @@ def conventional_decode_kernel(
 def verify_kernel(
     slots_ptr, num_slots, cursor_ptr, drafted_ptr, ckpt_ptr, ring_k_hat_ptr, ring_g_ptr, ring_u_ptr,
     q_ptr, stride_q, k_ptr, stride_k, v_ptr, stride_v, a_ptr, stride_a, b_ptr, stride_b, A_log_ptr, dt_bias_ptr,
-    num_drafts_ptr, T_IN, out_ptr, stride_out, ws_ptr,
+    num_drafts_ptr, T_IN, out_ptr, stride_out, ws_ptr, fold_queue_ptr,
     H: tl.constexpr, HV: tl.constexpr, K: tl.constexpr, V: tl.constexpr, L: tl.constexpr,
     GROUP: tl.constexpr, BK: tl.constexpr, BV: tl.constexpr, BL: tl.constexpr, NV: tl.constexpr,
     FOLD_DOT: tl.constexpr, DBV: tl.constexpr, DNV: tl.constexpr, BKT: tl.constexpr, NK: tl.constexpr,
     DECODE_FOLD_DOT: tl.constexpr, NSPLIT: tl.constexpr, HPP: tl.constexpr, STREAM_STAGES: tl.constexpr, FLUSH_STAGES: tl.constexpr, FUSED_FLUSH: tl.constexpr, STREAM_FIRST: tl.constexpr, READ_WORDS: tl.constexpr, READ_MMA: tl.constexpr, HEAD_SCORES: tl.constexpr, ONEPASS_FLUSH: tl.constexpr, FLUSH_ORDER: tl.constexpr, SPLIT_HEAD: tl.constexpr, WS: tl.constexpr, ROWS_P2: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
-    RING: tl.constexpr, CAP: tl.constexpr, VERIFY_FOLDS: tl.constexpr, DRAFTS_IN_PLACE: tl.constexpr, T_MAX: tl.constexpr, BT: tl.constexpr, BLF: tl.constexpr, BVW: tl.constexpr,
+    RING: tl.constexpr, CAP: tl.constexpr, VERIFY_FOLDS: tl.constexpr, DRAFTS_IN_PLACE: tl.constexpr, QUEUE_FOLDS: tl.constexpr, T_MAX: tl.constexpr, BT: tl.constexpr, BLF: tl.constexpr, BVW: tl.constexpr,
     FOLDING: tl.constexpr,
 ):
     """Speculative verification for row i_b and the HPP value heads i_hv0 .. i_hv0 +
@@ -952,7 +952,7 @@ def conventional_verify_kernel(
     GROUP: tl.constexpr, BK: tl.constexpr, BV: tl.constexpr, BL: tl.constexpr, NV: tl.constexpr,
     FOLD_DOT: tl.constexpr, DBV: tl.constexpr, DNV: tl.constexpr, BKT: tl.constexpr, NK: tl.constexpr,
     DECODE_FOLD_DOT: tl.constexpr, NSPLIT: tl.constexpr, HPP: tl.constexpr, STREAM_STAGES: tl.constexpr, FLUSH_STAGES: tl.constexpr, FUSED_FLUSH: tl.constexpr, STREAM_FIRST: tl.constexpr, READ_WORDS: tl.constexpr, READ_MMA: tl.constexpr, HEAD_SCORES: tl.constexpr, ONEPASS_FLUSH: tl.constexpr, FLUSH_ORDER: tl.constexpr, SPLIT_HEAD: tl.constexpr, WS: tl.constexpr, ROWS_P2: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
-    RING: tl.constexpr, CAP: tl.constexpr, VERIFY_FOLDS: tl.constexpr, DRAFTS_IN_PLACE: tl.constexpr, T_MAX: tl.constexpr, BT: tl.constexpr, BLF: tl.constexpr, BVW: tl.constexpr,
+    RING: tl.constexpr, CAP: tl.constexpr, VERIFY_FOLDS: tl.constexpr, DRAFTS_IN_PLACE: tl.constexpr, QUEUE_FOLDS: tl.constexpr, T_MAX: tl.constexpr, BT: tl.constexpr, BLF: tl.constexpr, BVW: tl.constexpr,
 ):
     """The conventional speculative step (as serving engines do it) for row i_b, value
     head i_hv, value tile i_v: read the state tile once, then for each draft i < n_d
@@ -1017,7 +1017,7 @@ def conventional_select_kernel(
     GROUP: tl.constexpr, BK: tl.constexpr, BV: tl.constexpr, BL: tl.constexpr, NV: tl.constexpr,
     FOLD_DOT: tl.constexpr, DBV: tl.constexpr, DNV: tl.constexpr, BKT: tl.constexpr, NK: tl.constexpr,
     DECODE_FOLD_DOT: tl.constexpr, NSPLIT: tl.constexpr, HPP: tl.constexpr, STREAM_STAGES: tl.constexpr, FLUSH_STAGES: tl.constexpr, FUSED_FLUSH: tl.constexpr, STREAM_FIRST: tl.constexpr, READ_WORDS: tl.constexpr, READ_MMA: tl.constexpr, HEAD_SCORES: tl.constexpr, ONEPASS_FLUSH: tl.constexpr, FLUSH_ORDER: tl.constexpr, SPLIT_HEAD: tl.constexpr, WS: tl.constexpr, ROWS_P2: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
-    RING: tl.constexpr, CAP: tl.constexpr, VERIFY_FOLDS: tl.constexpr, DRAFTS_IN_PLACE: tl.constexpr, T_MAX: tl.constexpr, BT: tl.constexpr, BLF: tl.constexpr, BVW: tl.constexpr,
+    RING: tl.constexpr, CAP: tl.constexpr, VERIFY_FOLDS: tl.constexpr, DRAFTS_IN_PLACE: tl.constexpr, QUEUE_FOLDS: tl.constexpr, T_MAX: tl.constexpr, BT: tl.constexpr, BLF: tl.constexpr, BVW: tl.constexpr,
 ):
     """Install the state after the row's last accepted draft (snap[i_b, a - 1]) as its
     slot's state; a = 0 keeps the state. a is clamped to [0, T_MAX]."""
