@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Session 51, any GPU, <= 7.5 min. Issue 3, verify_folds, two changes A/B'd in one run:
+# Session 51, any GPU, <= 6.5 min. Issue 3, verify_folds, two changes A/B'd in one run:
 # plan.DRAFTS_IN_PLACE (KDA, GLA: a folding verify writes its drafts at the ring's start,
 # the commit moves nothing) and plan.QUEUE_FOLDS (the folding launch takes the rows the
 # plain launch queued, on a grid sized to the GPU: no idle programs).
@@ -10,12 +10,12 @@
 #  4. with time left, --in-phase for KDA (verify_folds and session 50's).
 source "$(dirname "$0")/../gpu_env.sh"
 export PYTHONPATH=.
-left() { echo $(( 450 - SECONDS )); }
+left() { echo $(( 370 - SECONDS )); }
 cap() { local l; l=$(left); echo $(( l < $1 ? l : $1 )); }
-timeout "$(cap 100)" python3 -m pytest -q -x tests/test_speculative.py \
+timeout "$(cap 90)" python3 -m pytest -q -x tests/test_speculative.py \
     -k "verify_folds or several_warps" > "$OUT/pytest_vf.log" 2>&1; echo "pytest rc=$?" >> "$OUT/pytest_vf.log"
 tail -3 "$OUT/pytest_vf.log"
-timeout "$(cap 210)" python3 bench/spec_breakdown.py --variants kda --drafts 8 --cycles 10 \
+timeout "$(cap 180)" python3 bench/spec_breakdown.py --variants kda --drafts 8 --cycles 10 \
     --out "$OUT/staggered" > "$OUT/staggered.log" 2>&1
 cut -c1-220 "$OUT/staggered/spec_breakdown.md" 2>/dev/null || tail -5 "$OUT/staggered.log"
 [ "$(left)" -gt 50 ] && timeout "$(cap 130)" python3 bench/spec_bench.py --variants kda,gla --drafts 8 \
