@@ -39,10 +39,11 @@ from replaygen.perf import environment  # noqa: E402
 
 
 # (name, verify_folds, the plan's choices turned off: the A/B of each, where the plan makes it)
-PROTOCOLS = (("commit folds", False, ()), ("verify folds", True, ()),
+PROTOCOLS = (("verify folds", True, ()),
+             ("vf as session 50", True, ("DRAFTS_IN_PLACE", "QUEUE_FOLDS")),
              ("vf drafts moved", True, ("DRAFTS_IN_PLACE",)),
              ("vf every row's grid", True, ("QUEUE_FOLDS",)),
-             ("vf as session 50", True, ("DRAFTS_IN_PLACE", "QUEUE_FOLDS")))
+             ("commit folds", False, ()))
 
 
 def cycle_breakdown(kern, params, batch, T, cycles, device, in_phase=False):
