@@ -105,14 +105,14 @@ class SpecDriver:
         num_drafts = torch.tensor(counts, dtype=torch.int32, device=h.device)
         before = snapshot(self.state)
         # rows whose drafts would pass CAP committed records fold first (plan.VERIFY_FOLDS);
-        # their drafts go to the rows after the old cursor, or with DRAFTS_IN_PLACE to the
-        # ring's start
-        drafted_rows = {s: range(h.cursor[s], h.cursor[s] + c) for s, c in zip(rows, counts)}
+        # their drafts go to the rows after the old cursor, and with DRAFTS_IN_PLACE the
+        # verify copies them to the ring's start too
+        drafted_rows = {s: set(range(h.cursor[s], h.cursor[s] + c)) for s, c in zip(rows, counts)}
         folded = [s for s, c in zip(rows, counts) if s >= 0 and kern.plan.VERIFY_FOLDS
                   and h.cursor[s] > 0 and h.cursor[s] + c > kern.plan.CAP]
         for s in folded:
             if kern.plan.DRAFTS_IN_PLACE:
-                drafted_rows[s] = range(len(drafted_rows[s]))
+                drafted_rows[s] |= set(range(len(drafted_rows[s])))
             h.cursor[s] = 0
             h.roundings[s] += 1
             self.events.add("a verify folded")

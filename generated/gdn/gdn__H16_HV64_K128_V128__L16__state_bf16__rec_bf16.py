@@ -2,7 +2,7 @@
 # the templates and run `replaygen build`.
 # kernel: gdn__H16_HV64_K128_V128__L16__state_bf16__rec_bf16
 # spec sha256: 269ae606d36dd56b152535499facfacd42680cd4fda27f9a1b04094384a173fb
-# templates sha256: 21b0e411a1593b5b02d676bf153f850ecb49cfa92b4dc5e2ab35e0a507c71866
+# templates sha256: 00864e963dccc086957abf6821e50052835350220029b369d1e7e3f69047c5c5
 # generator sha256: 86e8ad17335d37655b250db4fdf3eead3f571c8460e57b8e164078c47054d0cb
 """ReplaySSM kernels for gdn: gdn__H16_HV64_K128_V128__L16__state_bf16__rec_bf16.
 
@@ -683,8 +683,8 @@ def verify_kernel(
     records first folds its n records into the checkpoint, chunk by chunk as the stream
     reads it (S_n = exp(G_n) C + Σ_j exp(G_n - G_j) k_j w_jᵀ, stored, and the chunk's
     product takes S_n in place of C: the drafts' decays count from n, S_c = 0), and its
-    cursor becomes 0; its drafts go to rows n_w + i = n + i (never DRAFTS_IN_PLACE here),
-    past the committed records that the group's other programs may still be reading
+    cursor becomes 0; its drafts go to rows n + i (never DRAFTS_IN_PLACE here), past the
+    committed records that the group's other programs may still be reading
     (commit moves the accepted ones to the ring's start). Without it the checkpoint and the cursor are never written. A FOLDING
     launch serves the folding rows only, the other launch the rest (runtime.verify
     launches both, the plain one first): each is compiled without the other's code, so
@@ -725,8 +725,8 @@ def verify_kernel(
             fold = (n > 0) & (n + n_d > CAP)  # the row folds its committed records first
         else:
             fold = n < 0  # (never)
-        n_w = n  # the drafts' first ring row: past the committed records
-        if DRAFTS_IN_PLACE and FOLDING:  # ... which a folding row folds: its rows 0.. (plan)
+        n_w = n  # the drafts' first ring row once the verify is done: past the committed records
+        if DRAFTS_IN_PLACE and FOLDING:  # ... or, folded, the ring's start (m.drafts_to_ring_start)
             n_w = 0
         if fold == FOLDING:  # this launch's rows (runtime.verify: the plain rows, then the folding ones)
             h_q = tl.load(q_ptr + (i_b * T_IN + o_dr[:, None]) * stride_q + i_kh * K + o_k[None, :], mask=m_p[:, None] & m_k[None, :], other=0.0).to(tl.float32)  # [BT, BKT] ([BT, BK] over the whole axis)
@@ -748,7 +748,7 @@ def verify_kernel(
             raw_probe_all += tl.where((o_t >= T_MAX)[:, None], h_k, 0.0)  # [BT, BK] key rows
             h_kd = tl.where(m_dk[:, None], h_k, 0.0)  # rows i: draft i's raw key
             if i_hv % GROUP == 0:
-                tl.store(ring_k_hat_ptr + ((i_slot * H + i_kh) * RING + n_w + o_t[:, None]) * K + o_k[None, :], h_k_hat.to(ring_k_hat_ptr.dtype.element_ty), mask=m_dk[:, None] & m_k[None, :])
+                tl.store(ring_k_hat_ptr + ((i_slot * H + i_kh) * RING + n + o_t[:, None]) * K + o_k[None, :], h_k_hat.to(ring_k_hat_ptr.dtype.element_ty), mask=m_dk[:, None] & m_k[None, :])
             r_k_hat = tl.load(ring_k_hat_ptr + ((i_slot * H + i_kh) * RING + o_l[:, None]) * K + o_k[None, :], mask=m_l[:, None] & m_k[None, :], other=0.0).to(tl.float32)  # [BL, BK]
             rec_key = r_k_hat
             # the scores from raw rows; each value head applies its decays and each role's
@@ -805,7 +805,7 @@ def verify_kernel(
                 g_d = tl.where(m_dk, t_gate, 0.0)  # rows i: draft i's gate
                 G_d = tl.where(m_dr, G_n + tl.sum(tl.where(o_t[None, :] <= o_dr[:, None], g_d[None, :], 0.0), axis=1), G_n)
                 d_beta = tl.where(m_dr, t_beta, 0.0)
-                tl.store(ring_g_ptr + ((i_slot * HV + i_hv) * RING + n_w + o_t), b_g.to(ring_g_ptr.dtype.element_ty), mask=m_dk)
+                tl.store(ring_g_ptr + ((i_slot * HV + i_hv) * RING + n + o_t), b_g.to(ring_g_ptr.dtype.element_ty), mask=m_dk)
                 ck_weight = devmath.exp(G_d)  # [BT] decay from the checkpoint to each probe
                 draft_weight = devmath.exp(-G_n + G_d)  # [BT] decay from n to each probe
                 fac_probe = tl.where(m_p, tl.where(o_t < T_MAX, fac_query, fac_key), 0.0)  # [BT]
@@ -922,7 +922,7 @@ def verify_kernel(
                         w_d = out
                         out = tl.where(m_t[:, None], out, 0.0)
                         tl.store(p_out + o_v[None, :], out.to(out_ptr.dtype.element_ty), mask=m_out[:, None] & m_v[None, :])
-                        tl.store(ring_u_ptr + ((i_slot * HV + i_hv) * RING + n_w + (o_t - T_MAX)[:, None]) * V + o_v[None, :], w_d.to(ring_u_ptr.dtype.element_ty), mask=(m_dr & (o_t >= T_MAX))[:, None] & m_v[None, :])
+                        tl.store(ring_u_ptr + ((i_slot * HV + i_hv) * RING + n + (o_t - T_MAX)[:, None]) * V + o_v[None, :], w_d.to(ring_u_ptr.dtype.element_ty), mask=(m_dr & (o_t >= T_MAX))[:, None] & m_v[None, :])
                         XT = tl.zeros([DBV, BT], tl.float32)
                 if VERIFY_FOLDS:
                     if FOLDING:

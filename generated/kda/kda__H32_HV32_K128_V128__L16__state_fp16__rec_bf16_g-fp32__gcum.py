@@ -2,7 +2,7 @@
 # the templates and run `replaygen build`.
 # kernel: kda__H32_HV32_K128_V128__L16__state_fp16__rec_bf16_g-fp32__gcum
 # spec sha256: 900e043a38a9f7023de2cc4bf78d14388be9de5c6732cf3e1db42c3737507d77
-# templates sha256: 21b0e411a1593b5b02d676bf153f850ecb49cfa92b4dc5e2ab35e0a507c71866
+# templates sha256: 00864e963dccc086957abf6821e50052835350220029b369d1e7e3f69047c5c5
 # generator sha256: 86e8ad17335d37655b250db4fdf3eead3f571c8460e57b8e164078c47054d0cb
 """ReplaySSM kernels for kda: kda__H32_HV32_K128_V128__L16__state_fp16__rec_bf16_g-fp32__gcum.
 
@@ -508,8 +508,8 @@ def verify_kernel(
     records into the checkpoint, tile by tile as the tiles stream in (S_n = exp(G_n) C +
     Σ_j exp(G_n - G_j) k_j w_jᵀ, stored, and the tile's probes read S_n with the
     committed records gone: the drafts' decays count from n, S_c = 0), and its cursor
-    becomes 0; its drafts go to rows n_w + i: n + i (commit moves the accepted ones to the
-    ring's start), or with DRAFTS_IN_PLACE 0 + i, once the program has read those rows. Without it the checkpoint and the cursor are never written. A FOLDING
+    becomes 0; its drafts go to rows n + i (commit moves the accepted ones to the ring's
+    start), and with DRAFTS_IN_PLACE the program moves them there itself at its end. Without it the checkpoint and the cursor are never written. A FOLDING
     launch serves the folding rows only, the other launch the rest (runtime.verify
     launches both, the plain one first): each is compiled without the other's code, so
     the fold's registers never cost the plain rows occupancy.
@@ -557,8 +557,8 @@ def verify_kernel(
                     fold = (n > 0) & (n + n_d > CAP)  # the row folds its committed records first
                 else:
                     fold = n < 0  # (never)
-                n_w = n  # the drafts' first ring row: past the committed records
-                if DRAFTS_IN_PLACE and FOLDING:  # ... which a folding row folds: its rows 0.. (plan)
+                n_w = n  # the drafts' first ring row once the verify is done: past the committed records
+                if DRAFTS_IN_PLACE and FOLDING:  # ... or, folded, the ring's start (m.drafts_to_ring_start)
                     n_w = 0
                 if QUEUE_FOLDS and not FOLDING:
                     if fold & (i_hv == 0):  # a row for the folding launch (all its value heads fold)
@@ -640,11 +640,9 @@ def verify_kernel(
                         # key rows' repeated gates, so the drafts' whole decay comes off there
                         G_d = G_n[None, :] + tl.cumsum(g_d, axis=0) - tl.where((o_t >= T_MAX)[:, None], (G_i - G_n)[None, :], 0.0)
                         d_beta = tl.where(m_q, t_beta, 0.0)
-                        if DRAFTS_IN_PLACE and FOLDING:
-                            tl.debug_barrier()  # (the warps run apart: one could store before another loads)
                         if i_hv % GROUP == 0:
-                            tl.store(ring_k_hat_ptr + ((i_slot * H + i_kh) * RING + n_w + o_t[:, None]) * K + o_k[None, :], h_k_hat.to(ring_k_hat_ptr.dtype.element_ty), mask=m_q[:, None] & m_k[None, :])
-                        tl.store(ring_g_ptr + ((i_slot * HV + i_hv) * RING + n_w + o_t[:, None]) * K + o_k[None, :], G_d.to(ring_g_ptr.dtype.element_ty), mask=m_q[:, None] & m_k[None, :])
+                            tl.store(ring_k_hat_ptr + ((i_slot * H + i_kh) * RING + n + o_t[:, None]) * K + o_k[None, :], h_k_hat.to(ring_k_hat_ptr.dtype.element_ty), mask=m_q[:, None] & m_k[None, :])
+                        tl.store(ring_g_ptr + ((i_slot * HV + i_hv) * RING + n + o_t[:, None]) * K + o_k[None, :], G_d.to(ring_g_ptr.dtype.element_ty), mask=m_q[:, None] & m_k[None, :])
                         # -- the window's scores S_win[r, i'] = (exp(G_r - G_i') k_i')·P[r] of each probe
                         # row r (draft i's query, for a delta rule also its key, rows T_MAX + i) against
                         # the drafts' keys, i' <= i (keys: i' < i), all pairs in one product: the decay
@@ -795,7 +793,30 @@ def verify_kernel(
                             out = X + x_win
                             out = tl.where(m_t[:, None], out, 0.0)
                             tl.store(p_out + o_v[None, :], out.to(out_ptr.dtype.element_ty), mask=m_out[:, None] & m_v[None, :])
-                            tl.store(ring_u_ptr + ((i_slot * HV + i_hv) * RING + n_w + o_t[:, None]) * V + o_v[None, :], w_d.to(ring_u_ptr.dtype.element_ty), mask=m_t[:, None] & m_v[None, :])
+                            tl.store(ring_u_ptr + ((i_slot * HV + i_hv) * RING + n + o_t[:, None]) * V + o_v[None, :], w_d.to(ring_u_ptr.dtype.element_ty), mask=m_t[:, None] & m_v[None, :])
+                        if DRAFTS_IN_PLACE and FOLDING:
+                            tl.debug_barrier()
+                            base = n
+                            n0 = 0
+                            accepted = n_d
+                            o_m = tl.arange(0, BT)
+                            m_m = o_m < accepted
+                            o_vw = tl.arange(0, BVW)
+                            m_mv = m_m[:, None] & (o_vw < V)[None, :]
+                            # rows shared by a key group / by every head: its first program moves them (the
+                            # test as a [BT] vector: the interpreter rejects a scalar & vector mask)
+                            m_key = m_m & ((o_m * 0 + i_hv) % GROUP == 0)
+                            m_one = m_m & (o_m * 0 + i_hv == 0)
+                            moved_k_hat = tl.load(ring_k_hat_ptr + ((i_slot * H + i_kh) * RING + base + o_m[:, None]) * K + o_k[None, :], mask=m_key[:, None] & m_k[None, :])
+                            tl.debug_barrier()  # every row read before any is written (they may overlap)
+                            tl.store(ring_k_hat_ptr + ((i_slot * H + i_kh) * RING + n0 + o_m[:, None]) * K + o_k[None, :], moved_k_hat, mask=m_key[:, None] & m_k[None, :])
+                            moved_g = tl.load(ring_g_ptr + ((i_slot * HV + i_hv) * RING + base + o_m[:, None]) * K + o_k[None, :], mask=m_m[:, None] & m_k[None, :])
+                            tl.debug_barrier()  # every row read before any is written (they may overlap)
+                            tl.store(ring_g_ptr + ((i_slot * HV + i_hv) * RING + n0 + o_m[:, None]) * K + o_k[None, :], moved_g, mask=m_m[:, None] & m_k[None, :])
+                            moved_u = tl.load(ring_u_ptr + ((i_slot * HV + i_hv) * RING + base + o_m[:, None]) * V + o_vw[None, :], mask=m_mv)
+                            tl.debug_barrier()  # every row read before any is written (they may overlap)
+                            tl.store(ring_u_ptr + ((i_slot * HV + i_hv) * RING + n0 + o_m[:, None]) * V + o_vw[None, :], moved_u, mask=m_mv)
+                            pass
                         if VERIFY_FOLDS:
                             if FOLDING:
                                 tl.store(p_cursor, 0)
@@ -842,8 +863,8 @@ def verify_kernel(
                 fold = (n > 0) & (n + n_d > CAP)  # the row folds its committed records first
             else:
                 fold = n < 0  # (never)
-            n_w = n  # the drafts' first ring row: past the committed records
-            if DRAFTS_IN_PLACE and FOLDING:  # ... which a folding row folds: its rows 0.. (plan)
+            n_w = n  # the drafts' first ring row once the verify is done: past the committed records
+            if DRAFTS_IN_PLACE and FOLDING:  # ... or, folded, the ring's start (m.drafts_to_ring_start)
                 n_w = 0
             if QUEUE_FOLDS and not FOLDING:
                 if fold & (i_hv == 0):  # a row for the folding launch (all its value heads fold)
@@ -925,11 +946,9 @@ def verify_kernel(
                     # key rows' repeated gates, so the drafts' whole decay comes off there
                     G_d = G_n[None, :] + tl.cumsum(g_d, axis=0) - tl.where((o_t >= T_MAX)[:, None], (G_i - G_n)[None, :], 0.0)
                     d_beta = tl.where(m_q, t_beta, 0.0)
-                    if DRAFTS_IN_PLACE and FOLDING:
-                        tl.debug_barrier()  # (the warps run apart: one could store before another loads)
                     if i_hv % GROUP == 0:
-                        tl.store(ring_k_hat_ptr + ((i_slot * H + i_kh) * RING + n_w + o_t[:, None]) * K + o_k[None, :], h_k_hat.to(ring_k_hat_ptr.dtype.element_ty), mask=m_q[:, None] & m_k[None, :])
-                    tl.store(ring_g_ptr + ((i_slot * HV + i_hv) * RING + n_w + o_t[:, None]) * K + o_k[None, :], G_d.to(ring_g_ptr.dtype.element_ty), mask=m_q[:, None] & m_k[None, :])
+                        tl.store(ring_k_hat_ptr + ((i_slot * H + i_kh) * RING + n + o_t[:, None]) * K + o_k[None, :], h_k_hat.to(ring_k_hat_ptr.dtype.element_ty), mask=m_q[:, None] & m_k[None, :])
+                    tl.store(ring_g_ptr + ((i_slot * HV + i_hv) * RING + n + o_t[:, None]) * K + o_k[None, :], G_d.to(ring_g_ptr.dtype.element_ty), mask=m_q[:, None] & m_k[None, :])
                     # -- the window's scores S_win[r, i'] = (exp(G_r - G_i') k_i')·P[r] of each probe
                     # row r (draft i's query, for a delta rule also its key, rows T_MAX + i) against
                     # the drafts' keys, i' <= i (keys: i' < i), all pairs in one product: the decay
@@ -1080,7 +1099,30 @@ def verify_kernel(
                         out = X + x_win
                         out = tl.where(m_t[:, None], out, 0.0)
                         tl.store(p_out + o_v[None, :], out.to(out_ptr.dtype.element_ty), mask=m_out[:, None] & m_v[None, :])
-                        tl.store(ring_u_ptr + ((i_slot * HV + i_hv) * RING + n_w + o_t[:, None]) * V + o_v[None, :], w_d.to(ring_u_ptr.dtype.element_ty), mask=m_t[:, None] & m_v[None, :])
+                        tl.store(ring_u_ptr + ((i_slot * HV + i_hv) * RING + n + o_t[:, None]) * V + o_v[None, :], w_d.to(ring_u_ptr.dtype.element_ty), mask=m_t[:, None] & m_v[None, :])
+                    if DRAFTS_IN_PLACE and FOLDING:
+                        tl.debug_barrier()
+                        base = n
+                        n0 = 0
+                        accepted = n_d
+                        o_m = tl.arange(0, BT)
+                        m_m = o_m < accepted
+                        o_vw = tl.arange(0, BVW)
+                        m_mv = m_m[:, None] & (o_vw < V)[None, :]
+                        # rows shared by a key group / by every head: its first program moves them (the
+                        # test as a [BT] vector: the interpreter rejects a scalar & vector mask)
+                        m_key = m_m & ((o_m * 0 + i_hv) % GROUP == 0)
+                        m_one = m_m & (o_m * 0 + i_hv == 0)
+                        moved_k_hat = tl.load(ring_k_hat_ptr + ((i_slot * H + i_kh) * RING + base + o_m[:, None]) * K + o_k[None, :], mask=m_key[:, None] & m_k[None, :])
+                        tl.debug_barrier()  # every row read before any is written (they may overlap)
+                        tl.store(ring_k_hat_ptr + ((i_slot * H + i_kh) * RING + n0 + o_m[:, None]) * K + o_k[None, :], moved_k_hat, mask=m_key[:, None] & m_k[None, :])
+                        moved_g = tl.load(ring_g_ptr + ((i_slot * HV + i_hv) * RING + base + o_m[:, None]) * K + o_k[None, :], mask=m_m[:, None] & m_k[None, :])
+                        tl.debug_barrier()  # every row read before any is written (they may overlap)
+                        tl.store(ring_g_ptr + ((i_slot * HV + i_hv) * RING + n0 + o_m[:, None]) * K + o_k[None, :], moved_g, mask=m_m[:, None] & m_k[None, :])
+                        moved_u = tl.load(ring_u_ptr + ((i_slot * HV + i_hv) * RING + base + o_m[:, None]) * V + o_vw[None, :], mask=m_mv)
+                        tl.debug_barrier()  # every row read before any is written (they may overlap)
+                        tl.store(ring_u_ptr + ((i_slot * HV + i_hv) * RING + n0 + o_m[:, None]) * V + o_vw[None, :], moved_u, mask=m_mv)
+                        pass
                     if VERIFY_FOLDS:
                         if FOLDING:
                             tl.store(p_cursor, 0)

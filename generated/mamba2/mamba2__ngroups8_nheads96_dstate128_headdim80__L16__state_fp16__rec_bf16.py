@@ -2,7 +2,7 @@
 # the templates and run `replaygen build`.
 # kernel: mamba2__ngroups8_nheads96_dstate128_headdim80__L16__state_fp16__rec_bf16
 # spec sha256: b9b9d1221036064279430b56c5d997514355cbb9c52adf3b69fc5581e1456b5e
-# templates sha256: 21b0e411a1593b5b02d676bf153f850ecb49cfa92b4dc5e2ab35e0a507c71866
+# templates sha256: 00864e963dccc086957abf6821e50052835350220029b369d1e7e3f69047c5c5
 # generator sha256: 86e8ad17335d37655b250db4fdf3eead3f571c8460e57b8e164078c47054d0cb
 """ReplaySSM kernels for mamba2: mamba2__ngroups8_nheads96_dstate128_headdim80__L16__state_fp16__rec_bf16.
 
@@ -662,8 +662,8 @@ def verify_kernel(
     records first folds its n records into the checkpoint, chunk by chunk as the stream
     reads it (S_n = exp(G_n) C + Σ_j exp(G_n - G_j) k_j w_jᵀ, stored, and the chunk's
     product takes S_n in place of C: the drafts' decays count from n, S_c = 0), and its
-    cursor becomes 0; its drafts go to rows n_w + i = n + i (never DRAFTS_IN_PLACE here),
-    past the committed records that the group's other programs may still be reading
+    cursor becomes 0; its drafts go to rows n + i (never DRAFTS_IN_PLACE here), past the
+    committed records that the group's other programs may still be reading
     (commit moves the accepted ones to the ring's start). Without it the checkpoint and the cursor are never written. A FOLDING
     launch serves the folding rows only, the other launch the rest (runtime.verify
     launches both, the plain one first): each is compiled without the other's code, so
@@ -704,8 +704,8 @@ def verify_kernel(
             fold = (n > 0) & (n + n_d > CAP)  # the row folds its committed records first
         else:
             fold = n < 0  # (never)
-        n_w = n  # the drafts' first ring row: past the committed records
-        if DRAFTS_IN_PLACE and FOLDING:  # ... which a folding row folds: its rows 0.. (plan)
+        n_w = n  # the drafts' first ring row once the verify is done: past the committed records
+        if DRAFTS_IN_PLACE and FOLDING:  # ... or, folded, the ring's start (m.drafts_to_ring_start)
             n_w = 0
         if fold == FOLDING:  # this launch's rows (runtime.verify: the plain rows, then the folding ones)
             h_B = tl.load(B_ptr + (i_b * T_IN + o_dr[:, None]) * stride_B + i_kh * K + o_k[None, :], mask=m_p[:, None] & m_k[None, :], other=0.0).to(tl.float32)  # [BT, BKT] ([BT, BK] over the whole axis)
@@ -720,7 +720,7 @@ def verify_kernel(
             raw_probe_all = tl.where((o_t < T_MAX)[:, None], h_C, 0.0)  # [BT, BK] query rows
             h_kd = tl.where(m_dk[:, None], h_B, 0.0)  # rows i: draft i's raw key
             if i_hv % GROUP == 0:
-                tl.store(ring_B_ptr + ((i_slot * H + i_kh) * RING + n_w + o_t[:, None]) * K + o_k[None, :], h_B.to(ring_B_ptr.dtype.element_ty), mask=m_dk[:, None] & m_k[None, :])
+                tl.store(ring_B_ptr + ((i_slot * H + i_kh) * RING + n + o_t[:, None]) * K + o_k[None, :], h_B.to(ring_B_ptr.dtype.element_ty), mask=m_dk[:, None] & m_k[None, :])
             r_B = tl.load(ring_B_ptr + ((i_slot * H + i_kh) * RING + o_l[:, None]) * K + o_k[None, :], mask=m_l[:, None] & m_k[None, :], other=0.0).to(tl.float32)  # [BL, BK]
             rec_key = r_B
             # the scores from raw rows; each value head applies its decays and each role's
@@ -776,7 +776,7 @@ def verify_kernel(
                 g_d = tl.where(m_dk, t_gate, 0.0)  # rows i: draft i's gate
                 G_d = tl.where(m_dr, G_n + tl.sum(tl.where(o_t[None, :] <= o_dr[:, None], g_d[None, :], 0.0), axis=1), G_n)
                 d_delta = tl.where(m_dr, b_delta, 0.0)
-                tl.store(ring_delta_ptr + ((i_slot * HV + i_hv) * RING + n_w + o_t), b_delta.to(ring_delta_ptr.dtype.element_ty), mask=m_dk)
+                tl.store(ring_delta_ptr + ((i_slot * HV + i_hv) * RING + n + o_t), b_delta.to(ring_delta_ptr.dtype.element_ty), mask=m_dk)
                 ck_weight = devmath.exp(G_d)  # [BT] decay from the checkpoint to each probe
                 draft_weight = devmath.exp(-G_n + G_d)  # [BT] decay from n to each probe
                 fac_probe = tl.where(m_p, fac_query, 0.0)  # [BT]
@@ -861,7 +861,7 @@ def verify_kernel(
                             out = out * (((b_z) / (1.0 + devmath.exp(-(b_z)))))
                         out = tl.where(m_t[:, None], out, 0.0)
                         tl.store(p_out + o_v[None, :], out.to(out_ptr.dtype.element_ty), mask=m_out[:, None] & m_v[None, :])
-                        tl.store(ring_x_ptr + ((i_slot * HV + i_hv) * RING + n_w + o_t[:, None]) * V + o_v[None, :], b_x.to(ring_x_ptr.dtype.element_ty), mask=m_t[:, None] & m_v[None, :])
+                        tl.store(ring_x_ptr + ((i_slot * HV + i_hv) * RING + n + o_t[:, None]) * V + o_v[None, :], b_x.to(ring_x_ptr.dtype.element_ty), mask=m_t[:, None] & m_v[None, :])
                         XT = tl.zeros([DBV, BT], tl.float32)
                 if VERIFY_FOLDS:
                     if FOLDING:
