@@ -2,7 +2,7 @@
 # the templates and run `replaygen build`.
 # kernel: gla__H4_HV4_K256_V512__L16__state_fp16sr__read_nvfp4__rec_bf16_g-fp32__gcum
 # spec sha256: 2a7fe42937c3f75572badc158aa6b5a3525d5a4bced8d5656b63326bdec79ab1
-# templates sha256: 00864e963dccc086957abf6821e50052835350220029b369d1e7e3f69047c5c5
+# templates sha256: 76090f68b3f2efd4a4ecb219235587a4ce5d078c15c2a87f05be1ce1778c09c6
 # generator sha256: 86e8ad17335d37655b250db4fdf3eead3f571c8460e57b8e164078c47054d0cb
 """ReplaySSM kernels for gla: gla__H4_HV4_K256_V512__L16__state_fp16sr__read_nvfp4__rec_bf16_g-fp32__gcum.
 
@@ -828,6 +828,7 @@ def verify_kernel(
                             base = n
                             n0 = 0
                             accepted = n_d
+                            MOVE_COLS: tl.constexpr = 32
                             o_m = tl.arange(0, BT)
                             m_m = o_m < accepted
                             o_vw = tl.arange(0, BVW)
@@ -836,15 +837,24 @@ def verify_kernel(
                             # test as a [BT] vector: the interpreter rejects a scalar & vector mask)
                             m_key = m_m & ((o_m * 0 + i_hv) % GROUP == 0)
                             m_one = m_m & (o_m * 0 + i_hv == 0)
-                            moved_k = tl.load(ring_k_ptr + ((i_slot * H + i_kh) * RING + base + o_m[:, None]) * K + o_k[None, :], mask=m_key[:, None] & m_k[None, :])
-                            tl.debug_barrier()  # every row read before any is written (they may overlap)
-                            tl.store(ring_k_ptr + ((i_slot * H + i_kh) * RING + n0 + o_m[:, None]) * K + o_k[None, :], moved_k, mask=m_key[:, None] & m_k[None, :])
-                            moved_g = tl.load(ring_g_ptr + ((i_slot * HV + i_hv) * RING + base + o_m[:, None]) * K + o_k[None, :], mask=m_m[:, None] & m_k[None, :])
-                            tl.debug_barrier()  # every row read before any is written (they may overlap)
-                            tl.store(ring_g_ptr + ((i_slot * HV + i_hv) * RING + n0 + o_m[:, None]) * K + o_k[None, :], moved_g, mask=m_m[:, None] & m_k[None, :])
-                            moved_v = tl.load(ring_v_ptr + ((i_slot * HV + i_hv) * RING + base + o_m[:, None]) * V + o_vw[None, :], mask=m_mv)
-                            tl.debug_barrier()  # every row read before any is written (they may overlap)
-                            tl.store(ring_v_ptr + ((i_slot * HV + i_hv) * RING + n0 + o_m[:, None]) * V + o_vw[None, :], moved_v, mask=m_mv)
+                            for c0 in range(0, K, MOVE_COLS):  # (a column block at a time: few registers)
+                                o_c = c0 + tl.arange(0, MOVE_COLS)
+                                m_c = m_key[:, None] & (o_c < K)[None, :]
+                                moved_k = tl.load(ring_k_ptr + ((i_slot * H + i_kh) * RING + base + o_m[:, None]) * K + o_c[None, :], mask=m_c)
+                                tl.debug_barrier()  # every row read before any is written (they may overlap)
+                                tl.store(ring_k_ptr + ((i_slot * H + i_kh) * RING + n0 + o_m[:, None]) * K + o_c[None, :], moved_k, mask=m_c)
+                            for c0 in range(0, K, MOVE_COLS):  # (a column block at a time: few registers)
+                                o_c = c0 + tl.arange(0, MOVE_COLS)
+                                m_c = m_m[:, None] & (o_c < K)[None, :]
+                                moved_g = tl.load(ring_g_ptr + ((i_slot * HV + i_hv) * RING + base + o_m[:, None]) * K + o_c[None, :], mask=m_c)
+                                tl.debug_barrier()  # every row read before any is written (they may overlap)
+                                tl.store(ring_g_ptr + ((i_slot * HV + i_hv) * RING + n0 + o_m[:, None]) * K + o_c[None, :], moved_g, mask=m_c)
+                            for c0 in range(0, V, MOVE_COLS):  # (a column block at a time: few registers)
+                                o_c = c0 + tl.arange(0, MOVE_COLS)
+                                m_c = m_m[:, None] & (o_c < V)[None, :]
+                                moved_v = tl.load(ring_v_ptr + ((i_slot * HV + i_hv) * RING + base + o_m[:, None]) * V + o_c[None, :], mask=m_c)
+                                tl.debug_barrier()  # every row read before any is written (they may overlap)
+                                tl.store(ring_v_ptr + ((i_slot * HV + i_hv) * RING + n0 + o_m[:, None]) * V + o_c[None, :], moved_v, mask=m_c)
                             pass
                         if VERIFY_FOLDS:
                             if FOLDING:
@@ -1112,6 +1122,7 @@ def verify_kernel(
                         base = n
                         n0 = 0
                         accepted = n_d
+                        MOVE_COLS: tl.constexpr = 32
                         o_m = tl.arange(0, BT)
                         m_m = o_m < accepted
                         o_vw = tl.arange(0, BVW)
@@ -1120,15 +1131,24 @@ def verify_kernel(
                         # test as a [BT] vector: the interpreter rejects a scalar & vector mask)
                         m_key = m_m & ((o_m * 0 + i_hv) % GROUP == 0)
                         m_one = m_m & (o_m * 0 + i_hv == 0)
-                        moved_k = tl.load(ring_k_ptr + ((i_slot * H + i_kh) * RING + base + o_m[:, None]) * K + o_k[None, :], mask=m_key[:, None] & m_k[None, :])
-                        tl.debug_barrier()  # every row read before any is written (they may overlap)
-                        tl.store(ring_k_ptr + ((i_slot * H + i_kh) * RING + n0 + o_m[:, None]) * K + o_k[None, :], moved_k, mask=m_key[:, None] & m_k[None, :])
-                        moved_g = tl.load(ring_g_ptr + ((i_slot * HV + i_hv) * RING + base + o_m[:, None]) * K + o_k[None, :], mask=m_m[:, None] & m_k[None, :])
-                        tl.debug_barrier()  # every row read before any is written (they may overlap)
-                        tl.store(ring_g_ptr + ((i_slot * HV + i_hv) * RING + n0 + o_m[:, None]) * K + o_k[None, :], moved_g, mask=m_m[:, None] & m_k[None, :])
-                        moved_v = tl.load(ring_v_ptr + ((i_slot * HV + i_hv) * RING + base + o_m[:, None]) * V + o_vw[None, :], mask=m_mv)
-                        tl.debug_barrier()  # every row read before any is written (they may overlap)
-                        tl.store(ring_v_ptr + ((i_slot * HV + i_hv) * RING + n0 + o_m[:, None]) * V + o_vw[None, :], moved_v, mask=m_mv)
+                        for c0 in range(0, K, MOVE_COLS):  # (a column block at a time: few registers)
+                            o_c = c0 + tl.arange(0, MOVE_COLS)
+                            m_c = m_key[:, None] & (o_c < K)[None, :]
+                            moved_k = tl.load(ring_k_ptr + ((i_slot * H + i_kh) * RING + base + o_m[:, None]) * K + o_c[None, :], mask=m_c)
+                            tl.debug_barrier()  # every row read before any is written (they may overlap)
+                            tl.store(ring_k_ptr + ((i_slot * H + i_kh) * RING + n0 + o_m[:, None]) * K + o_c[None, :], moved_k, mask=m_c)
+                        for c0 in range(0, K, MOVE_COLS):  # (a column block at a time: few registers)
+                            o_c = c0 + tl.arange(0, MOVE_COLS)
+                            m_c = m_m[:, None] & (o_c < K)[None, :]
+                            moved_g = tl.load(ring_g_ptr + ((i_slot * HV + i_hv) * RING + base + o_m[:, None]) * K + o_c[None, :], mask=m_c)
+                            tl.debug_barrier()  # every row read before any is written (they may overlap)
+                            tl.store(ring_g_ptr + ((i_slot * HV + i_hv) * RING + n0 + o_m[:, None]) * K + o_c[None, :], moved_g, mask=m_c)
+                        for c0 in range(0, V, MOVE_COLS):  # (a column block at a time: few registers)
+                            o_c = c0 + tl.arange(0, MOVE_COLS)
+                            m_c = m_m[:, None] & (o_c < V)[None, :]
+                            moved_v = tl.load(ring_v_ptr + ((i_slot * HV + i_hv) * RING + base + o_m[:, None]) * V + o_c[None, :], mask=m_c)
+                            tl.debug_barrier()  # every row read before any is written (they may overlap)
+                            tl.store(ring_v_ptr + ((i_slot * HV + i_hv) * RING + n0 + o_m[:, None]) * V + o_c[None, :], moved_v, mask=m_c)
                         pass
                     if VERIFY_FOLDS:
                         if FOLDING:
