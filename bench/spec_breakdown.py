@@ -38,7 +38,8 @@ from torch.profiler import ProfilerActivity, profile  # noqa: E402
 from replaygen.perf import environment  # noqa: E402
 
 
-# (name, verify_folds, the plan's choices turned off: the A/B of each, where the plan makes it)
+# (name, verify_folds, the plan's choices turned off: the A/B of each, where the plan makes
+# it; DRAFTS_IN_PLACE and QUEUE_FOLDS come with bench/proto/s51_vf_inplace_queue.diff)
 PROTOCOLS = (("verify folds", True, ()),
              ("vf as session 50", True, ("DRAFTS_IN_PLACE", "QUEUE_FOLDS")),
              ("vf drafts moved", True, ("DRAFTS_IN_PLACE",)),
@@ -123,8 +124,8 @@ def main(argv=None):
                 continue
             try:
                 kern = load_kernels(variant, args.drafts, verify_folds=vf)
-                if any(not kern.plan.__getattribute__(flag) for flag in off):
-                    continue   # (the plan has that choice off already)
+                if any(not getattr(kern.plan, flag, False) for flag in off):
+                    continue   # (the plan has that choice off already, or not at all)
                 kern._consts.update({flag: False for flag in off})
                 params = random_params(kern, device, torch.Generator(device=device).manual_seed(1))
                 r = cycle_breakdown(kern, params, args.batch, args.drafts, args.cycles, device,

@@ -333,10 +333,6 @@ class KernelPlan:
     RING: int             # ring rows: CAP + T_MAX (the capacity rule, see make_plan)
     CAP: int              # the most committed records any operation leaves (L or L - 1)
     VERIFY_FOLDS: bool    # a verify first folds a row whose drafts would pass CAP (make_plan)
-    DRAFTS_IN_PLACE: bool  # a folding verify writes its drafts' records at ring rows i, not
-                           # n + i, so that a commit moves nothing (make_plan)
-    QUEUE_FOLDS: bool     # the plain verify launch queues the rows that fold, and the
-                          # folding launch's grid, sized to the GPU, takes them (make_plan)
     BT: int               # verify probe rows: T_MAX queries (+ T_MAX keys for a delta rule)
     BLF: int              # record tile rows of a fold (up to RING records)
     BVW: int              # the value axis padded to a power of two (a commit's record move: one tile)
@@ -973,9 +969,9 @@ def make_plan(deriv: Derivation, config: KernelConfig) -> KernelPlan:
     # into its checkpoint first, in a launch of the verify kernel for those rows: the
     # checkpoint is read there anyway, so the fold costs one checkpoint write where a
     # commit's fold cost a read and a write (T = 8, L = 16: one checkpoint read in three
-    # saved). The drafts go to ring rows n + i, past the folded ones, which other
+    # saved). The drafts still go to ring rows n + i, past the folded ones, which other
     # programs of the launch may still be reading (a key group's shared key records); the
-    # commit moves the accepted ones to the ring's start (unless DRAFTS_IN_PLACE, below). Decode (it folds at n + 1 >= L)
+    # commit moves the accepted ones to the ring's start. Decode (it folds at n + 1 >= L)
     # and flush take up to L committed records. With T_MAX <= L a commit after such a
     # verify stays within CAP, so a commit never folds (and never folds moved records).
     # Not the default: the fused launch moves fewer bytes, but on the H200 (session 18,
@@ -1382,30 +1378,10 @@ def make_plan(deriv: Derivation, config: KernelConfig) -> KernelPlan:
     if verify_template == VERIFY_KEY_CHUNKS:   # (the probe rows are the value-tile verify's)
         probe_rows_head, probe_row_code, probe_reduction_code, probe_tile_code = False, [], [], []
         probe_gate_tensors = probe_key_tensors = ()
-    # DRAFTS_IN_PLACE: a folding verify row's committed records are all in its new
-    # checkpoint once its program has read them, so its drafts may take ring rows 0.. at
-    # once (the commit then moves nothing: KDA T = 8, H100, session 50, its record moves
-    # were 0.029 of a 0.495 ms step), provided no other program reads those rows: every
-    # ring field belongs to one value head (a key field with GROUP = 1), as the value-tile
-    # verify's programs serve one value head each. Its program reads the rows before it
-    # overwrites them (a barrier between, for its warps). The key-chunk verify stores the
-    # drafts' keys before it loads the records' and keeps rows n + i.
-    drafts_in_place = (VERIFY_FOLDS and verify_template != VERIFY_KEY_CHUNKS
-                       and all(f.head == "value" or (f.head == "key" and H == HV) for f in ring))
-    # QUEUE_FOLDS: the folding launch over every (row, value head) of the batch ran a
-    # program for each, and those of rows that do not fold exited at once, each holding a
-    # place on the GPU for its cursor's load (the folding launch's large programs: ~3 per
-    # multiprocessor); with every row plain it took 0.026 ms of KDA's T = 8 step (H100,
-    # session 50). The plain launch queues the folding rows (ReplayState.fold_queue, as a
-    # decode queues its flushes) and the folding launch takes them in turn, on a grid that
-    # depends on the batch size only (CUDA graphs). The value-tile verify's (runtime.verify
-    # keeps the grid over every row where the folding launch is split in two).
-    queue_folds = VERIFY_FOLDS and verify_template != VERIFY_KEY_CHUNKS
     return KernelPlan(
         config=config, spec_name=spec.name, spec_hash=spec.source_hash,
         H=H, HV=HV, K=K, V=V, L=L, GROUP=HV // H, BK=BK, BV=BV, BL=BL,
-        NV=-(-V // BV), T_MAX=T_MAX, RING=RING, CAP=CAP, VERIFY_FOLDS=VERIFY_FOLDS,
-        DRAFTS_IN_PLACE=drafts_in_place, QUEUE_FOLDS=queue_folds, BT=BT, BLF=BLF, BVW=_next_pow2(V),
+        NV=-(-V // BV), T_MAX=T_MAX, RING=RING, CAP=CAP, VERIFY_FOLDS=VERIFY_FOLDS, BT=BT, BLF=BLF, BVW=_next_pow2(V),
         fold_dot=fold_dot,
         # The fold's operands are records; their own rounding sets its error budget.
         # bf16 records (2^-9 each; exactly representable in tf32) or a bf16 checkpoint

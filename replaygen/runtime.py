@@ -308,18 +308,6 @@ def fold_programs(device: torch.device) -> int:
 _MULTIPROCESSORS: dict[tuple[str, int | None], int] = {}
 
 
-def resident_limits(compiled) -> tuple[int, int, int]:
-    """(by registers, by everything else, warps): the programs of a compiled Triton kernel
-    that one multiprocessor holds at once as its registers allow, and as its shared memory,
-    warps and the program limit allow (sm_90: 64 K registers, allocated per warp in units
-    of 256; 228 KB of shared memory, 1 KB of it reserved per program; 64 warps; 32
-    programs), each at least 1; and its warps."""
-    warps = compiled.metadata.num_warps
-    regs = -(-max(compiled.n_regs, 1) * 32 // 256) * 256 * warps
-    shared = compiled.metadata.shared + 1024
-    return (max(1, 65536 // regs), max(1, min(233472 // shared, 64 // warps, 32)), warps)
-
-
 def multiprocessors(device: torch.device) -> int:
     """The device's multiprocessors (cached per device; the interpreter: 1)."""
     key = (device.type, device.index)
@@ -361,7 +349,6 @@ class Kernels:
         self.record_dtype = TORCH_DTYPES[plan.record_dtype]
         self.layout = self._state_layout()
         self._consts = dict(module.CONSTEXPRS)
-        self._queued_resident: dict[int, tuple[int, int, int]] = {}   # rows -> resident_limits
         self._has = {f"HAS_{n}": False for n in plan.optional_flags}
         # Size-based dispatch: batches below this fold every step (see decode()). 0: the
         # H200 suite of 2026-11-29 found folding every step slower than the replay step
@@ -639,23 +626,10 @@ class Kernels:
         if rows and T:
             # the rows that do not fold, then (VERIFY_FOLDS) those that do: the folding
             # launch sees the cursors the first one read (it writes them), and each is
-            # compiled without the other's code, with its own launch. With QUEUE_FOLDS the
-            # plain launch queues the folding rows for the folding launch's grid, sized to
-            # the GPU (not where that launch is split in two: both launches agree)
-            queued = False
-            if self.plan.VERIFY_FOLDS:
-                fold_consts = self._launch("verify_fold", rows, state.device)[0]
-                queued = bool(fold_consts["QUEUE_FOLDS"]) and not fold_consts["SPLIT_HEAD"]
+            # compiled without the other's code, with its own launch
             for folding in (False, True) if self.plan.VERIFY_FOLDS else (False,):
                 consts, launch, chosen = self._launch("verify_fold" if folding else "verify",
                                                       rows, state.device)
-                consts = {**consts, "QUEUE_FOLDS": queued}
-                grid = (rows, self.plan.HV // consts["HPP"])
-                if folding and queued:
-                    programs, maxnreg = self._queued_verify_grid(rows, state.device)
-                    grid = (programs,)
-                    if maxnreg is not None:
-                        launch = {**launch, "maxnreg": maxnreg}
                 # Launch.head_launch: the head phase's launch (SPLIT_HEAD 1) leaves its
                 # products in a workspace (per call: a CUDA graph keeps its own) for the
                 # stream's launch (2), the head's at its own warps where the launch says
@@ -666,39 +640,14 @@ class Kernels:
                 for split in (1, 2) if two else (0,):
                     options = (launch if split != 1 or chosen.head_warps is None
                                else {**launch, "num_warps": chosen.head_warps})
-                    compiled = self.module.verify_kernel[grid](
+                    self.module.verify_kernel[(rows, self.plan.HV // consts["HPP"])](
                         slots_ptr=slots, num_slots=state.num_slots, cursor_ptr=state.cursor,
                         drafted_ptr=state.drafted, ckpt_ptr=state.checkpoint,
                         **self._state_args(state), **self._ring_args(state), **args,
                         **self._param_args(state.params), num_drafts_ptr=num_drafts, T_IN=T,
                         out_ptr=out, stride_out=_token_stride(out, out.shape[1]), ws_ptr=ws,
-                        fold_queue_ptr=state.fold_queue,
                         **has, **{**consts, "SPLIT_HEAD": split}, FOLDING=folding, **options)
-                if folding and queued and state.device.type == "cuda":
-                    self._queued_resident.setdefault(rows, resident_limits(compiled))
         return out
-
-    def _queued_verify_grid(self, rows: int, device: torch.device) -> tuple[int, int | None]:
-        """(programs, maxnreg) of a queued folding verify launch (QUEUE_FOLDS): as many
-        programs as the GPU holds at once, at most one per (row, value head), and a register
-        cap where registers alone would hold fewer than its shared memory and warps allow:
-        the loop over items lets the compiler keep more values live across the row's work
-        (KDA T = 8, [32] w4, offline sm_90: 168 -> 250 registers, 3 -> 2 programs per
-        multiprocessor; capped at 168 it spills nothing). Both follow from the compiled
-        kernel, known from the first launch, which runs one program per item uncapped. The
-        interpreter, which runs programs one after another, takes INTERPRETER_FOLD_PROGRAMS,
-        so that tests see programs take several items. Depends on the batch size and the
-        GPU only (CUDA graphs)."""
-        items = rows * self.plan.HV
-        if device.type != "cuda":
-            return min(items, INTERPRETER_FOLD_PROGRAMS), None
-        limits = self._queued_resident.get(rows)
-        if limits is None:
-            return items, None
-        by_registers, others, warps = limits
-        if by_registers >= others:
-            return min(items, multiprocessors(device) * others), None
-        return min(items, multiprocessors(device) * others), 65536 // (32 * warps * others) // 8 * 8
 
     def commit(self, state: ReplayState, slots: torch.Tensor, num_accepted: torch.Tensor, *,
                check: bool = True) -> None:
@@ -708,8 +657,7 @@ class Kernels:
         plan.VERIFY_FOLDS the verify folds first and a commit never needs to) folds them
         into its checkpoint in the same launch, so the next verify's drafts fit the
         ring's CAP + max_drafts rows.
-        After a verify that folded, the accepted drafts' records move to the ring's start
-        (plan.DRAFTS_IN_PLACE: that verify wrote them there).
+        After a verify that folded, the accepted drafts' records move to the ring's start.
         Clears the pending drafts.
 
         With `check` (one sync) a count outside [0, drafts of the slot's last verify]

@@ -300,9 +300,7 @@ def compile_all(workers: int) -> tuple[int, list[str]]:
     # The value-tile verify in two launches (Launch.head_launch, T_MAX = 8; the plain rows'
     # and, with verify_folds, the folding rows'): each head launch and stream launch
     # (SPLIT_HEAD 1, 2) compiles, and the stream launches, which hold none of the head
-    # phase's tiles, spill nothing for key dims up to 128 (as above: GLA's K = 256 folding
-    # stream launch sits at 255 registers with Triton 3.9's ptxas and spills 8 bytes with
-    # its drafts written in place, plan.DRAFTS_IN_PLACE: reported, not failed)
+    # phase's tiles, spill nothing
     for variant in TILED_VERIFY:
         kern = load(variant, config=load_variant(variant).configs[0].name, state_dtype="fp32",
                     record_dtype="bf16", L=16, max_drafts=SPEC_DRAFTS, verify_folds=True,
@@ -315,8 +313,7 @@ def compile_all(workers: int) -> tuple[int, list[str]]:
                                           table_kernel=kernel, FOLDING=kernel == "verify_fold",
                                           SPLIT_HEAD=split)
                 usage = ptxas_usage(compiled)
-                print(f"{kern.name}: {kernel} launch {split} of 2: {usage}")
-                assert split == 1 or "0 bytes spill stores" in usage or kern.plan.K > 128, usage
+                assert split == 1 or "0 bytes spill stores" in usage, usage
             except Exception as exc:  # report every failure, not only the first
                 failures.append(f"{kern.name}: {kernel} launch {split} of 2: {exc}")
     # The value-tile decode reading its read copy in words (fp16x2 products in inline PTX)

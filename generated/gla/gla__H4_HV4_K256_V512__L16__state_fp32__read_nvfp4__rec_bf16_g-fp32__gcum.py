@@ -2,8 +2,8 @@
 # the templates and run `replaygen build`.
 # kernel: gla__H4_HV4_K256_V512__L16__state_fp32__read_nvfp4__rec_bf16_g-fp32__gcum
 # spec sha256: 2a7fe42937c3f75572badc158aa6b5a3525d5a4bced8d5656b63326bdec79ab1
-# templates sha256: 76090f68b3f2efd4a4ecb219235587a4ce5d078c15c2a87f05be1ce1778c09c6
-# generator sha256: 86e8ad17335d37655b250db4fdf3eead3f571c8460e57b8e164078c47054d0cb
+# templates sha256: 01e17015cae71527a6aaa032f294222067c31f663ad0914f13a2646220e2ae0c
+# generator sha256: 53be6acc4aaef63d6d6018049d3d07f82d018dbaecd70f95e77601f7521e4930
 """ReplaySSM kernels for gla: gla__H4_HV4_K256_V512__L16__state_fp32__read_nvfp4__rec_bf16_g-fp32__gcum.
 
 Replay form: S_t = C·Diag(exp(G_t)) + Σ_j w_j (Diag(exp(G_t - G_j))·k_j)ᵀ,  G_j = Σ_(i<=j) g_i
@@ -20,7 +20,7 @@ CONSTEXPRS = dict(H=4, HV=4, K=256, V=512, L=16, GROUP=1,
                   FOLD_DOT=True, DBV=64, DNV=8,
                   BKT=32, NK=8, DECODE_FOLD_DOT=True, NSPLIT=1, HPP=1, STREAM_STAGES=3, FLUSH_STAGES=2, FUSED_FLUSH=True, STREAM_FIRST=False, READ_WORDS=False, READ_MMA=False, HEAD_SCORES=False, ONEPASS_FLUSH=False, FLUSH_ORDER=0, SPLIT_HEAD=0, WS=0, ROWS_P2=1,
                   KH=128, KS=16, NB=16,
-                  RING=16, CAP=15, VERIFY_FOLDS=False, DRAFTS_IN_PLACE=False, QUEUE_FOLDS=False, T_MAX=1, BT=16, BLF=16, BVW=512)
+                  RING=16, CAP=15, VERIFY_FOLDS=False, T_MAX=1, BT=16, BLF=16, BVW=512)
 NUM_WARPS = 4
 DECODE_WARPS = 4
 VERIFY_WARPS = 4
@@ -35,7 +35,7 @@ def replay_decode_kernel(
     GROUP: tl.constexpr, BK: tl.constexpr, BV: tl.constexpr, BL: tl.constexpr, NV: tl.constexpr,
     FOLD_DOT: tl.constexpr, DBV: tl.constexpr, DNV: tl.constexpr, BKT: tl.constexpr, NK: tl.constexpr,
     DECODE_FOLD_DOT: tl.constexpr, NSPLIT: tl.constexpr, HPP: tl.constexpr, STREAM_STAGES: tl.constexpr, FLUSH_STAGES: tl.constexpr, FUSED_FLUSH: tl.constexpr, STREAM_FIRST: tl.constexpr, READ_WORDS: tl.constexpr, READ_MMA: tl.constexpr, HEAD_SCORES: tl.constexpr, ONEPASS_FLUSH: tl.constexpr, FLUSH_ORDER: tl.constexpr, SPLIT_HEAD: tl.constexpr, WS: tl.constexpr, ROWS_P2: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
-    RING: tl.constexpr, CAP: tl.constexpr, VERIFY_FOLDS: tl.constexpr, DRAFTS_IN_PLACE: tl.constexpr, QUEUE_FOLDS: tl.constexpr, T_MAX: tl.constexpr, BT: tl.constexpr, BLF: tl.constexpr, BVW: tl.constexpr,
+    RING: tl.constexpr, CAP: tl.constexpr, VERIFY_FOLDS: tl.constexpr, T_MAX: tl.constexpr, BT: tl.constexpr, BLF: tl.constexpr, BVW: tl.constexpr,
     FOLD_EVERY_STEP: tl.constexpr,
 ):
     """One ReplaySSM decode step for row i_b, value head i_hv (value-tile streaming).
@@ -214,7 +214,7 @@ def fold_kernel(
     GROUP: tl.constexpr, BK: tl.constexpr, BV: tl.constexpr, BL: tl.constexpr, NV: tl.constexpr,
     FOLD_DOT: tl.constexpr, DBV: tl.constexpr, DNV: tl.constexpr, BKT: tl.constexpr, NK: tl.constexpr,
     DECODE_FOLD_DOT: tl.constexpr, NSPLIT: tl.constexpr, HPP: tl.constexpr, STREAM_STAGES: tl.constexpr, FLUSH_STAGES: tl.constexpr, FUSED_FLUSH: tl.constexpr, STREAM_FIRST: tl.constexpr, READ_WORDS: tl.constexpr, READ_MMA: tl.constexpr, HEAD_SCORES: tl.constexpr, ONEPASS_FLUSH: tl.constexpr, FLUSH_ORDER: tl.constexpr, SPLIT_HEAD: tl.constexpr, WS: tl.constexpr, ROWS_P2: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
-    RING: tl.constexpr, CAP: tl.constexpr, VERIFY_FOLDS: tl.constexpr, DRAFTS_IN_PLACE: tl.constexpr, QUEUE_FOLDS: tl.constexpr, T_MAX: tl.constexpr, BT: tl.constexpr, BLF: tl.constexpr, BVW: tl.constexpr,
+    RING: tl.constexpr, CAP: tl.constexpr, VERIFY_FOLDS: tl.constexpr, T_MAX: tl.constexpr, BT: tl.constexpr, BLF: tl.constexpr, BVW: tl.constexpr,
 ):
     """Fold committed records into full states: of row i_b, value head i_hv (a grid over
     rows and value heads), or (QUEUED) of the blocks a decode launch queued.
@@ -433,7 +433,7 @@ def conventional_decode_kernel(
     GROUP: tl.constexpr, BK: tl.constexpr, BV: tl.constexpr, BL: tl.constexpr, NV: tl.constexpr,
     FOLD_DOT: tl.constexpr, DBV: tl.constexpr, DNV: tl.constexpr, BKT: tl.constexpr, NK: tl.constexpr,
     DECODE_FOLD_DOT: tl.constexpr, NSPLIT: tl.constexpr, HPP: tl.constexpr, STREAM_STAGES: tl.constexpr, FLUSH_STAGES: tl.constexpr, FUSED_FLUSH: tl.constexpr, STREAM_FIRST: tl.constexpr, READ_WORDS: tl.constexpr, READ_MMA: tl.constexpr, HEAD_SCORES: tl.constexpr, ONEPASS_FLUSH: tl.constexpr, FLUSH_ORDER: tl.constexpr, SPLIT_HEAD: tl.constexpr, WS: tl.constexpr, ROWS_P2: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
-    RING: tl.constexpr, CAP: tl.constexpr, VERIFY_FOLDS: tl.constexpr, DRAFTS_IN_PLACE: tl.constexpr, QUEUE_FOLDS: tl.constexpr, T_MAX: tl.constexpr, BT: tl.constexpr, BLF: tl.constexpr, BVW: tl.constexpr,
+    RING: tl.constexpr, CAP: tl.constexpr, VERIFY_FOLDS: tl.constexpr, T_MAX: tl.constexpr, BT: tl.constexpr, BLF: tl.constexpr, BVW: tl.constexpr,
 ):
     """The conventional decode step for row i_b, value head i_hv, value tile i_v:
     read the state tile, decay it, update it, read the output, write the state back."""
@@ -479,7 +479,7 @@ def quantize_kernel(
     GROUP: tl.constexpr, BK: tl.constexpr, BV: tl.constexpr, BL: tl.constexpr, NV: tl.constexpr,
     FOLD_DOT: tl.constexpr, DBV: tl.constexpr, DNV: tl.constexpr, BKT: tl.constexpr, NK: tl.constexpr,
     DECODE_FOLD_DOT: tl.constexpr, NSPLIT: tl.constexpr, HPP: tl.constexpr, STREAM_STAGES: tl.constexpr, FLUSH_STAGES: tl.constexpr, FUSED_FLUSH: tl.constexpr, STREAM_FIRST: tl.constexpr, READ_WORDS: tl.constexpr, READ_MMA: tl.constexpr, HEAD_SCORES: tl.constexpr, ONEPASS_FLUSH: tl.constexpr, FLUSH_ORDER: tl.constexpr, SPLIT_HEAD: tl.constexpr, WS: tl.constexpr, ROWS_P2: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
-    RING: tl.constexpr, CAP: tl.constexpr, VERIFY_FOLDS: tl.constexpr, DRAFTS_IN_PLACE: tl.constexpr, QUEUE_FOLDS: tl.constexpr, T_MAX: tl.constexpr, BT: tl.constexpr, BLF: tl.constexpr, BVW: tl.constexpr,
+    RING: tl.constexpr, CAP: tl.constexpr, VERIFY_FOLDS: tl.constexpr, T_MAX: tl.constexpr, BT: tl.constexpr, BLF: tl.constexpr, BVW: tl.constexpr,
 ):
     """Store full fp32 states src [rows, HV, V, K] into the quantised copy (the read copy,
     or a quantised checkpoint) of slot slots[i_b], value head i_hv: load_state's path,
@@ -507,12 +507,12 @@ def quantize_kernel(
 def verify_kernel(
     slots_ptr, num_slots, cursor_ptr, drafted_ptr, ckpt_ptr, read_ptr, read_scale_ptr, read_bscale_ptr, ring_k_ptr, ring_g_ptr, ring_v_ptr,
     q_ptr, stride_q, k_ptr, stride_k, v_ptr, stride_v, gk_ptr, stride_gk,
-    num_drafts_ptr, T_IN, out_ptr, stride_out, ws_ptr, fold_queue_ptr,
+    num_drafts_ptr, T_IN, out_ptr, stride_out, ws_ptr,
     H: tl.constexpr, HV: tl.constexpr, K: tl.constexpr, V: tl.constexpr, L: tl.constexpr,
     GROUP: tl.constexpr, BK: tl.constexpr, BV: tl.constexpr, BL: tl.constexpr, NV: tl.constexpr,
     FOLD_DOT: tl.constexpr, DBV: tl.constexpr, DNV: tl.constexpr, BKT: tl.constexpr, NK: tl.constexpr,
     DECODE_FOLD_DOT: tl.constexpr, NSPLIT: tl.constexpr, HPP: tl.constexpr, STREAM_STAGES: tl.constexpr, FLUSH_STAGES: tl.constexpr, FUSED_FLUSH: tl.constexpr, STREAM_FIRST: tl.constexpr, READ_WORDS: tl.constexpr, READ_MMA: tl.constexpr, HEAD_SCORES: tl.constexpr, ONEPASS_FLUSH: tl.constexpr, FLUSH_ORDER: tl.constexpr, SPLIT_HEAD: tl.constexpr, WS: tl.constexpr, ROWS_P2: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
-    RING: tl.constexpr, CAP: tl.constexpr, VERIFY_FOLDS: tl.constexpr, DRAFTS_IN_PLACE: tl.constexpr, QUEUE_FOLDS: tl.constexpr, T_MAX: tl.constexpr, BT: tl.constexpr, BLF: tl.constexpr, BVW: tl.constexpr,
+    RING: tl.constexpr, CAP: tl.constexpr, VERIFY_FOLDS: tl.constexpr, T_MAX: tl.constexpr, BT: tl.constexpr, BLF: tl.constexpr, BVW: tl.constexpr,
     FOLDING: tl.constexpr,
 ):
     """Speculative verification for row i_b, value head i_hv: the outputs of the row's
@@ -541,8 +541,8 @@ def verify_kernel(
     records into the checkpoint, tile by tile as the tiles stream in (S_n = exp(G_n) C +
     Σ_j exp(G_n - G_j) k_j w_jᵀ, stored, and the tile's probes read S_n with the
     committed records gone: the drafts' decays count from n, S_c = 0), and its cursor
-    becomes 0; its drafts go to rows n + i (commit moves the accepted ones to the ring's
-    start), and with DRAFTS_IN_PLACE the program moves them there itself at its end. Without it the checkpoint and the cursor are never written. A FOLDING
+    becomes 0; its drafts still go to rows n + i (commit moves the accepted ones to the
+    ring's start). Without it the checkpoint and the cursor are never written. A FOLDING
     launch serves the folding rows only, the other launch the rest (runtime.verify
     launches both, the plain one first): each is compiled without the other's code, so
     the fold's registers never cost the plain rows occupancy.
@@ -555,589 +555,250 @@ def verify_kernel(
     Outputs of drafts i >= n_d (up to T_IN) are zeros; padding rows (slot < 0) get zeros, slots outside
     the pool NaNs, and write nothing.
     """
-    if QUEUE_FOLDS and FOLDING:
-        # the rows that the plain launch queued (ReplayState.fold_queue: word 0 their count,
-        # word 1 the programs that have finished, the rows from word 2), each value head an
-        # item, taken in turn by a grid sized to the GPU (runtime.verify): no program exits
-        # idle (with every row plain, a grid over all rows' 8192 programs cost 0.026 ms of
-        # KDA's T = 8 step on the H100, session 50)
-        queued = tl.load(fold_queue_ptr)
-        for i_w in range(tl.program_id(0), queued * HV, tl.num_programs(0)):
-            i_b = tl.load(fold_queue_ptr + 2 + i_w // HV)
-            i_hv = i_w % HV
-            i_kh = i_hv // GROUP
-            i_slot = tl.load(slots_ptr + i_b).to(tl.int64)
-            o_k = tl.arange(0, BK)
-            m_k = o_k < K
-            o_l = tl.arange(0, BL)
-            o_t = tl.arange(0, BT)
-            o_vb = tl.arange(0, BV)
-            p_out = out_ptr + (i_b * T_IN + o_t[:, None]) * stride_out + i_hv * V  # [BT, 1]
-            m_out = o_t < T_IN
-            if (i_slot >= 0) & (i_slot < num_slots):
-                # the checkpoint is the one large read: its tiles are loaded inside the value-tile
-                # loop, which Triton software-pipelines with the drafts' and records' value tiles
-                # (tl.range, STREAM_STAGES: cp.async into shared memory). The hand prefetch into
-                # registers it replaced held a [BV, BK] tile through the drafts' head-level work
-                # and left the other per-tile loads waiting (KDA T = 8: 255 registers and a spill,
-                # now 240; H200, batch 256: 0.4913 -> 0.3904 ms, session 14)
-                p_head = ckpt_ptr + (i_slot * HV + i_hv) * V * K
-                p_cursor = cursor_ptr + i_slot * HV + i_hv
-                n = tl.load(p_cursor)
-                n_d = tl.load(num_drafts_ptr + i_b)
-                n_d = tl.maximum(tl.minimum(n_d, tl.minimum(T_IN, RING - n)), 0)
-                if VERIFY_FOLDS:
-                    fold = (n > 0) & (n + n_d > CAP)  # the row folds its committed records first
-                else:
-                    fold = n < 0  # (never)
-                n_w = n  # the drafts' first ring row once the verify is done: past the committed records
-                if DRAFTS_IN_PLACE and FOLDING:  # ... or, folded, the ring's start (m.drafts_to_ring_start)
-                    n_w = 0
-                if QUEUE_FOLDS and not FOLDING:
-                    if fold & (i_hv == 0):  # a row for the folding launch (all its value heads fold)
-                        i_q = tl.atomic_add(fold_queue_ptr, 1)
-                        if i_q < num_slots * HV:  # (a batch naming a slot twice is undefined)
-                            tl.store(fold_queue_ptr + 2 + i_q, i_b)
-                if fold == FOLDING:  # this launch's rows (runtime.verify: the plain rows, then the folding ones)
-                    if FOLDING:
-                        tl.debug_barrier()  # every warp has read the cursor and drafted words: stores may follow
-                        pass
-                    m_l = o_l < n
-                    # (n_d <= T_MAX: the constant half lets the compiler drop rows past T_MAX wherever
-                    # a tile keeps its rows per register; KDA T = 8, sm_90: 5984 -> 5824 instructions.
-                    # Not in a folding launch: GLA's folding stream launch, at 255 registers, spilled)
-                    m_t = (o_t < n_d) & ((o_t < T_MAX) | FOLDING)
-                    if SPLIT_HEAD != 2:  # the head phase (SPLIT_HEAD 1: a launch of its own)
-                        # The head phase's key-axis loads and stores take one element per thread
-                        # and 32 columns (a range of contiguity 1: no vector accesses), the column
-                        # layout of its [BT, BK] tiles. A draft's input in vector loads was re-laid
-                        # out through shared memory, a barrier per input and draft that no later
-                        # draft's loads could pass: KDA's T = 8 program waited for ~16 dependent
-                        # rounds of loads (sm_90: 42 -> 20 barriers). The committed records' tiles
-                        # keep vector loads (o_k_vec: they meet the drafts' tiles only in a product,
-                        # through shared memory anyway), and so do the stream's. A new range: the
-                        # hint marks its operation. (H100, the H200's tables: KDA 0.3698 -> 0.3495
-                        # ms, its folding launch 0.7510 -> 0.6478, GLA 0.2579 -> 0.2397; session 39)
-                        o_k_vec = o_k
-                        if not FOLDING:  # (a folding launch's drafts load as [BT, BK] tiles: vector loads)
-                            o_k = tl.max_contiguous(tl.arange(0, BK), 1)
-                        # -- committed records: keys decayed to the committed end n -----------------
-                        r_k = tl.load(ring_k_ptr + ((i_slot * H + i_kh) * RING + o_l[:, None]) * K + o_k_vec[None, :], mask=m_l[:, None] & m_k[None, :], other=0.0).to(tl.float32)  # [BL, BK]
-                        r_g = tl.load(ring_g_ptr + ((i_slot * HV + i_hv) * RING + o_l[:, None]) * K + o_k_vec[None, :], mask=m_l[:, None] & m_k[None, :], other=0.0).to(tl.float32)  # [BL, BK]
-                        rec_key = r_k
-                        rec_gate = r_g
-                        rec_key = tl.where(m_l[:, None], rec_key, 0.0)  # [BL, BK]
-                        G_rec = rec_gate  # cumulative log decays since the checkpoint, as stored
-                        G_t = tl.load(ring_g_ptr + ((i_slot * HV + i_hv) * RING + tl.maximum(n - 1, 0)) * K + o_k, mask=tl.where(n > 0, m_k, False), other=0.0).to(tl.float32)  # row n - 1's, continued
-                        rec_weight = devmath.exp(-G_rec + G_t)  # decay from record j to n, <= 1
-                        kw = tl.where(m_l[:, None], rec_weight * rec_key, 0.0)  # [BL, BK]
-                        ck_weight = devmath.exp(G_t)  # decay from the checkpoint to n (a fold's)
-                        # the drafts' log decays count from the checkpoint they read: S_n in a folding row
-                        # (so their probes and their cumulative gate records start from 0 there)
-                        if FOLDING:
-                            G_n = tl.zeros_like(G_t)
-                        else:
-                            G_n = G_t
-                        if FOLDING:  # (each launch takes its drafts as measured fastest: plan.fold_tile_head)
-                            # -- drafts, all at once: row i of [BT, BK] tiles (and [BT] vectors) holds draft i
-                            o_dr = o_t
-                            m_p = (o_t < n_d) & (o_t < T_MAX)  # present drafts
-                            m_dr = m_p
-                            h_q = tl.load(q_ptr + (i_b * T_IN + o_dr[:, None]) * stride_q + i_kh * K + o_k[None, :], mask=m_p[:, None] & m_k[None, :], other=0.0).to(tl.float32)  # [BT, BKT] ([BT, BK] over the whole axis)
-                            h_k = tl.load(k_ptr + (i_b * T_IN + o_dr[:, None]) * stride_k + i_kh * K + o_k[None, :], mask=m_p[:, None] & m_k[None, :], other=0.0).to(tl.float32)  # [BT, BKT] ([BT, BK] over the whole axis)
-                            h_gk = tl.load(gk_ptr + (i_b * T_IN + o_dr[:, None]) * stride_gk + i_hv * K + o_k[None, :], mask=m_p[:, None] & m_k[None, :], other=0.0).to(tl.float32)  # [BT, BKT] ([BT, BK] over the whole axis)
-                            h_g = 0.0625 * -tl.where((-h_gk) > 20.0, (-h_gk), devmath.log(1.0 + devmath.exp(tl.minimum((-h_gk), 20.0))))
-                            ht_query = 0.0625 * h_q
-                            ht_key = h_k
-                            ht_gate = h_g
-                            P_d = tl.where(m_p[:, None], ht_query, 0.0)  # probes: queries (rows i)
-                            K_d = tl.where(m_p[:, None], ht_key, 0.0)  # keys (rows i)
-                            g_d = tl.where(m_p[:, None], ht_gate, 0.0)
-                            G_d = G_n[None, :] + tl.cumsum(g_d, axis=0)  # log decay from the checkpoint to draft i
-                            G_i = G_n + tl.sum(g_d, axis=0)  # ... to the last draft
-                            if i_hv % GROUP == 0:
-                                tl.store(ring_k_ptr + ((i_slot * H + i_kh) * RING + n + o_t[:, None]) * K + o_k[None, :], h_k.to(ring_k_ptr.dtype.element_ty), mask=m_p[:, None] & m_k[None, :])
-                            tl.store(ring_g_ptr + ((i_slot * HV + i_hv) * RING + n + o_t[:, None]) * K + o_k[None, :], G_d.to(ring_g_ptr.dtype.element_ty), mask=m_p[:, None] & m_k[None, :])
-                        else:
-                            # -- drafts, in order: token math and records ---------------------------------
-                            P_d = tl.zeros([BT, BK], tl.float32)  # probes: queries (rows i), keys (rows T_MAX + i)
-                            K_d = tl.zeros([BT, BK], tl.float32)  # keys (rows i)
-                            G_d = tl.zeros([BT, BK], tl.float32) + G_n[None, :]  # per probe; absent: decay 1 from n
-                            G_i = G_n
-                            h_k = tl.zeros([BT, BK], tl.float32)
-                            for i_d in tl.static_range(T_MAX):
-                                # unrolled and branch-free (updates masked by `live`), so that every draft's
-                                # loads can issue before the first draft's math, and before the cursor's
-                                # load returns (their rows do not wait for n_d): an absent draft loads a row
-                                # of the input (draft min(i, T_IN - 1), in bounds) and changes nothing
-                                live = i_d < n_d
-                                i_ld = tl.minimum(i_d, T_IN - 1)
-                                b_q = tl.load(q_ptr + (i_b * T_IN + i_ld) * stride_q + i_kh * K + o_k, mask=m_k, other=0.0).to(tl.float32)
-                                b_k = tl.load(k_ptr + (i_b * T_IN + i_ld) * stride_k + i_kh * K + o_k, mask=m_k, other=0.0).to(tl.float32)
-                                b_gk = tl.load(gk_ptr + (i_b * T_IN + i_ld) * stride_gk + i_hv * K + o_k, mask=m_k, other=0.0).to(tl.float32)
-                                b_g = 0.0625 * -tl.where((-b_gk) > 20.0, (-b_gk), devmath.log(1.0 + devmath.exp(tl.minimum((-b_gk), 20.0))))
-                                t_query = 0.0625 * b_q
-                                t_key = b_k
-                                t_gate = b_g
-                                G_i = G_i + tl.where(live, t_gate, 0.0)
-                                sel = (o_t == i_d) & live
-                                P_d = tl.where(sel[:, None], t_query[None, :], P_d)
-                                K_d = tl.where(sel[:, None], t_key[None, :], K_d)
-                                G_d = tl.where((((o_t == i_d) | (o_t == T_MAX + i_d)) & live)[:, None], G_i[None, :], G_d)
-                                h_k = tl.where(sel[:, None], b_k[None, :], h_k)
-                            # the drafts' records, after the loop: no store stands between one draft's loads
-                            # and the next's (a store may alias them), so all of them can issue at once
-                            if i_hv % GROUP == 0:
-                                tl.store(ring_k_ptr + ((i_slot * H + i_kh) * RING + n + o_t[:, None]) * K + o_k[None, :], h_k.to(ring_k_ptr.dtype.element_ty), mask=m_t[:, None] & m_k[None, :])
-                            tl.store(ring_g_ptr + ((i_slot * HV + i_hv) * RING + n + o_t[:, None]) * K + o_k[None, :], G_d.to(ring_g_ptr.dtype.element_ty), mask=m_t[:, None] & m_k[None, :])
-                        # -- the window's scores S_win[r, i'] = (exp(G_r - G_i') k_i')·P[r] of each probe
-                        # row r (draft i's query, for a delta rule also its key, rows T_MAX + i) against
-                        # the drafts' keys, i' <= i (keys: i' < i), all pairs in one product: the decay
-                        # split at n (plan.window_key_factor), both factors within exp(±80.0) while
-                        # each channel's drafts decay by at most 80.0 (no overflow, no
-                        # denormals); else pair by pair, exactly. (Pair by pair inside the drafts'
-                        # loop this was ~2400 of a KDA T = 8 program's ~7500 instructions before its
-                        # first checkpoint tile, at one warp.)
-                        o_dr = o_t
-                        causal = o_t[None, :] <= o_dr[:, None]
-                        causal = causal & (o_dr < n_d)[:, None] & m_t[None, :]
-                        G_span = G_i - G_n  # the drafts' whole log decay
-                        # every probe weight is the decay from n times a per-channel factor (derive.py):
-                        # one exp per probe element (P_w), not one per weight (to the checkpoint, to n:
-                        # KDA T = 8 at one warp, sm_90, 988 -> 585 instructions)
-                        if tl.min(G_span + tl.zeros([BK], tl.float32), axis=0) >= -80.0:
-                            P_w = devmath.exp(-G_n[None, :] + G_d) * P_d  # decayed to n
-                            K_s = tl.where((o_t < T_MAX)[:, None], devmath.exp(-G_d + G_n[None, :]), 0.0) * K_d  # (rows i only)
-                            if FOLD_DOT:
-                                S_win = tl.dot(P_w, tl.trans(K_s), input_precision="tf32")
-                            else:
-                                S_win = tl.sum(P_w[:, None, :] * K_s[None, :, :], axis=2)
-                        else:
-                            S_win = tl.zeros([BT, BT], tl.float32)
-                            for i_c in range(T_MAX):  # (a loop: the exact path is rare, its registers are not)
-                                k_c = tl.sum(tl.where((o_t == i_c)[:, None], K_d, 0.0), axis=0)  # draft i_c's key
-                                G_c = tl.sum(tl.where((o_t == i_c)[:, None], G_d, 0.0), axis=0)
-                                kw_c = devmath.exp(-G_c[None, :] + tl.minimum(G_d, G_c[None, :])) * k_c[None, :]  # [BT, BK]
-                                S_win = tl.where((o_t == i_c)[None, :], tl.sum(kw_c * P_d, axis=1)[:, None], S_win)
-                            P_w = devmath.exp(-G_n[None, :] + G_d) * P_d  # (P_d until the loop is done)
-                        S_win = tl.where(causal, S_win, 0.0)
-                        S_d = tl.where((o_t < T_MAX)[:, None], S_win, 0.0)  # rows i: (exp(G_i - G_i') k_i')·q_i
-                        # -- every probe against the committed records (one product)
-                        P_ck = (devmath.exp(G_n))[None, :] * P_w  # [BT, BK] decayed to the checkpoint
-                        if FOLD_DOT:
-                            S_c = tl.dot(P_w, tl.trans(kw), input_precision="tf32")
-                        else:
-                            S_c = tl.sum(P_w[:, None, :] * kw[None, :, :], axis=2)
-                        if FOLDING:  # a folding row's probes read S_n and no committed records
-                            S_c = tl.zeros_like(S_c)
-                        o_k = o_k_vec
-                        if SPLIT_HEAD == 1:  # its products, for the stream launch
-                            p_ws = ws_ptr + (i_b * HV + i_hv).to(tl.int64) * WS
-                            tl.store(p_ws + o_t[:, None] * BK + o_k[None, :], P_ck)
-                            p_ws += BT * BK
-                            tl.store(p_ws + o_t[:, None] * BL + o_l[None, :], S_c)
-                            p_ws += BT * BL
-                            tl.store(p_ws + o_t[:, None] * BT + o_t[None, :], S_d)
-                            p_ws += BT * BT
-                            if FOLDING:  # the fold's weights: the stream folds each tile as it streams it
-                                tl.store(p_ws + o_l[:, None] * BK + o_k[None, :], kw)
-                                tl.store(p_ws + BL * BK + o_k, ck_weight)
-                                pass
-                            pass
-                    else:  # the stream launch: the head launch's products
-                        p_ws = ws_ptr + (i_b * HV + i_hv).to(tl.int64) * WS
-                        P_ck = tl.load(p_ws + o_t[:, None] * BK + o_k[None, :])
-                        p_ws += BT * BK
-                        S_c = tl.load(p_ws + o_t[:, None] * BL + o_l[None, :])
-                        p_ws += BT * BL
-                        S_d = tl.load(p_ws + o_t[:, None] * BT + o_t[None, :])
-                        p_ws += BT * BT
-                        if FOLDING:  # the fold's weights: the stream folds each tile as it streams it
-                            kw = tl.load(p_ws + o_l[:, None] * BK + o_k[None, :])
-                            ck_weight = tl.load(p_ws + BL * BK + o_k)
-                            pass
-                        pass
-                    if SPLIT_HEAD != 1:  # the value tiles' stream
-                        for i_v in tl.range(NV, num_stages=STREAM_STAGES):  # the value tiles (pipelined)
-                            o_v = i_v * BV + o_vb
-                            m_v = o_v < V
-                            c_tile = tl.load(p_head + o_v[:, None] * K + o_k[None, :], mask=m_v[:, None] & m_k[None, :], other=0.0).to(tl.float32)  # [BV, BK]
-                            # -- this value tile: the drafts' value-axis inputs ([BT, BV]) and records
-                            b_v = tl.load(v_ptr + (i_b * T_IN + o_t[:, None]) * stride_v + i_hv * V + o_v[None, :], mask=m_t[:, None] & m_v[None, :], other=0.0).to(tl.float32)  # [BT, BV]
-                            t_value = b_v
-                            r_v = tl.load(ring_v_ptr + ((i_slot * HV + i_hv) * RING + o_l[:, None]) * V + o_v[None, :], mask=m_l[:, None] & m_v[None, :], other=0.0).to(tl.float32)  # [BL, BV]
-                            rec_value = r_v
-                            if FOLDING:  # S_n for this tile: stored, and read by the probes in place of C
-                                s_tile = c_tile * ck_weight[None, :]
-                                if FOLD_DOT:  # one [BV, BL] x [BL, BK] product
-                                    s_tile += tl.dot(tl.trans(rec_value), kw, input_precision="tf32")
-                                else:  # tiles too small for tl.dot (a dim < 16): broadcast and reduce
-                                    s_tile += tl.sum(rec_value[:, :, None] * kw[:, None, :], axis=0)
-                                tl.store(ckpt_ptr + (((i_slot * HV + i_hv) * V + o_v[:, None]) * K + o_k[None, :]), s_tile.to(ckpt_ptr.dtype.element_ty), mask=(o_v < V)[:, None] & m_k[None, :])
-                                q_p, q_b, q_t = formats.nvfp4_quantize(tl.where((o_v < V)[:, None] & m_k[None, :], s_tile, 0.0), BV, BK, NB)
-                                tl.store(read_ptr + (((i_slot * HV + i_hv) * V + o_v[:, None]) * KH + o_kh[None, :]), q_p, mask=(o_v < V)[:, None] & (o_kh < KH)[None, :])
-                                tl.store(read_bscale_ptr + (((i_slot * HV + i_hv) * V + o_v[:, None]) * KS + o_ks[None, :]), q_b.to(read_bscale_ptr.dtype.element_ty), mask=(o_v < V)[:, None] & (o_ks < KS)[None, :])
-                                tl.store(read_scale_ptr + (i_slot * HV + i_hv) * NV + i_v, q_t)
-                                c_tile = s_tile
-                            if FOLD_DOT:
-                                x_ck = tl.dot(P_ck, tl.trans(c_tile), input_precision="tf32")
-                            else:
-                                x_ck = tl.sum(P_ck[:, None, :] * c_tile[None, :, :], axis=2)
-                            if FOLDING:  # a folding row's probes read S_n only (S_c = 0: the product skipped; KDA, H200: 0.817 -> 0.748 ms)
-                                X = x_ck
-                            else:
-                                if FOLD_DOT:
-                                    x_rec = tl.dot(S_c, rec_value, input_precision="tf32")
-                                else:
-                                    x_rec = tl.sum(S_c[:, :, None] * rec_value[None, :, :], axis=1)
-                                X = x_ck + x_rec  # [BT, BV]: S_n·Decay·q_i (rows i), S_n·Decay·k_i (rows T_MAX + i)
-                            w_d = t_value  # [BT, BV]
-                            w_d = tl.where(m_t[:, None], w_d, 0.0)
-                            if FOLD_DOT:
-                                x_win = tl.dot(S_d, w_d, input_precision="tf32")
-                            else:
-                                x_win = tl.sum(S_d[:, :, None] * w_d[None, :, :], axis=1)
-                            out = X + x_win
-                            out = tl.where(m_t[:, None], out, 0.0)
-                            tl.store(p_out + o_v[None, :], out.to(out_ptr.dtype.element_ty), mask=m_out[:, None] & m_v[None, :])
-                            tl.store(ring_v_ptr + ((i_slot * HV + i_hv) * RING + n + o_t[:, None]) * V + o_v[None, :], b_v.to(ring_v_ptr.dtype.element_ty), mask=m_t[:, None] & m_v[None, :])
-                        if DRAFTS_IN_PLACE and FOLDING:
-                            tl.debug_barrier()
-                            base = n
-                            n0 = 0
-                            accepted = n_d
-                            MOVE_COLS: tl.constexpr = 32
-                            o_m = tl.arange(0, BT)
-                            m_m = o_m < accepted
-                            o_vw = tl.arange(0, BVW)
-                            m_mv = m_m[:, None] & (o_vw < V)[None, :]
-                            # rows shared by a key group / by every head: its first program moves them (the
-                            # test as a [BT] vector: the interpreter rejects a scalar & vector mask)
-                            m_key = m_m & ((o_m * 0 + i_hv) % GROUP == 0)
-                            m_one = m_m & (o_m * 0 + i_hv == 0)
-                            for c0 in range(0, K, MOVE_COLS):  # (a column block at a time: few registers)
-                                o_c = c0 + tl.arange(0, MOVE_COLS)
-                                m_c = m_key[:, None] & (o_c < K)[None, :]
-                                moved_k = tl.load(ring_k_ptr + ((i_slot * H + i_kh) * RING + base + o_m[:, None]) * K + o_c[None, :], mask=m_c)
-                                tl.debug_barrier()  # every row read before any is written (they may overlap)
-                                tl.store(ring_k_ptr + ((i_slot * H + i_kh) * RING + n0 + o_m[:, None]) * K + o_c[None, :], moved_k, mask=m_c)
-                            for c0 in range(0, K, MOVE_COLS):  # (a column block at a time: few registers)
-                                o_c = c0 + tl.arange(0, MOVE_COLS)
-                                m_c = m_m[:, None] & (o_c < K)[None, :]
-                                moved_g = tl.load(ring_g_ptr + ((i_slot * HV + i_hv) * RING + base + o_m[:, None]) * K + o_c[None, :], mask=m_c)
-                                tl.debug_barrier()  # every row read before any is written (they may overlap)
-                                tl.store(ring_g_ptr + ((i_slot * HV + i_hv) * RING + n0 + o_m[:, None]) * K + o_c[None, :], moved_g, mask=m_c)
-                            for c0 in range(0, V, MOVE_COLS):  # (a column block at a time: few registers)
-                                o_c = c0 + tl.arange(0, MOVE_COLS)
-                                m_c = m_m[:, None] & (o_c < V)[None, :]
-                                moved_v = tl.load(ring_v_ptr + ((i_slot * HV + i_hv) * RING + base + o_m[:, None]) * V + o_c[None, :], mask=m_c)
-                                tl.debug_barrier()  # every row read before any is written (they may overlap)
-                                tl.store(ring_v_ptr + ((i_slot * HV + i_hv) * RING + n0 + o_m[:, None]) * V + o_c[None, :], moved_v, mask=m_c)
-                            pass
-                        if VERIFY_FOLDS:
-                            if FOLDING:
-                                tl.store(p_cursor, 0)
-                                pass
-                            tl.store(drafted_ptr + i_slot * HV + i_hv, n_d + 256 * n_w)
-                        else:
-                            tl.store(drafted_ptr + i_slot * HV + i_hv, n_d)
-
-            elif (not FOLDING) and SPLIT_HEAD != 1:  # (the stream launch's rows, where split)
-                # padding row (zero output) or a slot outside the pool (NaN output); no state write
-                fill = tl.where(i_slot < 0, 0.0, float("nan"))
-                for i_v in range(NV):
-                    o_v = i_v * BV + o_vb
-                    tl.store(p_out + o_v[None, :], (tl.zeros([BT, BV], tl.float32) + fill).to(out_ptr.dtype.element_ty), mask=m_out[:, None] & (o_v < V)[None, :])
-        done = tl.atomic_add(fold_queue_ptr + 1, 1, sem="acq_rel")
-        if done == tl.num_programs(0) - 1:  # every program has read the queue's length
-            tl.store(fold_queue_ptr, 0)
-            tl.store(fold_queue_ptr + 1, 0)
-    else:
-        i_b = tl.program_id(0)
-        i_hv = tl.program_id(1)
-        i_kh = i_hv // GROUP
-        i_slot = tl.load(slots_ptr + i_b).to(tl.int64)
-        o_k = tl.arange(0, BK)
-        m_k = o_k < K
-        o_l = tl.arange(0, BL)
-        o_t = tl.arange(0, BT)
-        o_vb = tl.arange(0, BV)
-        p_out = out_ptr + (i_b * T_IN + o_t[:, None]) * stride_out + i_hv * V  # [BT, 1]
-        m_out = o_t < T_IN
-        if (i_slot >= 0) & (i_slot < num_slots):
-            # the checkpoint is the one large read: its tiles are loaded inside the value-tile
-            # loop, which Triton software-pipelines with the drafts' and records' value tiles
-            # (tl.range, STREAM_STAGES: cp.async into shared memory). The hand prefetch into
-            # registers it replaced held a [BV, BK] tile through the drafts' head-level work
-            # and left the other per-tile loads waiting (KDA T = 8: 255 registers and a spill,
-            # now 240; H200, batch 256: 0.4913 -> 0.3904 ms, session 14)
-            p_head = ckpt_ptr + (i_slot * HV + i_hv) * V * K
-            p_cursor = cursor_ptr + i_slot * HV + i_hv
-            n = tl.load(p_cursor)
-            n_d = tl.load(num_drafts_ptr + i_b)
-            n_d = tl.maximum(tl.minimum(n_d, tl.minimum(T_IN, RING - n)), 0)
-            if VERIFY_FOLDS:
-                fold = (n > 0) & (n + n_d > CAP)  # the row folds its committed records first
-            else:
-                fold = n < 0  # (never)
-            n_w = n  # the drafts' first ring row once the verify is done: past the committed records
-            if DRAFTS_IN_PLACE and FOLDING:  # ... or, folded, the ring's start (m.drafts_to_ring_start)
-                n_w = 0
-            if QUEUE_FOLDS and not FOLDING:
-                if fold & (i_hv == 0):  # a row for the folding launch (all its value heads fold)
-                    i_q = tl.atomic_add(fold_queue_ptr, 1)
-                    if i_q < num_slots * HV:  # (a batch naming a slot twice is undefined)
-                        tl.store(fold_queue_ptr + 2 + i_q, i_b)
-            if fold == FOLDING:  # this launch's rows (runtime.verify: the plain rows, then the folding ones)
+    i_b = tl.program_id(0)
+    i_hv = tl.program_id(1)
+    i_kh = i_hv // GROUP
+    i_slot = tl.load(slots_ptr + i_b).to(tl.int64)
+    o_k = tl.arange(0, BK)
+    m_k = o_k < K
+    o_l = tl.arange(0, BL)
+    o_t = tl.arange(0, BT)
+    o_vb = tl.arange(0, BV)
+    p_out = out_ptr + (i_b * T_IN + o_t[:, None]) * stride_out + i_hv * V  # [BT, 1]
+    m_out = o_t < T_IN
+    if (i_slot >= 0) & (i_slot < num_slots):
+        # the checkpoint is the one large read: its tiles are loaded inside the value-tile
+        # loop, which Triton software-pipelines with the drafts' and records' value tiles
+        # (tl.range, STREAM_STAGES: cp.async into shared memory). The hand prefetch into
+        # registers it replaced held a [BV, BK] tile through the drafts' head-level work
+        # and left the other per-tile loads waiting (KDA T = 8: 255 registers and a spill,
+        # now 240; H200, batch 256: 0.4913 -> 0.3904 ms, session 14)
+        p_head = ckpt_ptr + (i_slot * HV + i_hv) * V * K
+        p_cursor = cursor_ptr + i_slot * HV + i_hv
+        n = tl.load(p_cursor)
+        n_d = tl.load(num_drafts_ptr + i_b)
+        n_d = tl.maximum(tl.minimum(n_d, tl.minimum(T_IN, RING - n)), 0)
+        if VERIFY_FOLDS:
+            fold = (n > 0) & (n + n_d > CAP)  # the row folds its committed records first
+        else:
+            fold = n < 0  # (never)
+        if fold == FOLDING:  # this launch's rows (runtime.verify: the plain rows, then the folding ones)
+            if FOLDING:
+                tl.debug_barrier()  # every warp has read the cursor and drafted words: stores may follow
+                pass
+            m_l = o_l < n
+            # (n_d <= T_MAX: the constant half lets the compiler drop rows past T_MAX wherever
+            # a tile keeps its rows per register; KDA T = 8, sm_90: 5984 -> 5824 instructions.
+            # Not in a folding launch: GLA's folding stream launch, at 255 registers, spilled)
+            m_t = (o_t < n_d) & ((o_t < T_MAX) | FOLDING)
+            if SPLIT_HEAD != 2:  # the head phase (SPLIT_HEAD 1: a launch of its own)
+                # The head phase's key-axis loads and stores take one element per thread
+                # and 32 columns (a range of contiguity 1: no vector accesses), the column
+                # layout of its [BT, BK] tiles. A draft's input in vector loads was re-laid
+                # out through shared memory, a barrier per input and draft that no later
+                # draft's loads could pass: KDA's T = 8 program waited for ~16 dependent
+                # rounds of loads (sm_90: 42 -> 20 barriers). The committed records' tiles
+                # keep vector loads (o_k_vec: they meet the drafts' tiles only in a product,
+                # through shared memory anyway), and so do the stream's. A new range: the
+                # hint marks its operation. (H100, the H200's tables: KDA 0.3698 -> 0.3495
+                # ms, its folding launch 0.7510 -> 0.6478, GLA 0.2579 -> 0.2397; session 39)
+                o_k_vec = o_k
+                if not FOLDING:  # (a folding launch's drafts load as [BT, BK] tiles: vector loads)
+                    o_k = tl.max_contiguous(tl.arange(0, BK), 1)
+                # -- committed records: keys decayed to the committed end n -----------------
+                r_k = tl.load(ring_k_ptr + ((i_slot * H + i_kh) * RING + o_l[:, None]) * K + o_k_vec[None, :], mask=m_l[:, None] & m_k[None, :], other=0.0).to(tl.float32)  # [BL, BK]
+                r_g = tl.load(ring_g_ptr + ((i_slot * HV + i_hv) * RING + o_l[:, None]) * K + o_k_vec[None, :], mask=m_l[:, None] & m_k[None, :], other=0.0).to(tl.float32)  # [BL, BK]
+                rec_key = r_k
+                rec_gate = r_g
+                rec_key = tl.where(m_l[:, None], rec_key, 0.0)  # [BL, BK]
+                G_rec = rec_gate  # cumulative log decays since the checkpoint, as stored
+                G_t = tl.load(ring_g_ptr + ((i_slot * HV + i_hv) * RING + tl.maximum(n - 1, 0)) * K + o_k, mask=tl.where(n > 0, m_k, False), other=0.0).to(tl.float32)  # row n - 1's, continued
+                rec_weight = devmath.exp(-G_rec + G_t)  # decay from record j to n, <= 1
+                kw = tl.where(m_l[:, None], rec_weight * rec_key, 0.0)  # [BL, BK]
+                ck_weight = devmath.exp(G_t)  # decay from the checkpoint to n (a fold's)
+                # the drafts' log decays count from the checkpoint they read: S_n in a folding row
+                # (so their probes and their cumulative gate records start from 0 there)
                 if FOLDING:
-                    tl.debug_barrier()  # every warp has read the cursor and drafted words: stores may follow
-                    pass
-                m_l = o_l < n
-                # (n_d <= T_MAX: the constant half lets the compiler drop rows past T_MAX wherever
-                # a tile keeps its rows per register; KDA T = 8, sm_90: 5984 -> 5824 instructions.
-                # Not in a folding launch: GLA's folding stream launch, at 255 registers, spilled)
-                m_t = (o_t < n_d) & ((o_t < T_MAX) | FOLDING)
-                if SPLIT_HEAD != 2:  # the head phase (SPLIT_HEAD 1: a launch of its own)
-                    # The head phase's key-axis loads and stores take one element per thread
-                    # and 32 columns (a range of contiguity 1: no vector accesses), the column
-                    # layout of its [BT, BK] tiles. A draft's input in vector loads was re-laid
-                    # out through shared memory, a barrier per input and draft that no later
-                    # draft's loads could pass: KDA's T = 8 program waited for ~16 dependent
-                    # rounds of loads (sm_90: 42 -> 20 barriers). The committed records' tiles
-                    # keep vector loads (o_k_vec: they meet the drafts' tiles only in a product,
-                    # through shared memory anyway), and so do the stream's. A new range: the
-                    # hint marks its operation. (H100, the H200's tables: KDA 0.3698 -> 0.3495
-                    # ms, its folding launch 0.7510 -> 0.6478, GLA 0.2579 -> 0.2397; session 39)
-                    o_k_vec = o_k
-                    if not FOLDING:  # (a folding launch's drafts load as [BT, BK] tiles: vector loads)
-                        o_k = tl.max_contiguous(tl.arange(0, BK), 1)
-                    # -- committed records: keys decayed to the committed end n -----------------
-                    r_k = tl.load(ring_k_ptr + ((i_slot * H + i_kh) * RING + o_l[:, None]) * K + o_k_vec[None, :], mask=m_l[:, None] & m_k[None, :], other=0.0).to(tl.float32)  # [BL, BK]
-                    r_g = tl.load(ring_g_ptr + ((i_slot * HV + i_hv) * RING + o_l[:, None]) * K + o_k_vec[None, :], mask=m_l[:, None] & m_k[None, :], other=0.0).to(tl.float32)  # [BL, BK]
-                    rec_key = r_k
-                    rec_gate = r_g
-                    rec_key = tl.where(m_l[:, None], rec_key, 0.0)  # [BL, BK]
-                    G_rec = rec_gate  # cumulative log decays since the checkpoint, as stored
-                    G_t = tl.load(ring_g_ptr + ((i_slot * HV + i_hv) * RING + tl.maximum(n - 1, 0)) * K + o_k, mask=tl.where(n > 0, m_k, False), other=0.0).to(tl.float32)  # row n - 1's, continued
-                    rec_weight = devmath.exp(-G_rec + G_t)  # decay from record j to n, <= 1
-                    kw = tl.where(m_l[:, None], rec_weight * rec_key, 0.0)  # [BL, BK]
-                    ck_weight = devmath.exp(G_t)  # decay from the checkpoint to n (a fold's)
-                    # the drafts' log decays count from the checkpoint they read: S_n in a folding row
-                    # (so their probes and their cumulative gate records start from 0 there)
-                    if FOLDING:
-                        G_n = tl.zeros_like(G_t)
-                    else:
-                        G_n = G_t
-                    if FOLDING:  # (each launch takes its drafts as measured fastest: plan.fold_tile_head)
-                        # -- drafts, all at once: row i of [BT, BK] tiles (and [BT] vectors) holds draft i
-                        o_dr = o_t
-                        m_p = (o_t < n_d) & (o_t < T_MAX)  # present drafts
-                        m_dr = m_p
-                        h_q = tl.load(q_ptr + (i_b * T_IN + o_dr[:, None]) * stride_q + i_kh * K + o_k[None, :], mask=m_p[:, None] & m_k[None, :], other=0.0).to(tl.float32)  # [BT, BKT] ([BT, BK] over the whole axis)
-                        h_k = tl.load(k_ptr + (i_b * T_IN + o_dr[:, None]) * stride_k + i_kh * K + o_k[None, :], mask=m_p[:, None] & m_k[None, :], other=0.0).to(tl.float32)  # [BT, BKT] ([BT, BK] over the whole axis)
-                        h_gk = tl.load(gk_ptr + (i_b * T_IN + o_dr[:, None]) * stride_gk + i_hv * K + o_k[None, :], mask=m_p[:, None] & m_k[None, :], other=0.0).to(tl.float32)  # [BT, BKT] ([BT, BK] over the whole axis)
-                        h_g = 0.0625 * -tl.where((-h_gk) > 20.0, (-h_gk), devmath.log(1.0 + devmath.exp(tl.minimum((-h_gk), 20.0))))
-                        ht_query = 0.0625 * h_q
-                        ht_key = h_k
-                        ht_gate = h_g
-                        P_d = tl.where(m_p[:, None], ht_query, 0.0)  # probes: queries (rows i)
-                        K_d = tl.where(m_p[:, None], ht_key, 0.0)  # keys (rows i)
-                        g_d = tl.where(m_p[:, None], ht_gate, 0.0)
-                        G_d = G_n[None, :] + tl.cumsum(g_d, axis=0)  # log decay from the checkpoint to draft i
-                        G_i = G_n + tl.sum(g_d, axis=0)  # ... to the last draft
-                        if i_hv % GROUP == 0:
-                            tl.store(ring_k_ptr + ((i_slot * H + i_kh) * RING + n + o_t[:, None]) * K + o_k[None, :], h_k.to(ring_k_ptr.dtype.element_ty), mask=m_p[:, None] & m_k[None, :])
-                        tl.store(ring_g_ptr + ((i_slot * HV + i_hv) * RING + n + o_t[:, None]) * K + o_k[None, :], G_d.to(ring_g_ptr.dtype.element_ty), mask=m_p[:, None] & m_k[None, :])
-                    else:
-                        # -- drafts, in order: token math and records ---------------------------------
-                        P_d = tl.zeros([BT, BK], tl.float32)  # probes: queries (rows i), keys (rows T_MAX + i)
-                        K_d = tl.zeros([BT, BK], tl.float32)  # keys (rows i)
-                        G_d = tl.zeros([BT, BK], tl.float32) + G_n[None, :]  # per probe; absent: decay 1 from n
-                        G_i = G_n
-                        h_k = tl.zeros([BT, BK], tl.float32)
-                        for i_d in tl.static_range(T_MAX):
-                            # unrolled and branch-free (updates masked by `live`), so that every draft's
-                            # loads can issue before the first draft's math, and before the cursor's
-                            # load returns (their rows do not wait for n_d): an absent draft loads a row
-                            # of the input (draft min(i, T_IN - 1), in bounds) and changes nothing
-                            live = i_d < n_d
-                            i_ld = tl.minimum(i_d, T_IN - 1)
-                            b_q = tl.load(q_ptr + (i_b * T_IN + i_ld) * stride_q + i_kh * K + o_k, mask=m_k, other=0.0).to(tl.float32)
-                            b_k = tl.load(k_ptr + (i_b * T_IN + i_ld) * stride_k + i_kh * K + o_k, mask=m_k, other=0.0).to(tl.float32)
-                            b_gk = tl.load(gk_ptr + (i_b * T_IN + i_ld) * stride_gk + i_hv * K + o_k, mask=m_k, other=0.0).to(tl.float32)
-                            b_g = 0.0625 * -tl.where((-b_gk) > 20.0, (-b_gk), devmath.log(1.0 + devmath.exp(tl.minimum((-b_gk), 20.0))))
-                            t_query = 0.0625 * b_q
-                            t_key = b_k
-                            t_gate = b_g
-                            G_i = G_i + tl.where(live, t_gate, 0.0)
-                            sel = (o_t == i_d) & live
-                            P_d = tl.where(sel[:, None], t_query[None, :], P_d)
-                            K_d = tl.where(sel[:, None], t_key[None, :], K_d)
-                            G_d = tl.where((((o_t == i_d) | (o_t == T_MAX + i_d)) & live)[:, None], G_i[None, :], G_d)
-                            h_k = tl.where(sel[:, None], b_k[None, :], h_k)
-                        # the drafts' records, after the loop: no store stands between one draft's loads
-                        # and the next's (a store may alias them), so all of them can issue at once
-                        if i_hv % GROUP == 0:
-                            tl.store(ring_k_ptr + ((i_slot * H + i_kh) * RING + n + o_t[:, None]) * K + o_k[None, :], h_k.to(ring_k_ptr.dtype.element_ty), mask=m_t[:, None] & m_k[None, :])
-                        tl.store(ring_g_ptr + ((i_slot * HV + i_hv) * RING + n + o_t[:, None]) * K + o_k[None, :], G_d.to(ring_g_ptr.dtype.element_ty), mask=m_t[:, None] & m_k[None, :])
-                    # -- the window's scores S_win[r, i'] = (exp(G_r - G_i') k_i')·P[r] of each probe
-                    # row r (draft i's query, for a delta rule also its key, rows T_MAX + i) against
-                    # the drafts' keys, i' <= i (keys: i' < i), all pairs in one product: the decay
-                    # split at n (plan.window_key_factor), both factors within exp(±80.0) while
-                    # each channel's drafts decay by at most 80.0 (no overflow, no
-                    # denormals); else pair by pair, exactly. (Pair by pair inside the drafts'
-                    # loop this was ~2400 of a KDA T = 8 program's ~7500 instructions before its
-                    # first checkpoint tile, at one warp.)
+                    G_n = tl.zeros_like(G_t)
+                else:
+                    G_n = G_t
+                if FOLDING:  # (each launch takes its drafts as measured fastest: plan.fold_tile_head)
+                    # -- drafts, all at once: row i of [BT, BK] tiles (and [BT] vectors) holds draft i
                     o_dr = o_t
-                    causal = o_t[None, :] <= o_dr[:, None]
-                    causal = causal & (o_dr < n_d)[:, None] & m_t[None, :]
-                    G_span = G_i - G_n  # the drafts' whole log decay
-                    # every probe weight is the decay from n times a per-channel factor (derive.py):
-                    # one exp per probe element (P_w), not one per weight (to the checkpoint, to n:
-                    # KDA T = 8 at one warp, sm_90, 988 -> 585 instructions)
-                    if tl.min(G_span + tl.zeros([BK], tl.float32), axis=0) >= -80.0:
-                        P_w = devmath.exp(-G_n[None, :] + G_d) * P_d  # decayed to n
-                        K_s = tl.where((o_t < T_MAX)[:, None], devmath.exp(-G_d + G_n[None, :]), 0.0) * K_d  # (rows i only)
-                        if FOLD_DOT:
-                            S_win = tl.dot(P_w, tl.trans(K_s), input_precision="tf32")
-                        else:
-                            S_win = tl.sum(P_w[:, None, :] * K_s[None, :, :], axis=2)
-                    else:
-                        S_win = tl.zeros([BT, BT], tl.float32)
-                        for i_c in range(T_MAX):  # (a loop: the exact path is rare, its registers are not)
-                            k_c = tl.sum(tl.where((o_t == i_c)[:, None], K_d, 0.0), axis=0)  # draft i_c's key
-                            G_c = tl.sum(tl.where((o_t == i_c)[:, None], G_d, 0.0), axis=0)
-                            kw_c = devmath.exp(-G_c[None, :] + tl.minimum(G_d, G_c[None, :])) * k_c[None, :]  # [BT, BK]
-                            S_win = tl.where((o_t == i_c)[None, :], tl.sum(kw_c * P_d, axis=1)[:, None], S_win)
-                        P_w = devmath.exp(-G_n[None, :] + G_d) * P_d  # (P_d until the loop is done)
-                    S_win = tl.where(causal, S_win, 0.0)
-                    S_d = tl.where((o_t < T_MAX)[:, None], S_win, 0.0)  # rows i: (exp(G_i - G_i') k_i')·q_i
-                    # -- every probe against the committed records (one product)
-                    P_ck = (devmath.exp(G_n))[None, :] * P_w  # [BT, BK] decayed to the checkpoint
+                    m_p = (o_t < n_d) & (o_t < T_MAX)  # present drafts
+                    m_dr = m_p
+                    h_q = tl.load(q_ptr + (i_b * T_IN + o_dr[:, None]) * stride_q + i_kh * K + o_k[None, :], mask=m_p[:, None] & m_k[None, :], other=0.0).to(tl.float32)  # [BT, BKT] ([BT, BK] over the whole axis)
+                    h_k = tl.load(k_ptr + (i_b * T_IN + o_dr[:, None]) * stride_k + i_kh * K + o_k[None, :], mask=m_p[:, None] & m_k[None, :], other=0.0).to(tl.float32)  # [BT, BKT] ([BT, BK] over the whole axis)
+                    h_gk = tl.load(gk_ptr + (i_b * T_IN + o_dr[:, None]) * stride_gk + i_hv * K + o_k[None, :], mask=m_p[:, None] & m_k[None, :], other=0.0).to(tl.float32)  # [BT, BKT] ([BT, BK] over the whole axis)
+                    h_g = 0.0625 * -tl.where((-h_gk) > 20.0, (-h_gk), devmath.log(1.0 + devmath.exp(tl.minimum((-h_gk), 20.0))))
+                    ht_query = 0.0625 * h_q
+                    ht_key = h_k
+                    ht_gate = h_g
+                    P_d = tl.where(m_p[:, None], ht_query, 0.0)  # probes: queries (rows i)
+                    K_d = tl.where(m_p[:, None], ht_key, 0.0)  # keys (rows i)
+                    g_d = tl.where(m_p[:, None], ht_gate, 0.0)
+                    G_d = G_n[None, :] + tl.cumsum(g_d, axis=0)  # log decay from the checkpoint to draft i
+                    G_i = G_n + tl.sum(g_d, axis=0)  # ... to the last draft
+                    if i_hv % GROUP == 0:
+                        tl.store(ring_k_ptr + ((i_slot * H + i_kh) * RING + n + o_t[:, None]) * K + o_k[None, :], h_k.to(ring_k_ptr.dtype.element_ty), mask=m_p[:, None] & m_k[None, :])
+                    tl.store(ring_g_ptr + ((i_slot * HV + i_hv) * RING + n + o_t[:, None]) * K + o_k[None, :], G_d.to(ring_g_ptr.dtype.element_ty), mask=m_p[:, None] & m_k[None, :])
+                else:
+                    # -- drafts, in order: token math and records ---------------------------------
+                    P_d = tl.zeros([BT, BK], tl.float32)  # probes: queries (rows i), keys (rows T_MAX + i)
+                    K_d = tl.zeros([BT, BK], tl.float32)  # keys (rows i)
+                    G_d = tl.zeros([BT, BK], tl.float32) + G_n[None, :]  # per probe; absent: decay 1 from n
+                    G_i = G_n
+                    h_k = tl.zeros([BT, BK], tl.float32)
+                    for i_d in tl.static_range(T_MAX):
+                        # unrolled and branch-free (updates masked by `live`), so that every draft's
+                        # loads can issue before the first draft's math, and before the cursor's
+                        # load returns (their rows do not wait for n_d): an absent draft loads a row
+                        # of the input (draft min(i, T_IN - 1), in bounds) and changes nothing
+                        live = i_d < n_d
+                        i_ld = tl.minimum(i_d, T_IN - 1)
+                        b_q = tl.load(q_ptr + (i_b * T_IN + i_ld) * stride_q + i_kh * K + o_k, mask=m_k, other=0.0).to(tl.float32)
+                        b_k = tl.load(k_ptr + (i_b * T_IN + i_ld) * stride_k + i_kh * K + o_k, mask=m_k, other=0.0).to(tl.float32)
+                        b_gk = tl.load(gk_ptr + (i_b * T_IN + i_ld) * stride_gk + i_hv * K + o_k, mask=m_k, other=0.0).to(tl.float32)
+                        b_g = 0.0625 * -tl.where((-b_gk) > 20.0, (-b_gk), devmath.log(1.0 + devmath.exp(tl.minimum((-b_gk), 20.0))))
+                        t_query = 0.0625 * b_q
+                        t_key = b_k
+                        t_gate = b_g
+                        G_i = G_i + tl.where(live, t_gate, 0.0)
+                        sel = (o_t == i_d) & live
+                        P_d = tl.where(sel[:, None], t_query[None, :], P_d)
+                        K_d = tl.where(sel[:, None], t_key[None, :], K_d)
+                        G_d = tl.where((((o_t == i_d) | (o_t == T_MAX + i_d)) & live)[:, None], G_i[None, :], G_d)
+                        h_k = tl.where(sel[:, None], b_k[None, :], h_k)
+                    # the drafts' records, after the loop: no store stands between one draft's loads
+                    # and the next's (a store may alias them), so all of them can issue at once
+                    if i_hv % GROUP == 0:
+                        tl.store(ring_k_ptr + ((i_slot * H + i_kh) * RING + n + o_t[:, None]) * K + o_k[None, :], h_k.to(ring_k_ptr.dtype.element_ty), mask=m_t[:, None] & m_k[None, :])
+                    tl.store(ring_g_ptr + ((i_slot * HV + i_hv) * RING + n + o_t[:, None]) * K + o_k[None, :], G_d.to(ring_g_ptr.dtype.element_ty), mask=m_t[:, None] & m_k[None, :])
+                # -- the window's scores S_win[r, i'] = (exp(G_r - G_i') k_i')·P[r] of each probe
+                # row r (draft i's query, for a delta rule also its key, rows T_MAX + i) against
+                # the drafts' keys, i' <= i (keys: i' < i), all pairs in one product: the decay
+                # split at n (plan.window_key_factor), both factors within exp(±80.0) while
+                # each channel's drafts decay by at most 80.0 (no overflow, no
+                # denormals); else pair by pair, exactly. (Pair by pair inside the drafts'
+                # loop this was ~2400 of a KDA T = 8 program's ~7500 instructions before its
+                # first checkpoint tile, at one warp.)
+                o_dr = o_t
+                causal = o_t[None, :] <= o_dr[:, None]
+                causal = causal & (o_dr < n_d)[:, None] & m_t[None, :]
+                G_span = G_i - G_n  # the drafts' whole log decay
+                # every probe weight is the decay from n times a per-channel factor (derive.py):
+                # one exp per probe element (P_w), not one per weight (to the checkpoint, to n:
+                # KDA T = 8 at one warp, sm_90, 988 -> 585 instructions)
+                if tl.min(G_span + tl.zeros([BK], tl.float32), axis=0) >= -80.0:
+                    P_w = devmath.exp(-G_n[None, :] + G_d) * P_d  # decayed to n
+                    K_s = tl.where((o_t < T_MAX)[:, None], devmath.exp(-G_d + G_n[None, :]), 0.0) * K_d  # (rows i only)
                     if FOLD_DOT:
-                        S_c = tl.dot(P_w, tl.trans(kw), input_precision="tf32")
+                        S_win = tl.dot(P_w, tl.trans(K_s), input_precision="tf32")
                     else:
-                        S_c = tl.sum(P_w[:, None, :] * kw[None, :, :], axis=2)
-                    if FOLDING:  # a folding row's probes read S_n and no committed records
-                        S_c = tl.zeros_like(S_c)
-                    o_k = o_k_vec
-                    if SPLIT_HEAD == 1:  # its products, for the stream launch
-                        p_ws = ws_ptr + (i_b * HV + i_hv).to(tl.int64) * WS
-                        tl.store(p_ws + o_t[:, None] * BK + o_k[None, :], P_ck)
-                        p_ws += BT * BK
-                        tl.store(p_ws + o_t[:, None] * BL + o_l[None, :], S_c)
-                        p_ws += BT * BL
-                        tl.store(p_ws + o_t[:, None] * BT + o_t[None, :], S_d)
-                        p_ws += BT * BT
-                        if FOLDING:  # the fold's weights: the stream folds each tile as it streams it
-                            tl.store(p_ws + o_l[:, None] * BK + o_k[None, :], kw)
-                            tl.store(p_ws + BL * BK + o_k, ck_weight)
-                            pass
-                        pass
-                else:  # the stream launch: the head launch's products
+                        S_win = tl.sum(P_w[:, None, :] * K_s[None, :, :], axis=2)
+                else:
+                    S_win = tl.zeros([BT, BT], tl.float32)
+                    for i_c in range(T_MAX):  # (a loop: the exact path is rare, its registers are not)
+                        k_c = tl.sum(tl.where((o_t == i_c)[:, None], K_d, 0.0), axis=0)  # draft i_c's key
+                        G_c = tl.sum(tl.where((o_t == i_c)[:, None], G_d, 0.0), axis=0)
+                        kw_c = devmath.exp(-G_c[None, :] + tl.minimum(G_d, G_c[None, :])) * k_c[None, :]  # [BT, BK]
+                        S_win = tl.where((o_t == i_c)[None, :], tl.sum(kw_c * P_d, axis=1)[:, None], S_win)
+                    P_w = devmath.exp(-G_n[None, :] + G_d) * P_d  # (P_d until the loop is done)
+                S_win = tl.where(causal, S_win, 0.0)
+                S_d = tl.where((o_t < T_MAX)[:, None], S_win, 0.0)  # rows i: (exp(G_i - G_i') k_i')·q_i
+                # -- every probe against the committed records (one product)
+                P_ck = (devmath.exp(G_n))[None, :] * P_w  # [BT, BK] decayed to the checkpoint
+                if FOLD_DOT:
+                    S_c = tl.dot(P_w, tl.trans(kw), input_precision="tf32")
+                else:
+                    S_c = tl.sum(P_w[:, None, :] * kw[None, :, :], axis=2)
+                if FOLDING:  # a folding row's probes read S_n and no committed records
+                    S_c = tl.zeros_like(S_c)
+                o_k = o_k_vec
+                if SPLIT_HEAD == 1:  # its products, for the stream launch
                     p_ws = ws_ptr + (i_b * HV + i_hv).to(tl.int64) * WS
-                    P_ck = tl.load(p_ws + o_t[:, None] * BK + o_k[None, :])
+                    tl.store(p_ws + o_t[:, None] * BK + o_k[None, :], P_ck)
                     p_ws += BT * BK
-                    S_c = tl.load(p_ws + o_t[:, None] * BL + o_l[None, :])
+                    tl.store(p_ws + o_t[:, None] * BL + o_l[None, :], S_c)
                     p_ws += BT * BL
-                    S_d = tl.load(p_ws + o_t[:, None] * BT + o_t[None, :])
+                    tl.store(p_ws + o_t[:, None] * BT + o_t[None, :], S_d)
                     p_ws += BT * BT
                     if FOLDING:  # the fold's weights: the stream folds each tile as it streams it
-                        kw = tl.load(p_ws + o_l[:, None] * BK + o_k[None, :])
-                        ck_weight = tl.load(p_ws + BL * BK + o_k)
+                        tl.store(p_ws + o_l[:, None] * BK + o_k[None, :], kw)
+                        tl.store(p_ws + BL * BK + o_k, ck_weight)
                         pass
                     pass
-                if SPLIT_HEAD != 1:  # the value tiles' stream
-                    for i_v in tl.range(NV, num_stages=STREAM_STAGES):  # the value tiles (pipelined)
-                        o_v = i_v * BV + o_vb
-                        m_v = o_v < V
-                        c_tile = tl.load(p_head + o_v[:, None] * K + o_k[None, :], mask=m_v[:, None] & m_k[None, :], other=0.0).to(tl.float32)  # [BV, BK]
-                        # -- this value tile: the drafts' value-axis inputs ([BT, BV]) and records
-                        b_v = tl.load(v_ptr + (i_b * T_IN + o_t[:, None]) * stride_v + i_hv * V + o_v[None, :], mask=m_t[:, None] & m_v[None, :], other=0.0).to(tl.float32)  # [BT, BV]
-                        t_value = b_v
-                        r_v = tl.load(ring_v_ptr + ((i_slot * HV + i_hv) * RING + o_l[:, None]) * V + o_v[None, :], mask=m_l[:, None] & m_v[None, :], other=0.0).to(tl.float32)  # [BL, BV]
-                        rec_value = r_v
-                        if FOLDING:  # S_n for this tile: stored, and read by the probes in place of C
-                            s_tile = c_tile * ck_weight[None, :]
-                            if FOLD_DOT:  # one [BV, BL] x [BL, BK] product
-                                s_tile += tl.dot(tl.trans(rec_value), kw, input_precision="tf32")
-                            else:  # tiles too small for tl.dot (a dim < 16): broadcast and reduce
-                                s_tile += tl.sum(rec_value[:, :, None] * kw[:, None, :], axis=0)
-                            tl.store(ckpt_ptr + (((i_slot * HV + i_hv) * V + o_v[:, None]) * K + o_k[None, :]), s_tile.to(ckpt_ptr.dtype.element_ty), mask=(o_v < V)[:, None] & m_k[None, :])
-                            q_p, q_b, q_t = formats.nvfp4_quantize(tl.where((o_v < V)[:, None] & m_k[None, :], s_tile, 0.0), BV, BK, NB)
-                            tl.store(read_ptr + (((i_slot * HV + i_hv) * V + o_v[:, None]) * KH + o_kh[None, :]), q_p, mask=(o_v < V)[:, None] & (o_kh < KH)[None, :])
-                            tl.store(read_bscale_ptr + (((i_slot * HV + i_hv) * V + o_v[:, None]) * KS + o_ks[None, :]), q_b.to(read_bscale_ptr.dtype.element_ty), mask=(o_v < V)[:, None] & (o_ks < KS)[None, :])
-                            tl.store(read_scale_ptr + (i_slot * HV + i_hv) * NV + i_v, q_t)
-                            c_tile = s_tile
-                        if FOLD_DOT:
-                            x_ck = tl.dot(P_ck, tl.trans(c_tile), input_precision="tf32")
-                        else:
-                            x_ck = tl.sum(P_ck[:, None, :] * c_tile[None, :, :], axis=2)
-                        if FOLDING:  # a folding row's probes read S_n only (S_c = 0: the product skipped; KDA, H200: 0.817 -> 0.748 ms)
-                            X = x_ck
-                        else:
-                            if FOLD_DOT:
-                                x_rec = tl.dot(S_c, rec_value, input_precision="tf32")
-                            else:
-                                x_rec = tl.sum(S_c[:, :, None] * rec_value[None, :, :], axis=1)
-                            X = x_ck + x_rec  # [BT, BV]: S_n·Decay·q_i (rows i), S_n·Decay·k_i (rows T_MAX + i)
-                        w_d = t_value  # [BT, BV]
-                        w_d = tl.where(m_t[:, None], w_d, 0.0)
-                        if FOLD_DOT:
-                            x_win = tl.dot(S_d, w_d, input_precision="tf32")
-                        else:
-                            x_win = tl.sum(S_d[:, :, None] * w_d[None, :, :], axis=1)
-                        out = X + x_win
-                        out = tl.where(m_t[:, None], out, 0.0)
-                        tl.store(p_out + o_v[None, :], out.to(out_ptr.dtype.element_ty), mask=m_out[:, None] & m_v[None, :])
-                        tl.store(ring_v_ptr + ((i_slot * HV + i_hv) * RING + n + o_t[:, None]) * V + o_v[None, :], b_v.to(ring_v_ptr.dtype.element_ty), mask=m_t[:, None] & m_v[None, :])
-                    if DRAFTS_IN_PLACE and FOLDING:
-                        tl.debug_barrier()
-                        base = n
-                        n0 = 0
-                        accepted = n_d
-                        MOVE_COLS: tl.constexpr = 32
-                        o_m = tl.arange(0, BT)
-                        m_m = o_m < accepted
-                        o_vw = tl.arange(0, BVW)
-                        m_mv = m_m[:, None] & (o_vw < V)[None, :]
-                        # rows shared by a key group / by every head: its first program moves them (the
-                        # test as a [BT] vector: the interpreter rejects a scalar & vector mask)
-                        m_key = m_m & ((o_m * 0 + i_hv) % GROUP == 0)
-                        m_one = m_m & (o_m * 0 + i_hv == 0)
-                        for c0 in range(0, K, MOVE_COLS):  # (a column block at a time: few registers)
-                            o_c = c0 + tl.arange(0, MOVE_COLS)
-                            m_c = m_key[:, None] & (o_c < K)[None, :]
-                            moved_k = tl.load(ring_k_ptr + ((i_slot * H + i_kh) * RING + base + o_m[:, None]) * K + o_c[None, :], mask=m_c)
-                            tl.debug_barrier()  # every row read before any is written (they may overlap)
-                            tl.store(ring_k_ptr + ((i_slot * H + i_kh) * RING + n0 + o_m[:, None]) * K + o_c[None, :], moved_k, mask=m_c)
-                        for c0 in range(0, K, MOVE_COLS):  # (a column block at a time: few registers)
-                            o_c = c0 + tl.arange(0, MOVE_COLS)
-                            m_c = m_m[:, None] & (o_c < K)[None, :]
-                            moved_g = tl.load(ring_g_ptr + ((i_slot * HV + i_hv) * RING + base + o_m[:, None]) * K + o_c[None, :], mask=m_c)
-                            tl.debug_barrier()  # every row read before any is written (they may overlap)
-                            tl.store(ring_g_ptr + ((i_slot * HV + i_hv) * RING + n0 + o_m[:, None]) * K + o_c[None, :], moved_g, mask=m_c)
-                        for c0 in range(0, V, MOVE_COLS):  # (a column block at a time: few registers)
-                            o_c = c0 + tl.arange(0, MOVE_COLS)
-                            m_c = m_m[:, None] & (o_c < V)[None, :]
-                            moved_v = tl.load(ring_v_ptr + ((i_slot * HV + i_hv) * RING + base + o_m[:, None]) * V + o_c[None, :], mask=m_c)
-                            tl.debug_barrier()  # every row read before any is written (they may overlap)
-                            tl.store(ring_v_ptr + ((i_slot * HV + i_hv) * RING + n0 + o_m[:, None]) * V + o_c[None, :], moved_v, mask=m_c)
-                        pass
-                    if VERIFY_FOLDS:
-                        if FOLDING:
-                            tl.store(p_cursor, 0)
-                            pass
-                        tl.store(drafted_ptr + i_slot * HV + i_hv, n_d + 256 * n_w)
+            else:  # the stream launch: the head launch's products
+                p_ws = ws_ptr + (i_b * HV + i_hv).to(tl.int64) * WS
+                P_ck = tl.load(p_ws + o_t[:, None] * BK + o_k[None, :])
+                p_ws += BT * BK
+                S_c = tl.load(p_ws + o_t[:, None] * BL + o_l[None, :])
+                p_ws += BT * BL
+                S_d = tl.load(p_ws + o_t[:, None] * BT + o_t[None, :])
+                p_ws += BT * BT
+                if FOLDING:  # the fold's weights: the stream folds each tile as it streams it
+                    kw = tl.load(p_ws + o_l[:, None] * BK + o_k[None, :])
+                    ck_weight = tl.load(p_ws + BL * BK + o_k)
+                    pass
+                pass
+            if SPLIT_HEAD != 1:  # the value tiles' stream
+                for i_v in tl.range(NV, num_stages=STREAM_STAGES):  # the value tiles (pipelined)
+                    o_v = i_v * BV + o_vb
+                    m_v = o_v < V
+                    c_tile = tl.load(p_head + o_v[:, None] * K + o_k[None, :], mask=m_v[:, None] & m_k[None, :], other=0.0).to(tl.float32)  # [BV, BK]
+                    # -- this value tile: the drafts' value-axis inputs ([BT, BV]) and records
+                    b_v = tl.load(v_ptr + (i_b * T_IN + o_t[:, None]) * stride_v + i_hv * V + o_v[None, :], mask=m_t[:, None] & m_v[None, :], other=0.0).to(tl.float32)  # [BT, BV]
+                    t_value = b_v
+                    r_v = tl.load(ring_v_ptr + ((i_slot * HV + i_hv) * RING + o_l[:, None]) * V + o_v[None, :], mask=m_l[:, None] & m_v[None, :], other=0.0).to(tl.float32)  # [BL, BV]
+                    rec_value = r_v
+                    if FOLDING:  # S_n for this tile: stored, and read by the probes in place of C
+                        s_tile = c_tile * ck_weight[None, :]
+                        if FOLD_DOT:  # one [BV, BL] x [BL, BK] product
+                            s_tile += tl.dot(tl.trans(rec_value), kw, input_precision="tf32")
+                        else:  # tiles too small for tl.dot (a dim < 16): broadcast and reduce
+                            s_tile += tl.sum(rec_value[:, :, None] * kw[:, None, :], axis=0)
+                        tl.store(ckpt_ptr + (((i_slot * HV + i_hv) * V + o_v[:, None]) * K + o_k[None, :]), s_tile.to(ckpt_ptr.dtype.element_ty), mask=(o_v < V)[:, None] & m_k[None, :])
+                        q_p, q_b, q_t = formats.nvfp4_quantize(tl.where((o_v < V)[:, None] & m_k[None, :], s_tile, 0.0), BV, BK, NB)
+                        tl.store(read_ptr + (((i_slot * HV + i_hv) * V + o_v[:, None]) * KH + o_kh[None, :]), q_p, mask=(o_v < V)[:, None] & (o_kh < KH)[None, :])
+                        tl.store(read_bscale_ptr + (((i_slot * HV + i_hv) * V + o_v[:, None]) * KS + o_ks[None, :]), q_b.to(read_bscale_ptr.dtype.element_ty), mask=(o_v < V)[:, None] & (o_ks < KS)[None, :])
+                        tl.store(read_scale_ptr + (i_slot * HV + i_hv) * NV + i_v, q_t)
+                        c_tile = s_tile
+                    if FOLD_DOT:
+                        x_ck = tl.dot(P_ck, tl.trans(c_tile), input_precision="tf32")
                     else:
-                        tl.store(drafted_ptr + i_slot * HV + i_hv, n_d)
+                        x_ck = tl.sum(P_ck[:, None, :] * c_tile[None, :, :], axis=2)
+                    if FOLDING:  # a folding row's probes read S_n only (S_c = 0: the product skipped; KDA, H200: 0.817 -> 0.748 ms)
+                        X = x_ck
+                    else:
+                        if FOLD_DOT:
+                            x_rec = tl.dot(S_c, rec_value, input_precision="tf32")
+                        else:
+                            x_rec = tl.sum(S_c[:, :, None] * rec_value[None, :, :], axis=1)
+                        X = x_ck + x_rec  # [BT, BV]: S_n·Decay·q_i (rows i), S_n·Decay·k_i (rows T_MAX + i)
+                    w_d = t_value  # [BT, BV]
+                    w_d = tl.where(m_t[:, None], w_d, 0.0)
+                    if FOLD_DOT:
+                        x_win = tl.dot(S_d, w_d, input_precision="tf32")
+                    else:
+                        x_win = tl.sum(S_d[:, :, None] * w_d[None, :, :], axis=1)
+                    out = X + x_win
+                    out = tl.where(m_t[:, None], out, 0.0)
+                    tl.store(p_out + o_v[None, :], out.to(out_ptr.dtype.element_ty), mask=m_out[:, None] & m_v[None, :])
+                    tl.store(ring_v_ptr + ((i_slot * HV + i_hv) * RING + n + o_t[:, None]) * V + o_v[None, :], b_v.to(ring_v_ptr.dtype.element_ty), mask=m_t[:, None] & m_v[None, :])
+                if VERIFY_FOLDS:
+                    if FOLDING:
+                        tl.store(p_cursor, 0)
+                        pass
+                    tl.store(drafted_ptr + i_slot * HV + i_hv, n_d + 256 * n)
+                else:
+                    tl.store(drafted_ptr + i_slot * HV + i_hv, n_d)
 
-        elif (not FOLDING) and SPLIT_HEAD != 1:  # (the stream launch's rows, where split)
-            # padding row (zero output) or a slot outside the pool (NaN output); no state write
-            fill = tl.where(i_slot < 0, 0.0, float("nan"))
-            for i_v in range(NV):
-                o_v = i_v * BV + o_vb
-                tl.store(p_out + o_v[None, :], (tl.zeros([BT, BV], tl.float32) + fill).to(out_ptr.dtype.element_ty), mask=m_out[:, None] & (o_v < V)[None, :])
+    elif (not FOLDING) and SPLIT_HEAD != 1:  # (the stream launch's rows, where split)
+        # padding row (zero output) or a slot outside the pool (NaN output); no state write
+        fill = tl.where(i_slot < 0, 0.0, float("nan"))
+        for i_v in range(NV):
+            o_v = i_v * BV + o_vb
+            tl.store(p_out + o_v[None, :], (tl.zeros([BT, BV], tl.float32) + fill).to(out_ptr.dtype.element_ty), mask=m_out[:, None] & (o_v < V)[None, :])
 
 
 
@@ -1150,7 +811,7 @@ def conventional_verify_kernel(
     GROUP: tl.constexpr, BK: tl.constexpr, BV: tl.constexpr, BL: tl.constexpr, NV: tl.constexpr,
     FOLD_DOT: tl.constexpr, DBV: tl.constexpr, DNV: tl.constexpr, BKT: tl.constexpr, NK: tl.constexpr,
     DECODE_FOLD_DOT: tl.constexpr, NSPLIT: tl.constexpr, HPP: tl.constexpr, STREAM_STAGES: tl.constexpr, FLUSH_STAGES: tl.constexpr, FUSED_FLUSH: tl.constexpr, STREAM_FIRST: tl.constexpr, READ_WORDS: tl.constexpr, READ_MMA: tl.constexpr, HEAD_SCORES: tl.constexpr, ONEPASS_FLUSH: tl.constexpr, FLUSH_ORDER: tl.constexpr, SPLIT_HEAD: tl.constexpr, WS: tl.constexpr, ROWS_P2: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
-    RING: tl.constexpr, CAP: tl.constexpr, VERIFY_FOLDS: tl.constexpr, DRAFTS_IN_PLACE: tl.constexpr, QUEUE_FOLDS: tl.constexpr, T_MAX: tl.constexpr, BT: tl.constexpr, BLF: tl.constexpr, BVW: tl.constexpr,
+    RING: tl.constexpr, CAP: tl.constexpr, VERIFY_FOLDS: tl.constexpr, T_MAX: tl.constexpr, BT: tl.constexpr, BLF: tl.constexpr, BVW: tl.constexpr,
 ):
     """The conventional speculative step (as serving engines do it) for row i_b, value
     head i_hv, value tile i_v: read the state tile once, then for each draft i < n_d
@@ -1206,7 +867,7 @@ def conventional_select_kernel(
     GROUP: tl.constexpr, BK: tl.constexpr, BV: tl.constexpr, BL: tl.constexpr, NV: tl.constexpr,
     FOLD_DOT: tl.constexpr, DBV: tl.constexpr, DNV: tl.constexpr, BKT: tl.constexpr, NK: tl.constexpr,
     DECODE_FOLD_DOT: tl.constexpr, NSPLIT: tl.constexpr, HPP: tl.constexpr, STREAM_STAGES: tl.constexpr, FLUSH_STAGES: tl.constexpr, FUSED_FLUSH: tl.constexpr, STREAM_FIRST: tl.constexpr, READ_WORDS: tl.constexpr, READ_MMA: tl.constexpr, HEAD_SCORES: tl.constexpr, ONEPASS_FLUSH: tl.constexpr, FLUSH_ORDER: tl.constexpr, SPLIT_HEAD: tl.constexpr, WS: tl.constexpr, ROWS_P2: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
-    RING: tl.constexpr, CAP: tl.constexpr, VERIFY_FOLDS: tl.constexpr, DRAFTS_IN_PLACE: tl.constexpr, QUEUE_FOLDS: tl.constexpr, T_MAX: tl.constexpr, BT: tl.constexpr, BLF: tl.constexpr, BVW: tl.constexpr,
+    RING: tl.constexpr, CAP: tl.constexpr, VERIFY_FOLDS: tl.constexpr, T_MAX: tl.constexpr, BT: tl.constexpr, BLF: tl.constexpr, BVW: tl.constexpr,
 ):
     """Install the state after the row's last accepted draft (snap[i_b, a - 1]) as its
     slot's state; a = 0 keeps the state. a is clamped to [0, T_MAX]."""
