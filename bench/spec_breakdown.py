@@ -114,6 +114,9 @@ def main(argv=None):
     ap.add_argument("--in-phase", action="store_true",
                     help="every row at the same point of the cycle (see the module docstring)")
     args = ap.parse_args(argv)
+    unknown = set(filter(None, args.protocols.split(","))) - {p[0] for p in PROTOCOLS}
+    if unknown:   # (a misspelt name would silently run nothing)
+        ap.error(f"--protocols: unknown {sorted(unknown)}; PROTOCOLS are {[p[0] for p in PROTOCOLS]}")
     device = "cuda"
     meta = environment()
     meta["command"] = "python bench/spec_breakdown.py " + " ".join(sys.argv[1:] if argv is None else argv)
