@@ -4,12 +4,10 @@ Usage (on the H200): python bench/spec_breakdown.py --out DIR
     [--variants mamba2,gdn,kda,gla] [--batch 256] [--drafts 8] [--cycles 20]
 
 For each variant (bench/common.py GEOMS, fp32 checkpoint, bf16 records, L = 16) and each
-protocol (PROTOCOLS: the commit folds; `verify_folds=True`: the verify folds; and that with
-the plan's DRAFTS_IN_PLACE or QUEUE_FOLDS turned off, where it has them, or both, as in
-session 50), the rows are staggered
-over the flush cycle as in spec_bench.py's timing (full acceptance), and `--cycles` whole
-cycles run eagerly under torch.profiler: each kernel's device time, summed per kernel
-name and divided by the number of steps, is that kernel's share of a step. Next to it the
+protocol (PROTOCOLS: the commit folds; `verify_folds=True`: the verify folds), the rows are
+staggered over the flush cycle as in spec_bench.py's timing (full acceptance), and
+`--cycles` whole cycles run eagerly under torch.profiler: each kernel's device time, summed
+per kernel name and divided by the number of steps, is that kernel's share of a step. Next to it the
 CUDA-graph median of the same cycle (spec_bench.py's verify_commit) and one conventional
 decode step: the difference between the graph time and the kernels' sum is what the
 launches cost beyond their kernels (gaps, tails). With --in-phase every row sits at the
@@ -38,13 +36,10 @@ from torch.profiler import ProfilerActivity, profile  # noqa: E402
 from replaygen.perf import environment  # noqa: E402
 
 
-# (name, verify_folds, the plan's choices turned off: the A/B of each, where the plan makes
-# it; DRAFTS_IN_PLACE and QUEUE_FOLDS come with bench/proto/s51_vf_inplace_queue.diff)
-PROTOCOLS = (("verify folds", True, ()),
-             ("vf as session 50", True, ("DRAFTS_IN_PLACE", "QUEUE_FOLDS")),
-             ("vf drafts moved", True, ("DRAFTS_IN_PLACE",)),
-             ("vf every row's grid", True, ("QUEUE_FOLDS",)),
-             ("commit folds", False, ()))
+# (name, verify_folds). bench/proto/s51_vf_inplace_queue.diff adds rows that turn its plan
+# choices off, for its A/B (session 52).
+PROTOCOLS = (("verify folds", True),
+             ("commit folds", False))
 
 
 def cycle_breakdown(kern, params, batch, T, cycles, device, in_phase=False):
@@ -122,14 +117,11 @@ def main(argv=None):
     meta["command"] = "python bench/spec_breakdown.py " + " ".join(sys.argv[1:] if argv is None else argv)
     report = dict(meta=meta, runs=[])
     for variant in [v for v in args.variants.split(",") if v]:
-        for protocol, vf, off in PROTOCOLS:
+        for protocol, vf in PROTOCOLS:
             if args.protocols and protocol not in args.protocols.split(","):
                 continue
             try:
                 kern = load_kernels(variant, args.drafts, verify_folds=vf)
-                if any(not getattr(kern.plan, flag, False) for flag in off):
-                    continue   # (the plan has that choice off already, or not at all)
-                kern._consts.update({flag: False for flag in off})
                 params = random_params(kern, device, torch.Generator(device=device).manual_seed(1))
                 r = cycle_breakdown(kern, params, args.batch, args.drafts, args.cycles, device,
                                     args.in_phase)

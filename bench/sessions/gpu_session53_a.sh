@@ -8,7 +8,6 @@
 source "$(dirname "$0")/../gpu_env.sh"
 export PYTHONPATH=.
 if grep -q "H200" "$OUT/gpu.txt"; then
-    mkdir -p "$OUT/f" && cp "$OUT/gpu.txt" "$OUT/f/"
     OUT=$OUT/f bash "$(dirname "$0")/gpu_session49_f.sh"
     mv "$OUT"/f/*_tuning.json "$OUT/" 2>/dev/null
     SUITE_TIMEOUT=120 suite suite_h200 gdn,mamba2,kda
