@@ -10,7 +10,7 @@ export PYTHONPATH=.
 if grep -q "H200" "$OUT/gpu.txt"; then
     SPEC_TIMEOUT=150 spec_rows mamba2,gdn,kda,gla 8
     SUITE_TIMEOUT=120 suite suite_h200 gdn,mamba2,kda
-    timeout 170 python3 bench/precision_bench.py --out "$OUT/precision" --variants gdn,mamba2 --quick \
+    timeout 230 python3 bench/precision_bench.py --out "$OUT/precision" --variants gdn,mamba2 --quick \
         > "$OUT/precision.log" 2>&1
     grep -A6 "^| variant | config | decode" "$OUT/precision/precision_bench.md" | cut -c1-250
 else
