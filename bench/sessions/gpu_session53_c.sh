@@ -8,9 +8,9 @@
 source "$(dirname "$0")/../gpu_env.sh"
 export PYTHONPATH=.
 if grep -q "H200" "$OUT/gpu.txt"; then
-    SPEC_TIMEOUT=150 spec_rows mamba2,gdn,kda,gla 8
-    SUITE_TIMEOUT=120 suite suite_h200 gdn,mamba2,kda
-    timeout 230 python3 bench/precision_bench.py --out "$OUT/precision" --variants gdn,mamba2 --quick \
+    SPEC_TIMEOUT=${SPEC_S:-140} spec_rows mamba2,gdn,kda,gla 8
+    SUITE_TIMEOUT=${SUITE_S:-110} suite suite_h200 gdn,mamba2,kda
+    timeout ${PRECISION_S:-180} python3 bench/precision_bench.py --out "$OUT/precision" --variants gdn,mamba2 --quick \
         > "$OUT/precision.log" 2>&1
     grep -A6 "^| variant | config | decode" "$OUT/precision/precision_bench.md" | cut -c1-250
 else
