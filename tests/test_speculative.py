@@ -302,8 +302,10 @@ def test_speculative_schedule(variant, low, device):
     verify and its commit, a second commit, and an invalid count rejected, then clamped.
     Records and inputs in bf16 (the serving precision), and in fp32: there the tolerance
     is ~3e-5 instead of ~0.1 (harness.tolerance), so a verify that is off by a fraction
-    of a percent fails (a version scaling its outputs by 1.01 passed every bf16 test)."""
-    cfg = Config(variant, H=1, ratio=2, K=20, V=16, L=4, state_dtype="fp32",
+    of a percent fails (a version scaling its outputs by 1.01 passed every bf16 test).
+    Key groups of two value heads, whose programs share key rows, and of one (ratio 1:
+    KDA's and GLA's shipped shape, each ring row read by one program only)."""
+    cfg = Config(variant, H=1, ratio=ratio, K=20, V=16, L=4, state_dtype="fp32",
                  record_dtype=low, input_dtype=low,
                  optional=ALL_CASES[variant].optional_inputs, max_drafts=3)
     d = SpecDriver(cfg, device, seed=3)
@@ -386,9 +388,9 @@ def test_verify_window_with_strong_decays(variant, device):
         assert "verify rows at different cursors" in d.events
 
 
-@pytest.mark.parametrize("low", ["bf16", "fp32"])
+@pytest.mark.parametrize("low,ratio", [("bf16", 2), ("fp32", 2), ("fp32", 1)])
 @pytest.mark.parametrize("variant", sorted(ALL_CASES))
-def test_speculative_schedule_with_verify_folds(variant, low, device):
+def test_speculative_schedule_with_verify_folds(variant, low, ratio, device):
     """The schedule above with verify_folds=True: K, V >= 16 (the tl.dot branch, K = 20
     masking a padded key block), T_MAX = 3 on L = 4 (VERIFY_FOLDS: CAP = 4, RING = 7), three slots whose cursors differ in every verify, verifies that
     fold (drafts past 4 committed records), commits that move the accepted drafts to the
