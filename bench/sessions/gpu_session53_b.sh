@@ -8,14 +8,8 @@
 # returns at most 8 files).
 source "$(dirname "$0")/../gpu_env.sh"
 export PYTHONPATH=.
-tune_batches() {   # VARIANT CONFIG BUDGET_S
-    timeout $(( $3 + 40 )) python3 -m replaygen tune --variant "$1" --config "$2" --L 16 \
-        --kernels replay_decode --batches 64,512 --budget-s "$3" >> "$OUT/tune.log" 2>&1
-    mkdir -p "$OUT/tables"
-    for v in gdn mamba2 kda; do cp generated/$v/tuning.json "$OUT/tables/$v.json"; done
-}
-tune_batches kda kimi-linear-48b ${TUNE_S:-140}
-tune_batches gdn qwen3.5-122b-a10b ${TUNE_S:-140}
+TUNE_BATCHES=64,512 tune_decode kda kimi-linear-48b none ${TUNE_S:-140}
+TUNE_BATCHES=64,512 tune_decode gdn qwen3.5-122b-a10b none ${TUNE_S:-140}
 grep -E "replay_decode +(64|512) |budget" "$OUT/tune.log" | cut -c1-220
 timeout 150 python3 -m replaygen bench --variants gdn,kda --L 16 --batches 64,256,512 \
     --out "$OUT/suite_after" > "$OUT/suite_after.log" 2>&1
