@@ -302,10 +302,8 @@ def test_speculative_schedule(variant, low, device):
     verify and its commit, a second commit, and an invalid count rejected, then clamped.
     Records and inputs in bf16 (the serving precision), and in fp32: there the tolerance
     is ~3e-5 instead of ~0.1 (harness.tolerance), so a verify that is off by a fraction
-    of a percent fails (a version scaling its outputs by 1.01 passed every bf16 test).
-    Key groups of two value heads, whose programs share key rows, and of one (ratio 1:
-    KDA's and GLA's shipped shape, each ring row read by one program only)."""
-    cfg = Config(variant, H=1, ratio=ratio, K=20, V=16, L=4, state_dtype="fp32",
+    of a percent fails (a version scaling its outputs by 1.01 passed every bf16 test)."""
+    cfg = Config(variant, H=1, ratio=2, K=20, V=16, L=4, state_dtype="fp32",
                  record_dtype=low, input_dtype=low,
                  optional=ALL_CASES[variant].optional_inputs, max_drafts=3)
     d = SpecDriver(cfg, device, seed=3)
@@ -399,8 +397,10 @@ def test_speculative_schedule_with_verify_folds(variant, low, ratio, device):
     an invalid count rejected, then clamped.
     Records and inputs in bf16 (the serving precision), and in fp32: there the tolerance
     is ~3e-5 instead of ~0.1 (harness.tolerance), so a verify that is off by a fraction
-    of a percent fails (a version scaling its outputs by 1.01 passed every bf16 test)."""
-    cfg = Config(variant, H=1, ratio=2, K=20, V=16, L=4, state_dtype="fp32",
+    of a percent fails (a version scaling its outputs by 1.01 passed every bf16 test).
+    Key groups of two value heads, whose programs share key rows, and of one (ratio 1:
+    KDA's and GLA's shipped shape, each ring row read by one program only)."""
+    cfg = Config(variant, H=1, ratio=ratio, K=20, V=16, L=4, state_dtype="fp32",
                  record_dtype=low, input_dtype=low,
                  optional=ALL_CASES[variant].optional_inputs, max_drafts=3, verify_folds=True)
     d = SpecDriver(cfg, device, seed=3)
