@@ -17,10 +17,11 @@ folder() {
 }
 
 # tune_decode VARIANT CONFIG READ BUDGET_S [sr|kchunks|vtiles]: one `replaygen tune`
-# sweep of the L = 16 decode of a configuration at batch 256 (or the batches in
-# TUNE_BATCHES) (READ: none, fp8 or nvfp4; sr: an fp16 checkpoint with stochastic
-# rounding; kchunks / vtiles: that decode structure forced), its log appended to $OUT/tune.log, and the variants' tables copied to
-# $OUT/tables afterwards, so a call cut short keeps them.
+# sweep of the L = 16 decode of a configuration at batch 256, or at the batches in
+# TUNE_BATCHES (READ: none, fp8 or nvfp4; sr: an fp16 checkpoint with stochastic
+# rounding; kchunks / vtiles: that decode structure forced). Its log is appended to
+# $OUT/tune.log, and the variants' tables are copied to $OUT/tables afterwards, so a call
+# cut short keeps them.
 tune_decode() {
     local read=() extra=()
     [ "$3" != none ] && read=(--read-dtype "$3")
