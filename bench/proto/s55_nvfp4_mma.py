@@ -1,0 +1,212 @@
+"""Does an NVFP4 read copy's non-flush product get cheaper on tensor cores? (issue 4)
+
+Session 41's SASS count found the key-chunk decode of an NVFP4 read copy instruction-bound:
+per 8-byte word (16 keys of one row) ~26 instructions of nibble decode and ~22 of fp16x2
+products with the two probes (the decayed query and key). This prototype measures the
+product part alone, out[v] = sum_k S[v, k] * p[k] for two probes, over a whole NVFP4 read
+copy of the Qwen3.5-4B GDN geometry at batch 256 (256 rows x 32 value heads x [128, 128]),
+two ways:
+
+* words: the production path (formats.read_words_dot2_at, the key-chunk decode's loop:
+  [DBV, BKT] chunks, per-word block scales, partial sums reduced once);
+* mma: each chunk's packed bytes decoded to fp16 (2^-14 times the e2m1 values: the low
+  nibbles are the even keys, the high ones the odd keys) and multiplied on tensor cores
+  by a [BKT / 2, 16] fp16 operand whose column (probe, block) holds the probe on that
+  16-key block's keys and zeros elsewhere, so that one product gives every block's
+  partial sum for both probes; the block scales then apply to those [DBV, 16] sums
+  (16 multiply-adds per row and chunk, not one per element). `asm` decodes four packed
+  bytes per PTX call (formats' nibble decode, without the products); `plain` in Triton
+  integer ops, as the interpreter runs it.
+
+Both are checked against a float64 product of the dequantised copy, then timed
+(triton.testing.do_bench, median) with a device-to-device copy of the same bytes as the
+bandwidth reference. Usage: python bench/proto/s55_nvfp4_mma.py [--quick] [--out F.json]
+(TRITON_INTERPRET=1 with --quick checks the `plain` path's correctness on a CPU).
+"""
+import argparse
+import json
+import os
+import sys
+
+import torch
+import triton
+import triton.language as tl
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", ".."))
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "tests"))
+from replaygen import formats  # noqa: E402
+from formats_reference import dequantize_nvfp4, quantize_nvfp4  # noqa: E402
+
+_F16_DECODE_PTX = tl.constexpr(
+    "{\n.reg .b32 t0, t1, lo, hi, z;\nmov.b32 z, 0;\n"
+    + formats._e2m1_word_to_f16x2("$4", ("$0", "$1", "$2", "$3")) + "}")
+
+
+@triton.jit
+def e2m1_f16_pairs(packed, ASM: tl.constexpr):
+    """Packed bytes (uint8) -> fp16 2^-14 * e2m1 of (low nibbles, high nibbles)."""
+    if ASM:
+        return tl.inline_asm_elementwise(_F16_DECODE_PTX, "=r,=r,=r,=r,r", [packed],
+                                         dtype=(tl.float16, tl.float16), is_pure=True, pack=4)
+    else:
+        c = packed.to(tl.uint16)
+        lo = ((c & 7) << 9) | ((c & 8) << 12)
+        hi = (((c >> 4) & 7) << 9) | ((c & 0x80) << 8)
+        return lo.to(tl.float16, bitcast=True), hi.to(tl.float16, bitcast=True)
+
+
+@triton.jit
+def words_read(packed_ptr, bscale_ptr, tscale_ptr, p_ptr, q_ptr, out_ptr,
+               HV: tl.constexpr, GQ: tl.constexpr, V: tl.constexpr, K: tl.constexpr,
+               DBV: tl.constexpr, BKT: tl.constexpr):
+    i_b = tl.program_id(0)
+    i_hv = tl.program_id(1)
+    i_vt = tl.program_id(2)
+    blk = (i_b * HV + i_hv).to(tl.int64)
+    probe = (i_b * (HV // GQ) + i_hv // GQ) * K
+    WPC: tl.constexpr = BKT // 16
+    NW: tl.constexpr = K // 16
+    o_v = i_vt * DBV + tl.arange(0, DBV)
+    o_all = tl.arange(0, K)
+    up_p, dn_p = formats.word_probe_scale(tl.max(tl.abs(tl.load(p_ptr + probe + o_all)), axis=0), True)
+    up_q, dn_q = formats.word_probe_scale(tl.max(tl.abs(tl.load(q_ptr + probe + o_all)), axis=0), True)
+    p_words = packed_ptr.to(tl.pointer_type(tl.uint64))
+    o_w = tl.arange(0, WPC)
+    o_kb = tl.arange(0, BKT)
+    acc_p = tl.zeros([DBV, WPC], tl.float32)
+    acc_q = tl.zeros([DBV, WPC], tl.float32)
+    for i_k in range(K // BKT):
+        words = tl.load(p_words + (blk * V + o_v[:, None]) * NW + i_k * WPC + o_w[None, :])
+        b_scale = tl.load(bscale_ptr + (blk * V + o_v[:, None]) * NW + i_k * WPC + o_w[None, :]).to(tl.float32)
+        pc = tl.load(p_ptr + probe + i_k * BKT + o_kb)
+        qc = tl.load(q_ptr + probe + i_k * BKT + o_kb)
+        d_p, d_q = formats.read_words_dot2_at(words, pc, qc, up_p, up_q, WPC, True)
+        acc_p += d_p * b_scale
+        acc_q += d_q * b_scale
+    t = tl.load(tscale_ptr + blk) * 16384.0
+    tl.store(out_ptr + (blk * 2) * V + o_v, tl.sum(acc_p, axis=1) * (dn_p * t))
+    tl.store(out_ptr + (blk * 2 + 1) * V + o_v, tl.sum(acc_q, axis=1) * (dn_q * t))
+
+
+@triton.jit
+def mma_read(packed_ptr, bscale_ptr, tscale_ptr, p_ptr, q_ptr, out_ptr,
+             HV: tl.constexpr, GQ: tl.constexpr, V: tl.constexpr, K: tl.constexpr,
+             DBV: tl.constexpr, BKT: tl.constexpr, ASM: tl.constexpr):
+    i_b = tl.program_id(0)
+    i_hv = tl.program_id(1)
+    i_vt = tl.program_id(2)
+    blk = (i_b * HV + i_hv).to(tl.int64)
+    probe = (i_b * (HV // GQ) + i_hv // GQ) * K
+    NB: tl.constexpr = BKT // 16       # blocks per chunk
+    G: tl.constexpr = 16 // NB         # column groups of NB: probe p in group 0, q in 1
+    KH: tl.constexpr = K // 2
+    o_v = i_vt * DBV + tl.arange(0, DBV)
+    o_all = tl.arange(0, K)
+    up_p, dn_p = formats.word_probe_scale(tl.max(tl.abs(tl.load(p_ptr + probe + o_all)), axis=0), True)
+    up_q, dn_q = formats.word_probe_scale(tl.max(tl.abs(tl.load(q_ptr + probe + o_all)), axis=0), True)
+    o_j = tl.arange(0, BKT // 2)       # packed byte j of a chunk: keys 2j, 2j + 1
+    o_c = tl.arange(0, 16)
+    in_block = (o_j // 8)[:, None] == (o_c % NB)[None, :]
+    is_p = in_block & (o_c // NB == 0)[None, :]
+    is_q = in_block & (o_c // NB == 1)[None, :]
+    o_nb = tl.arange(0, NB)
+    acc = tl.zeros([DBV, G], tl.float32)
+    for i_k in range(K // BKT):
+        o_key = i_k * BKT + 2 * o_j
+        pe = tl.load(p_ptr + probe + o_key) * up_p
+        po = tl.load(p_ptr + probe + o_key + 1) * up_p
+        qe = tl.load(q_ptr + probe + o_key) * up_q
+        qo = tl.load(q_ptr + probe + o_key + 1) * up_q
+        b_even = tl.where(is_p, pe[:, None], tl.where(is_q, qe[:, None], 0.0)).to(tl.float16)
+        b_odd = tl.where(is_p, po[:, None], tl.where(is_q, qo[:, None], 0.0)).to(tl.float16)
+        packed = tl.load(packed_ptr + (blk * V + o_v[:, None]) * KH + i_k * (BKT // 2) + o_j[None, :])
+        lo, hi = e2m1_f16_pairs(packed, ASM)
+        c = tl.dot(lo, b_even, out_dtype=tl.float32)
+        c = tl.dot(hi, b_odd, c, out_dtype=tl.float32)   # [DBV, 16]: (probe, block) sums
+        b_scale = tl.load(bscale_ptr + (blk * V + o_v[:, None]) * (K // 16) + i_k * NB + o_nb[None, :]).to(tl.float32)
+        acc += tl.sum(tl.reshape(c, [DBV, G, NB]) * b_scale[:, None, :], axis=2)
+    t = tl.load(tscale_ptr + blk) * 16384.0
+    o_g = tl.arange(0, G)
+    tl.store(out_ptr + (blk * 2) * V + o_v, tl.sum(tl.where(o_g[None, :] == 0, acc, 0.0), axis=1) * (dn_p * t))
+    tl.store(out_ptr + (blk * 2 + 1) * V + o_v, tl.sum(tl.where(o_g[None, :] == 1, acc, 0.0), axis=1) * (dn_q * t))
+
+
+def make_inputs(B, HV, H, V, K, device):
+    g = torch.Generator().manual_seed(55)
+    S = torch.randn(B, HV, V, K, generator=g)
+    packed, bscale, tscale = quantize_nvfp4(S, V, K)
+    ref_S = dequantize_nvfp4(packed, bscale, tscale, K, V).double()
+    p = torch.randn(B, H, K, generator=g)
+    q = torch.randn(B, H, K, generator=g)
+    GQ = HV // H
+    ref = torch.stack([torch.einsum("bhvk,bhk->bhv", ref_S, x.double().repeat_interleave(GQ, 1))
+                       for x in (p, q)], dim=2)   # [B, HV, 2, V]
+    dev = dict(packed=packed.to(device), bscale=bscale.to(device), tscale=tscale.to(device).contiguous(),
+               p=p.to(device), q=q.to(device))
+    return dev, ref
+
+
+def launch(kind, t, B, HV, GQ, V, K, DBV, BKT, warps, stages, out):
+    grid = (B, HV, V // DBV)
+    args = (t["packed"], t["bscale"], t["tscale"], t["p"], t["q"], out, HV, GQ, V, K, DBV, BKT)
+    if kind == "words":
+        words_read[grid](*args, num_warps=warps, num_stages=stages)
+    else:
+        mma_read[grid](*args, kind == "mma_asm", num_warps=warps, num_stages=stages)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--quick", action="store_true", help="a small batch, few configurations")
+    ap.add_argument("--out", default=None)
+    a = ap.parse_args()
+    interp = os.environ.get("TRITON_INTERPRET") == "1"
+    device = "cpu" if interp else "cuda"
+    B, HV, H, V, K = (2, 4, 2, 128, 128) if a.quick else (256, 32, 16, 128, 128)
+    t, ref = make_inputs(B, HV, H, V, K, device)
+    kinds = ["words", "mma_plain"] if interp else ["words", "mma_asm", "mma_plain"]
+    configs = {
+        "words": [(128, 32, 1, 1), (128, 32, 1, 3), (64, 32, 1, 3), (128, 64, 2, 3), (32, 128, 1, 1)],
+        "mma": [(dbv, bkt, w, s) for dbv in (32, 64, 128) for bkt in (64, 128) for w in (1, 2, 4)
+                for s in (1, 3) if dbv * bkt // (32 * w) <= 256],
+    }
+    if a.quick:
+        configs = {"words": [(128, 32, 1, 1)], "mma": [(32, 64, 1, 1), (64, 128, 2, 1)]}
+    rows = []
+    nbytes = sum(t[n].numel() * t[n].element_size() for n in ("packed", "bscale"))
+    copy_ms = None
+    if not interp:
+        src = torch.empty(nbytes, dtype=torch.uint8, device=device)
+        dst = torch.empty_like(src)
+        copy_ms = triton.testing.do_bench(lambda: dst.copy_(src), rep=200)
+        print(f"copy of {nbytes / 2**20:.0f} MiB: {copy_ms:.4f} ms ({2 * nbytes / copy_ms / 1e9:.0f} GB/s)")
+    for kind in kinds:
+        for (dbv, bkt, w, s) in configs["words" if kind == "words" else "mma"]:
+            out = torch.full((B, HV, 2, V), float("nan"), device=device)
+            row = dict(kind=kind, DBV=dbv, BKT=bkt, warps=w, stages=s)
+            try:
+                launch(kind, t, B, HV, HV // H, V, K, dbv, bkt, w, s, out)
+                err = ((out.double().cpu() - ref).norm() / ref.norm()).item()
+                row["rel_err"] = err
+                if not interp:
+                    row["ms"] = triton.testing.do_bench(
+                        lambda: launch(kind, t, B, HV, HV // H, V, K, dbv, bkt, w, s, out), rep=200)
+                    row["read_GBps"] = nbytes / row["ms"] / 1e6
+                    row["x_copy_rate"] = (nbytes / row["ms"]) / (2 * nbytes / copy_ms)
+            except Exception as e:   # a configuration that does not compile is a result too
+                row["error"] = f"{type(e).__name__}: {str(e).splitlines()[0][:200] if str(e) else ''}"
+            rows.append(row)
+            print(json.dumps(row), flush=True)
+            if a.out:   # after every row: a run cut short by its timeout keeps what it measured
+                with open(a.out, "w") as f:
+                    json.dump(dict(gpu=torch.cuda.get_device_name() if not interp else "interpreter",
+                                   triton=triton.__version__, torch=torch.__version__, bytes=nbytes,
+                                   copy_ms=copy_ms, rows=rows, command=" ".join(sys.argv)), f, indent=1)
+    bad = [r for r in rows if "rel_err" in r and not r["rel_err"] < 2e-3]
+    if bad:
+        print("FAILED accuracy:", bad)
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Session 55, any GPU, <= 9 min: issue 4's NVFP4 lever measured alone. bench/proto/
+# s55_nvfp4_mma.py times the read copy's two-probe product over Qwen3.5-4B's NVFP4 copy at
+# batch 256: the production word path (formats.read_words_dot2_at) against the chunks
+# decoded to fp16 and multiplied on tensor cores (PTX decode, or Triton integer ops), each
+# checked against float64 first, with a copy of the same bytes as the rate reference.
+# Then, where the card is not an H200, session 53's H100 branch (our conventional GDN
+# decode at batch 64 swept, the GDN suite at 64 and 256). One tarball comes back.
+source "$(dirname "$0")/../gpu_env.sh"
+export PYTHONPATH=.
+timeout ${MMA_S:-280} python3 bench/proto/s55_nvfp4_mma.py --out "$OUT/nvfp4_mma.json" > "$OUT/nvfp4_mma.log" 2>&1
+echo "nvfp4_mma rc=$?"
+grep -E "^copy|FAILED" "$OUT/nvfp4_mma.log" | cut -c1-300
+python3 - "$OUT/nvfp4_mma.json" <<'PY'
+import json, sys
+rows = json.load(open(sys.argv[1]))["rows"]
+for kind in ("words", "mma_asm", "mma_plain"):
+    ok = sorted((r for r in rows if r["kind"] == kind and "ms" in r), key=lambda r: r["ms"])
+    bad = [r for r in rows if r["kind"] == kind and "error" in r]
+    print(kind, f"{len(ok)} timed, {len(bad)} failed", (bad[0]["error"][:150] if bad else ""))
+    for r in ok[:6]:
+        print(f"  {r['DBV']:>3} {r['BKT']:>3} w{r['warps']} s{r['stages']} {r['ms']:.4f} ms  {r['x_copy_rate']:.2f} of copy rate  err {r['rel_err']:.1e}")
+PY
+if grep -q "H200" "$OUT/gpu.txt"; then
+    tar czf /tmp/data.tgz -C "$OUT" . && find "$OUT" -mindepth 1 -delete && mv /tmp/data.tgz "$OUT/"
+else
+    bash "$(dirname "$0")/gpu_session53_c.sh"
+fi
