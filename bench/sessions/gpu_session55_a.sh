@@ -5,7 +5,8 @@
 # decoded to fp16 and multiplied on tensor cores (PTX decode, or Triton integer ops), each
 # checked against float64 first, with a copy of the same bytes as the rate reference.
 # Then, where the card is not an H200, session 53's H100 branch (our conventional GDN
-# decode at batch 64 swept, the GDN suite at 64 and 256). One tarball comes back.
+# decode at batch 64 swept, the GDN suite at 64 and 256) unless ONLY_MMA=1. One tarball
+# comes back.
 source "$(dirname "$0")/../gpu_env.sh"
 export PYTHONPATH=.
 timeout ${MMA_S:-280} python3 bench/proto/s55_nvfp4_mma.py --out "$OUT/nvfp4_mma.json" > "$OUT/nvfp4_mma.log" 2>&1
@@ -21,7 +22,7 @@ for kind in ("words", "mma_asm", "mma_plain"):
     for r in ok[:6]:
         print(f"  {r['DBV']:>3} {r['BKT']:>3} w{r['warps']} s{r['stages']} {r['ms']:.4f} ms  {r['x_copy_rate']:.2f} of copy rate  err {r['rel_err']:.1e}")
 PY
-if grep -q "H200" "$OUT/gpu.txt"; then
+if grep -q "H200" "$OUT/gpu.txt" || [ "${ONLY_MMA:-0}" = 1 ]; then
     tar czf /tmp/data.tgz -C "$OUT" . && find "$OUT" -mindepth 1 -delete && mv /tmp/data.tgz "$OUT/"
 else
     bash "$(dirname "$0")/gpu_session53_c.sh"
