@@ -131,6 +131,49 @@ def mma_read(packed_ptr, bscale_ptr, tscale_ptr, p_ptr, q_ptr, out_ptr,
     tl.store(out_ptr + (blk * 2 + 1) * V + o_v, tl.sum(tl.where(o_g[None, :] == 1, acc, 0.0), axis=1) * (dn_q * t))
 
 
+@triton.jit
+def mma_scaled_read(packed_ptr, bscale_ptr, tscale_ptr, p_ptr, q_ptr, out_ptr,
+                    HV: tl.constexpr, GQ: tl.constexpr, V: tl.constexpr, K: tl.constexpr,
+                    DBV: tl.constexpr, BKT: tl.constexpr, ASM: tl.constexpr):
+    """mma_read with the block scales applied to the decoded values instead, in fp16 and
+    exactly: (2^-14 e2m1) * (b 2^7) = e2m1 b 2^-7 is a multiple of 2^-17 of at most 6
+    significant bits and at most 21 (b <= 448: b 2^7 <= 57344 is an fp16), so the
+    operand's columns are the two probes alone and the products accumulate across chunks
+    in the tensor cores' fp32 accumulator; per chunk no block masks and no scale pass."""
+    i_b = tl.program_id(0)
+    i_hv = tl.program_id(1)
+    i_vt = tl.program_id(2)
+    blk = (i_b * HV + i_hv).to(tl.int64)
+    probe = (i_b * (HV // GQ) + i_hv // GQ) * K
+    NB: tl.constexpr = BKT // 16
+    KH: tl.constexpr = K // 2
+    o_v = i_vt * DBV + tl.arange(0, DBV)
+    o_all = tl.arange(0, K)
+    up_p, dn_p = formats.word_probe_scale(tl.max(tl.abs(tl.load(p_ptr + probe + o_all)), axis=0), True)
+    up_q, dn_q = formats.word_probe_scale(tl.max(tl.abs(tl.load(q_ptr + probe + o_all)), axis=0), True)
+    o_j = tl.arange(0, BKT // 2)
+    o_c = tl.arange(0, 16)
+    o_nb = tl.arange(0, NB)
+    acc = tl.zeros([DBV, 16], tl.float32)
+    for i_k in range(K // BKT):
+        o_key = i_k * BKT + 2 * o_j
+        pe = tl.load(p_ptr + probe + o_key) * up_p
+        po = tl.load(p_ptr + probe + o_key + 1) * up_p
+        qe = tl.load(q_ptr + probe + o_key) * up_q
+        qo = tl.load(q_ptr + probe + o_key + 1) * up_q
+        b_even = tl.where(o_c[None, :] == 0, pe[:, None], tl.where(o_c[None, :] == 1, qe[:, None], 0.0)).to(tl.float16)
+        b_odd = tl.where(o_c[None, :] == 0, po[:, None], tl.where(o_c[None, :] == 1, qo[:, None], 0.0)).to(tl.float16)
+        packed = tl.load(packed_ptr + (blk * V + o_v[:, None]) * KH + i_k * (BKT // 2) + o_j[None, :])
+        lo, hi = e2m1_f16_pairs(packed, ASM)
+        b_scale = tl.load(bscale_ptr + (blk * V + o_v[:, None]) * (K // 16) + i_k * NB + o_nb[None, :]).to(tl.float32)
+        bs = tl.reshape(tl.broadcast_to((b_scale * 128.0).to(tl.float16)[:, :, None], [DBV, NB, 8]), [DBV, BKT // 2])
+        acc = tl.dot(lo * bs, b_even, acc, out_dtype=tl.float32)
+        acc = tl.dot(hi * bs, b_odd, acc, out_dtype=tl.float32)
+    t = tl.load(tscale_ptr + blk) * (16384.0 / 128.0)
+    tl.store(out_ptr + (blk * 2) * V + o_v, tl.sum(tl.where(o_c[None, :] == 0, acc, 0.0), axis=1) * (dn_p * t))
+    tl.store(out_ptr + (blk * 2 + 1) * V + o_v, tl.sum(tl.where(o_c[None, :] == 1, acc, 0.0), axis=1) * (dn_q * t))
+
+
 def make_inputs(B, HV, H, V, K, device):
     g = torch.Generator().manual_seed(55)
     S = torch.randn(B, HV, V, K, generator=g)
@@ -151,27 +194,83 @@ def launch(kind, t, B, HV, GQ, V, K, DBV, BKT, warps, stages, out):
     args = (t["packed"], t["bscale"], t["tscale"], t["p"], t["q"], out, HV, GQ, V, K, DBV, BKT)
     if kind == "words":
         words_read[grid](*args, num_warps=warps, num_stages=stages)
+    elif kind.startswith("mma_sa"):
+        mma_scaled_read[grid](*args, kind == "mma_sa_asm", num_warps=warps, num_stages=stages)
     else:
         mma_read[grid](*args, kind == "mma_asm", num_warps=warps, num_stages=stages)
+
+
+def sass_loop_counts(configs, kinds):
+    """Offline (no GPU; sm_90 through ptxas): each kernel's chunk loop, its instructions
+    per warp and per element a warp covers, and its busiest opcodes. A proxy, not a
+    timing (bench/sass_count.py's caveats)."""
+    import collections
+    import re
+    from triton.backends.compiler import GPUTarget
+    from triton.compiler import ASTSource
+    sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
+    from sass_count import INSTRUCTION, sass_of
+    dims = dict(HV=32, GQ=2, V=128, K=128)
+    out = []
+    for kind in kinds:
+        fn = {"words": words_read, "mma_sa": mma_scaled_read, "mma": mma_read}[kind.rsplit("_", 1)[0] if kind != "words" else kind]
+        launches = dict.fromkeys((dbv, bkt, w) for (dbv, bkt, w, _) in configs["words" if kind == "words" else "mma"])
+        for (dbv, bkt, w) in launches:   # (the loop's count is the same at any stage count)
+            consts = dict(dims, DBV=dbv, BKT=bkt)
+            if kind != "words":
+                consts["ASM"] = kind.endswith("asm")
+            sig = {n: "*u8" if n == "packed_ptr" else "*fp8e4nv" if n == "bscale_ptr" else "*fp32"
+                   for n in fn.arg_names if n.endswith("_ptr")}
+            sig.update({n: "constexpr" for n in fn.arg_names if n not in sig})
+            src = ASTSource(fn, sig, constexprs={(fn.arg_names.index(k),): v for k, v in consts.items()},
+                            attrs={(i,): [["tt.divisibility", 16]] for i, n in enumerate(fn.arg_names)
+                                   if n.endswith("_ptr")})   # (as the launcher specialises 16-byte-aligned tensors)
+            sass = sass_of(triton.compile(src, target=GPUTarget("cuda", 90, 32),
+                                          options=dict(num_warps=w, num_stages=1))).splitlines()
+            start = next(i for i, t in enumerate(sass) if re.match(r"^\.L_x_0:", t))
+            ops = collections.Counter()
+            for text in sass[start:]:
+                m = INSTRUCTION.match(text)
+                if m:
+                    ops[m.group(2).split(".")[0]] += 1
+                    if "BRA" in text and "L_x_0" in text:
+                        break
+            n = sum(ops.values())
+            row = dict(kind=kind, DBV=dbv, BKT=bkt, warps=w, loop=n,
+                       per_element=round(n / (dbv * bkt / w), 4), ops=dict(ops.most_common(8)))
+            out.append(row)
+            print(json.dumps(row), flush=True)
+    return out
 
 
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true", help="a small batch, few configurations")
     ap.add_argument("--out", default=None)
+    ap.add_argument("--sass", action="store_true", help="offline instruction counts of the "
+                    "chunk loops instead of a run (a CPU machine, no TRITON_INTERPRET)")
     a = ap.parse_args()
     interp = os.environ.get("TRITON_INTERPRET") == "1"
     device = "cpu" if interp else "cuda"
     B, HV, H, V, K = (2, 4, 2, 128, 128) if a.quick else (256, 32, 16, 128, 128)
-    t, ref = make_inputs(B, HV, H, V, K, device)
-    kinds = ["words", "mma_plain"] if interp else ["words", "mma_asm", "mma_plain"]
+    kinds = ["words", "mma_plain", "mma_sa_plain"] if interp else ["words", "mma_sa_asm", "mma_asm", "mma_sa_plain", "mma_plain"]
+    # (the launches whose loops the offline sm_90 count, session 55, put at or below the
+    # word path's instructions per element: one or two warps, [64 | 128, 32 | 64] chunks)
     configs = {
-        "words": [(128, 32, 1, 1), (128, 32, 1, 3), (64, 32, 1, 3), (128, 64, 2, 3), (32, 128, 1, 1)],
-        "mma": [(dbv, bkt, w, s) for dbv in (32, 64, 128) for bkt in (64, 128) for w in (1, 2, 4)
-                for s in (1, 3) if dbv * bkt // (32 * w) <= 256],
+        "words": [(128, 32, 1, 1), (128, 32, 1, 3), (64, 32, 1, 3), (128, 64, 2, 3)],
+        "mma": [(dbv, bkt, w, s) for (dbv, bkt, w) in ((128, 32, 1), (128, 32, 2), (128, 64, 2),
+                                                      (64, 64, 1), (64, 64, 2), (64, 32, 1))
+                for s in (1, 3)],
     }
     if a.quick:
         configs = {"words": [(128, 32, 1, 1)], "mma": [(32, 64, 1, 1), (64, 128, 2, 1)]}
+    if a.sass:
+        rows = sass_loop_counts(configs, ["words", "mma_sa_asm", "mma_asm"])
+        if a.out:
+            with open(a.out, "w") as f:
+                json.dump(dict(triton=triton.__version__, rows=rows, command=" ".join(sys.argv)), f, indent=1)
+        return
+    t, ref = make_inputs(B, HV, H, V, K, device)
     rows = []
     nbytes = sum(t[n].numel() * t[n].element_size() for n in ("packed", "bscale"))
     copy_ms = None
