@@ -56,20 +56,27 @@ def e2m1_f16_pairs(packed, ASM: tl.constexpr):
 
 
 @triton.jit
-def words_read(packed_ptr, bscale_ptr, tscale_ptr, p_ptr, q_ptr, out_ptr,
-               HV: tl.constexpr, GQ: tl.constexpr, V: tl.constexpr, K: tl.constexpr,
-               DBV: tl.constexpr, BKT: tl.constexpr):
+def program_head(p_ptr, q_ptr, HV: tl.constexpr, GQ: tl.constexpr, K: tl.constexpr, DBV: tl.constexpr):
+    """A program's (slot, value head) block, its probes' offset, its value rows, and the
+    two probes' power-of-two scales (formats.word_probe_scale, taken from whole probes)."""
     i_b = tl.program_id(0)
     i_hv = tl.program_id(1)
-    i_vt = tl.program_id(2)
     blk = (i_b * HV + i_hv).to(tl.int64)
     probe = (i_b * (HV // GQ) + i_hv // GQ) * K
-    WPC: tl.constexpr = BKT // 16
-    NW: tl.constexpr = K // 16
-    o_v = i_vt * DBV + tl.arange(0, DBV)
+    o_v = tl.program_id(2) * DBV + tl.arange(0, DBV)
     o_all = tl.arange(0, K)
     up_p, dn_p = formats.word_probe_scale(tl.max(tl.abs(tl.load(p_ptr + probe + o_all)), axis=0), True)
     up_q, dn_q = formats.word_probe_scale(tl.max(tl.abs(tl.load(q_ptr + probe + o_all)), axis=0), True)
+    return blk, probe, o_v, up_p, dn_p, up_q, dn_q
+
+
+@triton.jit
+def words_read(packed_ptr, bscale_ptr, tscale_ptr, p_ptr, q_ptr, out_ptr,
+               HV: tl.constexpr, GQ: tl.constexpr, V: tl.constexpr, K: tl.constexpr,
+               DBV: tl.constexpr, BKT: tl.constexpr):
+    blk, probe, o_v, up_p, dn_p, up_q, dn_q = program_head(p_ptr, q_ptr, HV, GQ, K, DBV)
+    WPC: tl.constexpr = BKT // 16
+    NW: tl.constexpr = K // 16
     p_words = packed_ptr.to(tl.pointer_type(tl.uint64))
     o_w = tl.arange(0, WPC)
     o_kb = tl.arange(0, BKT)
@@ -92,18 +99,10 @@ def words_read(packed_ptr, bscale_ptr, tscale_ptr, p_ptr, q_ptr, out_ptr,
 def mma_read(packed_ptr, bscale_ptr, tscale_ptr, p_ptr, q_ptr, out_ptr,
              HV: tl.constexpr, GQ: tl.constexpr, V: tl.constexpr, K: tl.constexpr,
              DBV: tl.constexpr, BKT: tl.constexpr, ASM: tl.constexpr):
-    i_b = tl.program_id(0)
-    i_hv = tl.program_id(1)
-    i_vt = tl.program_id(2)
-    blk = (i_b * HV + i_hv).to(tl.int64)
-    probe = (i_b * (HV // GQ) + i_hv // GQ) * K
+    blk, probe, o_v, up_p, dn_p, up_q, dn_q = program_head(p_ptr, q_ptr, HV, GQ, K, DBV)
     NB: tl.constexpr = BKT // 16       # blocks per chunk
     G: tl.constexpr = 16 // NB         # column groups of NB: probe p in group 0, q in 1
     KH: tl.constexpr = K // 2
-    o_v = i_vt * DBV + tl.arange(0, DBV)
-    o_all = tl.arange(0, K)
-    up_p, dn_p = formats.word_probe_scale(tl.max(tl.abs(tl.load(p_ptr + probe + o_all)), axis=0), True)
-    up_q, dn_q = formats.word_probe_scale(tl.max(tl.abs(tl.load(q_ptr + probe + o_all)), axis=0), True)
     o_j = tl.arange(0, BKT // 2)       # packed byte j of a chunk: keys 2j, 2j + 1
     o_c = tl.arange(0, 16)
     in_block = (o_j // 8)[:, None] == (o_c % NB)[None, :]
@@ -140,17 +139,9 @@ def mma_scaled_read(packed_ptr, bscale_ptr, tscale_ptr, p_ptr, q_ptr, out_ptr,
     significant bits and at most 21 (b <= 448: b 2^7 <= 57344 is an fp16), so the
     operand's columns are the two probes alone and the products accumulate across chunks
     in the tensor cores' fp32 accumulator; per chunk no block masks and no scale pass."""
-    i_b = tl.program_id(0)
-    i_hv = tl.program_id(1)
-    i_vt = tl.program_id(2)
-    blk = (i_b * HV + i_hv).to(tl.int64)
-    probe = (i_b * (HV // GQ) + i_hv // GQ) * K
+    blk, probe, o_v, up_p, dn_p, up_q, dn_q = program_head(p_ptr, q_ptr, HV, GQ, K, DBV)
     NB: tl.constexpr = BKT // 16
     KH: tl.constexpr = K // 2
-    o_v = i_vt * DBV + tl.arange(0, DBV)
-    o_all = tl.arange(0, K)
-    up_p, dn_p = formats.word_probe_scale(tl.max(tl.abs(tl.load(p_ptr + probe + o_all)), axis=0), True)
-    up_q, dn_q = formats.word_probe_scale(tl.max(tl.abs(tl.load(q_ptr + probe + o_all)), axis=0), True)
     o_j = tl.arange(0, BKT // 2)
     o_c = tl.arange(0, 16)
     o_nb = tl.arange(0, NB)
