@@ -269,7 +269,7 @@ def main():
         src = torch.empty(nbytes, dtype=torch.uint8, device=device)
         dst = torch.empty_like(src)
         copy_ms = triton.testing.do_bench(lambda: dst.copy_(src), rep=200)
-        print(f"copy of {nbytes / 2**20:.0f} MiB: {copy_ms:.4f} ms ({2 * nbytes / copy_ms / 1e9:.0f} GB/s)")
+        print(f"copy of {nbytes / 2**20:.0f} MiB: {copy_ms:.4f} ms ({2 * nbytes / copy_ms / 1e9:.2f} TB/s read + written)")
     for kind in kinds:
         for (dbv, bkt, w, s) in configs["words" if kind == "words" else "mma"]:
             out = torch.full((B, HV, 2, V), float("nan"), device=device)

@@ -15,7 +15,7 @@ grep -E "^copy|FAILED" "$OUT/nvfp4_mma.log" | cut -c1-300
 python3 - "$OUT/nvfp4_mma.json" <<'PY'
 import json, sys
 rows = json.load(open(sys.argv[1]))["rows"]
-for kind in ("words", "mma_asm", "mma_plain"):
+for kind in ("words", "mma_sa_asm", "mma_asm", "mma_sa_plain", "mma_plain"):
     ok = sorted((r for r in rows if r["kind"] == kind and "ms" in r), key=lambda r: r["ms"])
     bad = [r for r in rows if r["kind"] == kind and "error" in r]
     print(kind, f"{len(ok)} timed, {len(bad)} failed", (bad[0]["error"][:150] if bad else ""))
