@@ -5,7 +5,7 @@ per 8-byte word (16 keys of one row) ~26 instructions of nibble decode and ~22 o
 products with the two probes (the decayed query and key). This prototype measures the
 product part alone, out[v] = sum_k S[v, k] * p[k] for two probes, over a whole NVFP4 read
 copy of the Qwen3.5-4B GDN geometry at batch 256 (256 rows x 32 value heads x [128, 128]),
-two ways:
+three ways:
 
 * words: the production path (formats.read_words_dot2_at, the key-chunk decode's loop:
   [DBV, BKT] chunks, per-word block scales, partial sums reduced once);
@@ -16,12 +16,18 @@ two ways:
   partial sum for both probes; the block scales then apply to those [DBV, 16] sums
   (16 multiply-adds per row and chunk, not one per element). `asm` decodes four packed
   bytes per PTX call (formats' nibble decode, without the products); `plain` in Triton
-  integer ops, as the interpreter runs it.
+  integer ops, as the interpreter runs it;
+* mma_sa: as mma, with the block scales applied to the decoded values instead (exact in
+  fp16, mma_scaled_read), so the operand's columns are the probes alone.
 
-Both are checked against a float64 product of the dequantised copy, then timed
+Each is checked against a float64 product of the dequantised copy, then timed
 (triton.testing.do_bench, median) with a device-to-device copy of the same bytes as the
 bandwidth reference. Usage: python bench/proto/s55_nvfp4_mma.py [--quick] [--out F.json]
-(TRITON_INTERPRET=1 with --quick checks the `plain` path's correctness on a CPU).
+(TRITON_INTERPRET=1 with --quick checks the `plain` paths' correctness on a CPU; --sass
+counts the chunk loops' instructions offline instead, for sm_90).
+
+Outcome (session 55, bench/NOTES.md): offline at best 10% fewer loop instructions than the
+word path; on an H100 every tensor-core kernel slower (0.75-0.90x). Not built.
 """
 import argparse
 import json
