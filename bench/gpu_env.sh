@@ -87,6 +87,19 @@ spec_rows() {
     grep -A4 "^| variant | batch" "$OUT/spec/spec_bench.md" | cut -c1-250
 }
 
+# nano_fp8_issue4 TUNE_S PRECISION_S: issue 4's Mamba-2 Nano FP8 read-copy decode swept for
+# TUNE_S seconds (tune_decode; its phases and batch-256 entry printed), then issue 4's
+# Mamba-2 table (precision_bench --quick, under PRECISION_S seconds) with whatever entry
+# won, and the table copied to $OUT/mamba2_tuning.json (sessions 48 and 55's H200 scripts).
+nano_fp8_issue4() {
+    tune_decode mamba2 nemotron3-nano-4b fp8 "$1"
+    grep -E "^phase|budget|read_fp8row__rec_bf16 +replay_decode +256 " "$OUT/tune.log" | tail -12 | cut -c1-260
+    timeout "$2" python3 bench/precision_bench.py --out "$OUT/precision" --variants mamba2 --quick \
+        > "$OUT/precision.log" 2>&1
+    grep -A8 "^| variant | config | decode" "$OUT/precision/precision_bench.md" | cut -c1-250
+    cp "$OUT/tables/mamba2.json" "$OUT/mamba2_tuning.json" 2>/dev/null
+}
+
 # issue3_rows_and_kda TUNE_S: issue 3's rows of every variant (T = 8, batch 256) into
 # $OUT/spec_before, KDA's T = 8 verify swept for TUNE_S seconds, then KDA's row again into
 # $OUT/spec (session 48's H200 scripts).

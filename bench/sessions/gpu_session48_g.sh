@@ -11,9 +11,5 @@ source "$(dirname "$0")/../gpu_env.sh"
 export PYTHONPATH=.
 grep -q "H200" "$OUT/gpu.txt" || { echo "not an H200: $(tail -1 "$OUT/gpu.txt")"; exit 0; }
 issue3_rows_and_kda 100
-tune_decode mamba2 nemotron3-nano-4b fp8 ${TUNE_S:-200}
-grep -E "read_fp8row__rec_bf16 +replay_decode +256 " "$OUT/tune.log" | tail -2 | cut -c1-260
-timeout 120 python3 bench/precision_bench.py --out "$OUT/precision" --variants mamba2 --quick > "$OUT/precision.log" 2>&1
-grep -A8 "^| variant | config | decode" "$OUT/precision/precision_bench.md" | cut -c1-250
-cp "$OUT/tables/mamba2.json" "$OUT/mamba2_tuning.json" 2>/dev/null
+nano_fp8_issue4 ${TUNE_S:-200} 120
 tar czf /tmp/data.tgz -C "$OUT" . && find "$OUT" -mindepth 1 -not -name "*_tuning.json" -delete && mv /tmp/data.tgz "$OUT/"

@@ -11,9 +11,5 @@ export PYTHONPATH=.
 if ! grep -q "H200" "$OUT/gpu.txt"; then
     exec bash "$(dirname "$0")/gpu_session55_a.sh"
 fi
-tune_decode mamba2 nemotron3-nano-4b fp8 ${TUNE_S:-180}
-grep -E "^phase|budget|read_fp8row__rec_bf16 +replay_decode +256 " "$OUT/tune.log" | tail -12 | cut -c1-260
-timeout 150 python3 bench/precision_bench.py --out "$OUT/precision" --variants mamba2 --quick > "$OUT/precision.log" 2>&1
-grep -A8 "^| variant | config | decode" "$OUT/precision/precision_bench.md" | cut -c1-250
-cp "$OUT/tables/mamba2.json" "$OUT/mamba2_tuning.json" 2>/dev/null
+nano_fp8_issue4 ${TUNE_S:-180} 150
 tar czf /tmp/data.tgz -C "$OUT" . && find "$OUT" -mindepth 1 -not -name "*_tuning.json" -delete && mv /tmp/data.tgz "$OUT/"
