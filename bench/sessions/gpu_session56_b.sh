@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Session 56, any GPU, <= 9.5 min. First, issue 4's NVFP4 lever measured alone:
+# bench/proto/s56_nvfp4_dp4a.py times the read copy's two-probe product over Qwen3.5-4B's
+# NVFP4 copy at batch 256 in int8 dot products (dp4a: the nibbles looked up as bytes by
+# byte permutes, the probes rounded to int8; dp4a2: two int8 parts per probe) against the
+# production fp16x2 word path, each checked against float64 first, with a copy of the same
+# bytes as the rate reference (offline sm_90: 43 instructions per 8-byte word where the
+# word path takes 64). Then, on an H200 only, gpu_session55_b.sh's item: Mamba-2 Nano's
+# FP8 decode swept and issue 4's Mamba-2 table (commit $OUT/mamba2_tuning.json if it
+# wins). One tarball comes back.
+source "$(dirname "$0")/../gpu_env.sh"
+export PYTHONPATH=.
+timeout ${DP4A_S:-220} python3 bench/proto/s56_nvfp4_dp4a.py --out "$OUT/nvfp4_dp4a.json" > "$OUT/nvfp4_dp4a.log" 2>&1
+echo "nvfp4_dp4a rc=$?"
+grep -E "^copy|FAILED|Error" "$OUT/nvfp4_dp4a.log" | cut -c1-300
+python3 - "$OUT/nvfp4_dp4a.json" <<'PY'
+import json, sys
+rows = json.load(open(sys.argv[1]))["rows"]
+for kind in ("words", "dp4a", "dp4a2"):
+    ok = sorted((r for r in rows if r["kind"] == kind and "ms" in r), key=lambda r: r["ms"])
+    bad = [r for r in rows if r["kind"] == kind and "error" in r]
+    print(kind, f"{len(ok)} timed, {len(bad)} failed", (bad[0]["error"][:150] if bad else ""))
+    for r in ok[:5]:
+        print(f"  {r['DBV']:>3} {r['BKT']:>3} w{r['warps']} s{r['stages']} {r['ms']:.4f} ms  "
+              f"{r['x_copy_rate']:.2f} of copy rate  err {r['rel_err']:.1e}")
+PY
+if grep -q "H200" "$OUT/gpu.txt"; then
+    nano_fp8_issue4 ${TUNE_S:-150} 130
+fi
+tar czf /tmp/data.tgz -C "$OUT" . && find "$OUT" -mindepth 1 -not -name "*_tuning.json" -delete && mv /tmp/data.tgz "$OUT/"
