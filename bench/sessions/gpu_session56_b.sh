@@ -16,7 +16,7 @@ grep -E "^copy|FAILED|Error" "$OUT/nvfp4_dp4a.log" | cut -c1-300
 python3 - "$OUT/nvfp4_dp4a.json" <<'PY'
 import json, sys
 rows = json.load(open(sys.argv[1]))["rows"]
-for kind in ("words", "dp4a", "dp4a_const", "dp4a2"):
+for kind in ("words", "dp4a_lane", "dp4a_const", "dp4a2"):
     ok = sorted((r for r in rows if r["kind"] == kind and "ms" in r), key=lambda r: r["ms"])
     bad = [r for r in rows if r["kind"] == kind and "error" in r]
     print(kind, f"{len(ok)} timed, {len(bad)} failed", (bad[0]["error"][:150] if bad else ""))
