@@ -21,7 +21,8 @@ signed bytes, accumulated in int32.
   1.5 * 2^23, so the int32 sum's bits read as 1.5 * 2^23 + sum(2 e2m1 * p8), exactly
   (|sum| <= 16 * 12 * 127 < 2^22), and one fp32 subtraction leaves the integer sum with
   no int-to-float conversion.
-* `dp4a`: one int8 part per probe. The probe's rounding, 1/254 of its largest element, is
+* `dp4a`: one int8 part per probe, the byte tables loaded from memory (lut_table;
+  counted offline only: its loop is `dp4a_lane`'s). The probe's rounding, 1/254 of its largest element, is
   ~16x coarser than the word path's fp16 probe (2^-12), and ~15x finer than NVFP4's own
   error (its values carry 1/4 relative steps): expected relative error ~5e-3 on Gaussian
   probes.
@@ -52,7 +53,7 @@ from s55_nvfp4_mma import launch as launch_s55, make_inputs, words_read  # noqa:
 # u = 2 e2m1 + 12 for the codes 0-7 (positive) and, after the sign flip, 8-15 (negative)
 POSITIVE = (0x0F0E0D0C, 0x18141210)   # 12 13 14 15 | 16 18 20 24
 NEGATIVE = (0x090A0B0C, 0x00040608)   # 12 11 10 9  |  8  6  4  0
-MAGIC = 0x4B400000                    # the bits of 1.5 * 2^23
+MAGIC = tl.constexpr(0x4B400000)      # the bits of 1.5 * 2^23
 
 
 def _u_bytes(word: str, out: tuple[str, str]) -> str:
@@ -125,7 +126,7 @@ def _probe_words(x8, WPC: tl.constexpr):
     e, o = tl.split(tl.reshape(w, [WPC, 2, 2]))
     w0, w2 = tl.split(e)
     w1, w3 = tl.split(o)
-    start = 0x4B400000 - 12 * tl.sum(tl.reshape(x8, [WPC, 16]), axis=1)
+    start = MAGIC - 12 * tl.sum(tl.reshape(x8, [WPC, 16]), axis=1)
     return w0, w1, w2, w3, start
 
 
