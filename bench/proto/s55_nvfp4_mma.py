@@ -197,16 +197,67 @@ def launch(kind, t, B, HV, GQ, V, K, DBV, BKT, warps, stages, out):
         mma_read[grid](*args, kind == "mma_asm", num_warps=warps, num_stages=stages)
 
 
-def sass_loop_counts(configs, kinds):
-    """Offline (no GPU; sm_90 through ptxas): each kernel's chunk loop, its instructions
-    per warp and per element a warp covers, and its busiest opcodes. A proxy, not a
-    timing (bench/sass_count.py's caveats)."""
+def loop_ops(fn, consts, warps, ptr_types=None):
+    """Offline (no GPU; sm_90 through ptxas): `fn` compiled with the constexprs `consts` at
+    `warps` warps, pointers 16-byte aligned (as the launcher specialises such tensors),
+    and the opcodes of its first loop (label .L_x_0): (compiled kernel, Counter).
+    ptr_types: pointer types other than fp32 by argument name (default: the read copy's
+    packed bytes and e4m3 block scales)."""
     import collections
     import re
     from triton.backends.compiler import GPUTarget
     from triton.compiler import ASTSource
     sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
     from sass_count import INSTRUCTION, sass_of
+    types = {"packed_ptr": "*u8", "bscale_ptr": "*fp8e4nv", **(ptr_types or {})}
+    sig = {n: types.get(n, "*fp32") for n in fn.arg_names if n.endswith("_ptr")}
+    sig.update({n: "constexpr" for n in fn.arg_names if n not in sig})
+    src = ASTSource(fn, sig, constexprs={(fn.arg_names.index(k),): v for k, v in consts.items()},
+                    attrs={(i,): [["tt.divisibility", 16]] for i, n in enumerate(fn.arg_names)
+                           if n.endswith("_ptr")})
+    compiled = triton.compile(src, target=GPUTarget("cuda", 90, 32), options=dict(num_warps=warps, num_stages=1))
+    sass = sass_of(compiled).splitlines()
+    start = next(i for i, t in enumerate(sass) if re.match(r"^\.L_x_0:", t))
+    ops = collections.Counter()
+    for text in sass[start:]:
+        m = INSTRUCTION.match(text)
+        if m:
+            ops[m.group(2).split(".")[0]] += 1
+            if "BRA" in text and "L_x_0" in text:
+                break
+    return compiled, ops
+
+
+def copy_reference(nbytes, device):
+    """Median ms of a device-to-device copy of nbytes (the rate reference), printed."""
+    src = torch.empty(nbytes, dtype=torch.uint8, device=device)
+    dst = torch.empty_like(src)
+    copy_ms = triton.testing.do_bench(lambda: dst.copy_(src), rep=200)
+    print(f"copy of {nbytes / 2**20:.0f} MiB: {copy_ms:.4f} ms ({2 * nbytes / copy_ms / 1e9:.2f} TB/s read + written)")
+    return copy_ms
+
+
+def measure(run, out, ref, nbytes, copy_ms):
+    """Run once into `out` (poisoned) and check it against ref (relative error), then,
+    with copy_ms (a GPU), time it: the row's fields, or its error where it fails (a
+    configuration that does not compile is a result too)."""
+    row = {}
+    try:
+        run()
+        row["rel_err"] = ((out.double().cpu() - ref).norm() / ref.norm()).item()
+        if copy_ms is not None:
+            row["ms"] = triton.testing.do_bench(run, rep=200)
+            row["read_GBps"] = nbytes / row["ms"] / 1e6
+            row["x_copy_rate"] = (nbytes / row["ms"]) / (2 * nbytes / copy_ms)
+    except Exception as e:
+        row["error"] = f"{type(e).__name__}: {str(e).splitlines()[0][:200] if str(e) else ''}"
+    return row
+
+
+def sass_loop_counts(configs, kinds):
+    """Offline (no GPU; sm_90 through ptxas): each kernel's chunk loop, its instructions
+    per warp and per element a warp covers, and its busiest opcodes. A proxy, not a
+    timing (bench/sass_count.py's caveats)."""
     dims = dict(HV=32, GQ=2, V=128, K=128)
     out = []
     for kind in kinds:
@@ -216,22 +267,7 @@ def sass_loop_counts(configs, kinds):
             consts = dict(dims, DBV=dbv, BKT=bkt)
             if kind != "words":
                 consts["ASM"] = kind.endswith("asm")
-            sig = {n: "*u8" if n == "packed_ptr" else "*fp8e4nv" if n == "bscale_ptr" else "*fp32"
-                   for n in fn.arg_names if n.endswith("_ptr")}
-            sig.update({n: "constexpr" for n in fn.arg_names if n not in sig})
-            src = ASTSource(fn, sig, constexprs={(fn.arg_names.index(k),): v for k, v in consts.items()},
-                            attrs={(i,): [["tt.divisibility", 16]] for i, n in enumerate(fn.arg_names)
-                                   if n.endswith("_ptr")})   # (as the launcher specialises 16-byte-aligned tensors)
-            sass = sass_of(triton.compile(src, target=GPUTarget("cuda", 90, 32),
-                                          options=dict(num_warps=w, num_stages=1))).splitlines()
-            start = next(i for i, t in enumerate(sass) if re.match(r"^\.L_x_0:", t))
-            ops = collections.Counter()
-            for text in sass[start:]:
-                m = INSTRUCTION.match(text)
-                if m:
-                    ops[m.group(2).split(".")[0]] += 1
-                    if "BRA" in text and "L_x_0" in text:
-                        break
+            _, ops = loop_ops(fn, consts, w)
             n = sum(ops.values())
             row = dict(kind=kind, DBV=dbv, BKT=bkt, warps=w, loop=n,
                        per_element=round(n / (dbv * bkt / w), 4), ops=dict(ops.most_common(8)))
@@ -270,27 +306,13 @@ def main():
     t, ref = make_inputs(B, HV, H, V, K, device)
     rows = []
     nbytes = sum(t[n].numel() * t[n].element_size() for n in ("packed", "bscale"))
-    copy_ms = None
-    if not interp:
-        src = torch.empty(nbytes, dtype=torch.uint8, device=device)
-        dst = torch.empty_like(src)
-        copy_ms = triton.testing.do_bench(lambda: dst.copy_(src), rep=200)
-        print(f"copy of {nbytes / 2**20:.0f} MiB: {copy_ms:.4f} ms ({2 * nbytes / copy_ms / 1e9:.2f} TB/s read + written)")
+    copy_ms = None if interp else copy_reference(nbytes, device)
     for kind in kinds:
         for (dbv, bkt, w, s) in configs["words" if kind == "words" else "mma"]:
             out = torch.full((B, HV, 2, V), float("nan"), device=device)
             row = dict(kind=kind, DBV=dbv, BKT=bkt, warps=w, stages=s)
-            try:
-                launch(kind, t, B, HV, HV // H, V, K, dbv, bkt, w, s, out)
-                err = ((out.double().cpu() - ref).norm() / ref.norm()).item()
-                row["rel_err"] = err
-                if not interp:
-                    row["ms"] = triton.testing.do_bench(
-                        lambda: launch(kind, t, B, HV, HV // H, V, K, dbv, bkt, w, s, out), rep=200)
-                    row["read_GBps"] = nbytes / row["ms"] / 1e6
-                    row["x_copy_rate"] = (nbytes / row["ms"]) / (2 * nbytes / copy_ms)
-            except Exception as e:   # a configuration that does not compile is a result too
-                row["error"] = f"{type(e).__name__}: {str(e).splitlines()[0][:200] if str(e) else ''}"
+            row.update(measure(lambda: launch(kind, t, B, HV, HV // H, V, K, dbv, bkt, w, s, out),
+                               out, ref, nbytes, copy_ms))
             rows.append(row)
             print(json.dumps(row), flush=True)
             if a.out:   # after every row: a run cut short by its timeout keeps what it measured

@@ -48,7 +48,8 @@ import triton.language as tl
 from triton.language.extra import libdevice
 
 sys.path.insert(0, os.path.dirname(__file__))
-from s55_nvfp4_mma import launch as launch_s55, make_inputs, words_read  # noqa: E402
+from s55_nvfp4_mma import (copy_reference, launch as launch_s55, loop_ops, make_inputs,  # noqa: E402
+                           measure, words_read)
 
 # u = 2 e2m1 + 12 for the codes 0-7 (positive) and, after the sign flip, 8-15 (negative)
 POSITIVE = (0x0F0E0D0C, 0x18141210)   # 12 13 14 15 | 16 18 20 24
@@ -219,13 +220,7 @@ def lut_table(device):
 
 
 def sass_counts(configs):
-    """Offline sm_90 counts of each kernel's chunk loop (session 55's method)."""
-    import collections
-    import re
-    from triton.backends.compiler import GPUTarget
-    from triton.compiler import ASTSource
-    sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
-    from sass_count import INSTRUCTION, sass_of
+    """Offline sm_90 counts of each kernel's chunk loop (session 55's loop_ops)."""
     sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "tests"))
     import test_compile_sm90 as sm90
     rows = []
@@ -235,22 +230,7 @@ def sass_counts(configs):
         if kind != "words":
             consts["PARTS"] = 2 if kind == "dp4a2" else 1
             consts["TABLES"] = TABLES[kind]
-        sig = {n: "*u8" if n == "packed_ptr" else "*fp8e4nv" if n == "bscale_ptr" else "*i32" if n == "lut_ptr" else "*fp32"
-               for n in fn.arg_names if n.endswith("_ptr")}
-        sig.update({n: "constexpr" for n in fn.arg_names if n not in sig})
-        src = ASTSource(fn, sig, constexprs={(fn.arg_names.index(k),): v for k, v in consts.items()},
-                        attrs={(i,): [["tt.divisibility", 16]] for i, n in enumerate(fn.arg_names)
-                               if n.endswith("_ptr")})
-        k = triton.compile(src, target=GPUTarget("cuda", 90, 32), options=dict(num_warps=w, num_stages=1))
-        sass = sass_of(k).splitlines()
-        start = next(i for i, t in enumerate(sass) if re.match(r"^\.L_x_0:", t))
-        ops = collections.Counter()
-        for text in sass[start:]:
-            m = INSTRUCTION.match(text)
-            if m:
-                ops[m.group(2).split(".")[0]] += 1
-                if "BRA" in text and "L_x_0" in text:
-                    break
+        k, ops = loop_ops(fn, consts, w, {"lut_ptr": "*i32"})
         n = sum(ops.values())
         row = dict(kind=kind, DBV=dbv, BKT=bkt, warps=w, loop=n, per_word=round(n / (dbv * bkt / 16 / 32 / w), 1),
                    ptxas=sm90.ptxas_usage(k), ops=dict(ops.most_common(10)))
@@ -274,10 +254,7 @@ def main():
     B, HV, H, V, K = 256, 32, 16, 128, 128
     t, ref = make_inputs(B, HV, H, V, K, "cuda")
     nbytes = sum(t[n].numel() * t[n].element_size() for n in ("packed", "bscale"))
-    src = torch.empty(nbytes, dtype=torch.uint8, device="cuda")
-    dst = torch.empty_like(src)
-    copy_ms = triton.testing.do_bench(lambda: dst.copy_(src), rep=200)
-    print(f"copy of {nbytes / 2**20:.0f} MiB: {copy_ms:.4f} ms ({2 * nbytes / copy_ms / 1e9:.2f} TB/s read + written)")
+    copy_ms = copy_reference(nbytes, "cuda")
     # relative error bounds: the word path's fp16 probe 2e-3 (session 55), one int8 part 2e-2
     # (1/254 of the largest of 128 Gaussian elements, ~2.5 sigma: ~6e-3 expected), two 2e-3
     bound = dict(words=2e-3, dp4a=2e-2, dp4a_lane=2e-2, dp4a_const=2e-2, dp4a2=2e-3)
@@ -287,15 +264,10 @@ def main():
             for s in (1, 3):
                 out = torch.full((B, HV, 2, V), float("nan"), device="cuda")
                 row = dict(kind=kind, DBV=dbv, BKT=bkt, warps=w, stages=s)
-                try:
-                    launch(kind, t, B, HV, HV // H, V, K, dbv, bkt, w, s, out)
-                    row["rel_err"] = ((out.double().cpu() - ref).norm() / ref.norm()).item()
+                row.update(measure(lambda: launch(kind, t, B, HV, HV // H, V, K, dbv, bkt, w, s, out),
+                                   out, ref, nbytes, copy_ms))
+                if "rel_err" in row:
                     row["ok"] = row["rel_err"] < bound[kind]
-                    row["ms"] = triton.testing.do_bench(
-                        lambda: launch(kind, t, B, HV, HV // H, V, K, dbv, bkt, w, s, out), rep=200)
-                    row["x_copy_rate"] = (nbytes / row["ms"]) / (2 * nbytes / copy_ms)
-                except Exception as e:   # a configuration that does not compile is a result too
-                    row["error"] = f"{type(e).__name__}: {str(e).splitlines()[0][:200] if str(e) else ''}"
                 rows.append(row)
                 print(json.dumps(row), flush=True)
                 if a.out:
