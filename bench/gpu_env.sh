@@ -131,3 +131,20 @@ ncu_verify() {
     head -40 "$OUT/ncu-phases.txt"
     rm -f "$OUT/$name.ncu-rep"
 }
+
+# proto_summary JSON KIND...: a prototype's rows (bench/proto/s55_nvfp4_mma.py,
+# s56_nvfp4_dp4a.py: kind, DBV, BKT, warps, stages, ms, x_copy_rate, rel_err or error),
+# per kind how many were timed and failed (the first error) and its five fastest.
+proto_summary() {
+    python3 - "$@" <<'PY'
+import json, sys
+rows = json.load(open(sys.argv[1]))["rows"]
+for kind in sys.argv[2:]:
+    ok = sorted((r for r in rows if r["kind"] == kind and "ms" in r), key=lambda r: r["ms"])
+    bad = [r for r in rows if r["kind"] == kind and "error" in r]
+    print(kind, f"{len(ok)} timed, {len(bad)} failed", (bad[0]["error"][:150] if bad else ""))
+    for r in ok[:5]:
+        print(f"  {r['DBV']:>3} {r['BKT']:>3} w{r['warps']} s{r['stages']} {r['ms']:.4f} ms  "
+              f"{r['x_copy_rate']:.2f} of copy rate  err {r['rel_err']:.1e}")
+PY
+}

@@ -12,16 +12,7 @@ export PYTHONPATH=.
 timeout ${MMA_S:-280} python3 bench/proto/s55_nvfp4_mma.py --out "$OUT/nvfp4_mma.json" > "$OUT/nvfp4_mma.log" 2>&1
 echo "nvfp4_mma rc=$?"
 grep -E "^copy|FAILED" "$OUT/nvfp4_mma.log" | cut -c1-300
-python3 - "$OUT/nvfp4_mma.json" <<'PY'
-import json, sys
-rows = json.load(open(sys.argv[1]))["rows"]
-for kind in ("words", "mma_sa_asm", "mma_asm", "mma_sa_plain", "mma_plain"):
-    ok = sorted((r for r in rows if r["kind"] == kind and "ms" in r), key=lambda r: r["ms"])
-    bad = [r for r in rows if r["kind"] == kind and "error" in r]
-    print(kind, f"{len(ok)} timed, {len(bad)} failed", (bad[0]["error"][:150] if bad else ""))
-    for r in ok[:6]:
-        print(f"  {r['DBV']:>3} {r['BKT']:>3} w{r['warps']} s{r['stages']} {r['ms']:.4f} ms  {r['x_copy_rate']:.2f} of copy rate  err {r['rel_err']:.1e}")
-PY
+proto_summary "$OUT/nvfp4_mma.json" words mma_sa_asm mma_asm mma_sa_plain mma_plain
 if grep -q "H200" "$OUT/gpu.txt" || [ "${ONLY_MMA:-0}" = 1 ]; then
     tar czf /tmp/data.tgz -C "$OUT" . && find "$OUT" -mindepth 1 -delete && mv /tmp/data.tgz "$OUT/"
 else

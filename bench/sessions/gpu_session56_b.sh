@@ -13,17 +13,7 @@ export PYTHONPATH=.
 timeout ${DP4A_S:-240} python3 bench/proto/s56_nvfp4_dp4a.py --out "$OUT/nvfp4_dp4a.json" > "$OUT/nvfp4_dp4a.log" 2>&1
 echo "nvfp4_dp4a rc=$?"
 grep -E "^copy|FAILED|Error" "$OUT/nvfp4_dp4a.log" | cut -c1-300
-python3 - "$OUT/nvfp4_dp4a.json" <<'PY'
-import json, sys
-rows = json.load(open(sys.argv[1]))["rows"]
-for kind in ("words", "dp4a_lane", "dp4a_const", "dp4a2"):
-    ok = sorted((r for r in rows if r["kind"] == kind and "ms" in r), key=lambda r: r["ms"])
-    bad = [r for r in rows if r["kind"] == kind and "error" in r]
-    print(kind, f"{len(ok)} timed, {len(bad)} failed", (bad[0]["error"][:150] if bad else ""))
-    for r in ok[:5]:
-        print(f"  {r['DBV']:>3} {r['BKT']:>3} w{r['warps']} s{r['stages']} {r['ms']:.4f} ms  "
-              f"{r['x_copy_rate']:.2f} of copy rate  err {r['rel_err']:.1e}")
-PY
+proto_summary "$OUT/nvfp4_dp4a.json" words dp4a_lane dp4a_const dp4a2
 if grep -q "H200" "$OUT/gpu.txt"; then
     nano_fp8_issue4 ${TUNE_S:-130} 120
 fi

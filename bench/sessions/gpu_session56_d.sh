@@ -30,12 +30,5 @@ fi
 issue4_table precision_fp16x2
 timeout ${DP4A_S:-100} python3 bench/proto/s56_nvfp4_dp4a.py --out "$OUT/nvfp4_dp4a.json" > "$OUT/nvfp4_dp4a.log" 2>&1
 echo "nvfp4_dp4a rc=$?"; grep -E "^copy|FAILED" "$OUT/nvfp4_dp4a.log" | cut -c1-300
-python3 - "$OUT/nvfp4_dp4a.json" <<'PY'
-import json, sys
-rows = json.load(open(sys.argv[1]))["rows"]
-for kind in ("words", "dp4a_lane", "dp4a_const", "dp4a2"):
-    ok = sorted((r for r in rows if r["kind"] == kind and "ms" in r), key=lambda r: r["ms"])
-    print(kind, f"{len(ok)} timed", *(f"| {r['DBV']} {r['BKT']} w{r['warps']} s{r['stages']} {r['ms']:.4f} ms "
-                                      f"{r['x_copy_rate']:.2f} err {r['rel_err']:.1e}" for r in ok[:3]))
-PY
+proto_summary "$OUT/nvfp4_dp4a.json" words dp4a_lane dp4a_const dp4a2
 tar czf /tmp/data.tgz -C "$OUT" . && find "$OUT" -mindepth 1 -delete && mv /tmp/data.tgz "$OUT/"
