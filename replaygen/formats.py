@@ -141,62 +141,144 @@ def e2m1_pairs_scaled(packed):
         return e2m1_scaled(packed), e2m1_scaled(packed >> 4)
 
 
-# -- products of read-copy words with a probe, in fp16x2 --------------------------------
+# -- products of read-copy words with a probe: FP8 in fp16x2, NVFP4 in int8 -------------
 # The key-chunk decode's non-flush step multiplies every read-copy element by a probe (the
 # decayed query, and for a delta rule the decayed key) and sums over the keys. In fp32
 # that is a conversion, a multiply and an add per element per probe; here an 8-byte word
-# of the read copy (16 NVFP4 keys or 8 FP8 keys) is decoded to fp16x2 pairs once (exact:
-# e2m1 and e4m3 values are fp16 values) and each probe takes one fp16x2 FMA per pair,
-# its pair sums widened to fp32 once per word. The probe is scaled by a power of two so
-# that its largest element lies in [2^(P-1), 2^P) before it is rounded to fp16 (P = 14
-# for NVFP4's 2^-14-scaled values, 4 for e4m3's values up to 448; a decode that streams
-# the probe in key chunks takes the power of two once, from the whole probe's largest
-# element: word_probe_scale): no product or pair sum can overflow (NVFP4: < 6 per product
-# and < 48 per half-word sum; FP8: < 7168 and < 28672), and the power of two is undone
-# exactly. Error: the probe's rounding to fp16 (2^-12 of its largest element) and the fp16
-# sums of 4 or 8 products (2^-11 each), far below the read copy's own quantisation error
-# (2^-4 for FP8, 1/4 for NVFP4).
-# The keys of the fp16x2 pairs each word decodes to, in register order.
-_NVFP4_PAIR_KEYS = ((0, 2), (4, 6), (1, 3), (5, 7), (8, 10), (12, 14), (9, 11), (13, 15))
+# of the read copy (8 FP8 keys or 16 NVFP4 keys) is decoded once for all probes.
+#
+# FP8: to fp16x2 pairs (exact: e4m3 values are fp16 values); each probe takes one fp16x2
+# FMA per pair, its pair sums widened to fp32 once per word. The probe is scaled by a
+# power of two so that its largest element lies in [8, 16) before it is rounded to fp16
+# (probe_scale with P = 4; a decode that streams the probe in key chunks takes the power
+# of two once, from the whole probe's largest element: word_probe_scale): no product or
+# pair sum can overflow (< 7168 and < 28672), and the power of two is undone exactly.
+# Error: the probe's rounding to fp16 (2^-12 of its largest element) and the fp16 sums of
+# 4 products (2^-11 each), far below the read copy's own quantisation error (2^-4).
+#
+# NVFP4: in int8 dot products (dp4a: four products of an unsigned byte and a signed one,
+# summed into an int32, per instruction; session 56: the fp16x2 path this replaces took
+# ~64 instructions per word in its chunk loop on sm_90, ~26 of them nibble decode on the
+# half-rate integer pipe; this one ~43). Each nibble is looked up as the byte
+# u = 2 e2m1 + 12, an integer in [0, 24], by byte permutes: PRMT's selector nibble is the
+# code itself, whose bit 3 (the sign) selects PRMT's sign-replicating mode, which reads 0
+# from these tables' bytes (all below 128); so prmt(POSITIVE, code) is u for the positive
+# codes and 0 for the negative ones, prmt(NEGATIVE, code ^ 8) the reverse, and their OR
+# is u. The probe is scaled so that its largest element is 127 (word_probe_scale:
+# 127 / amax, not a power of two) and rounded to int8 (p8); each 16-key block's four
+# dp4a start from 0x4B400000 - 12 sum(p8), so that the int32 sum's bits are those of the
+# fp32 1.5 * 2^23 + sum(2 e2m1 p8), exactly (|sum| <= 16 * 12 * 127 < 2^22): one fp32
+# FMA takes out 1.5 * 2^23 and scales by 2^-15, leaving sum(2^-14 e2m1 p8), the scale
+# the other NVFP4 decodes' values have (e2m1_scaled), with no int-to-float conversion.
+# Error: the probe's rounding alone, at most half of 1/127 of its largest element per
+# key; on 128 Gaussian keys ~5e-3 of a sum (~16x an fp16 probe's), against NVFP4's own
+# steps of 1/4 relative: it adds ~0.3% to the read copy's own error
+# (sqrt(0.08^2 + 0.005^2) = 0.0802).
+# The keys of the fp16x2 pairs each FP8 word decodes to, in register order.
 _FP8_PAIR_KEYS = ((0, 1), (2, 3), (4, 5), (6, 7))
+# u = 2 e2m1 + 12 of the codes 0-7 (prmt's bytes 0-7: two 32-bit words) and, after the
+# sign flip, of 8-15
+_U_POSITIVE = (0x0F0E0D0C, 0x18141210)   # 12 13 14 15 | 16 18 20 24
+_U_NEGATIVE = (0x090A0B0C, 0x00040608)   # 12 11 10  9 |  8  6  4  0
 
 
-def _word_dot_ptx(kind: str, probes: int) -> str:
-    """PTX of one word's products with `probes` probes: outputs $0 .. $(probes - 1) (fp32
-    sums over the word's keys), input $probes the 8-byte word, then per probe its fp16x2
-    pairs in the order of _NVFP4_PAIR_KEYS / _FP8_PAIR_KEYS."""
-    pairs = len(_NVFP4_PAIR_KEYS if kind == "nvfp4" else _FP8_PAIR_KEYS)
-    p = [f"p{i}" for i in range(pairs)]
-    head = (f".reg .b32 wa, wb, acc, {', '.join(p)};\n.reg .b16 a0, a1;\n.reg .f32 f0, f1;\n"
-            f"mov.b64 {{wa, wb}}, ${probes};\n")
-    if kind == "nvfp4":
-        head = (".reg .b32 t0, t1, lo, hi, z;\n" + head + "mov.b32 z, 0;\n"
-                + _e2m1_word_to_f16x2("wa", p[:4]) + _e2m1_word_to_f16x2("wb", p[4:]))
-    else:   # e4m3 pairs to fp16x2: the low byte of each 16 bits to the low half (sm_89+)
-        head = (".reg .b16 e0, e1, e2, e3;\n" + head + "mov.b32 {e0, e1}, wa;\nmov.b32 {e2, e3}, wb;\n"
-                + "".join(f"cvt.rn.f16x2.e4m3x2 p{i}, e{i};\n" for i in range(pairs)))
-    body = ""
+def _nvfp4_u_bytes(word: str, out: tuple[str, str]) -> str:
+    """PTX: the 8 nibbles of the 32-bit register `word` as two registers of bytes u
+    (keys 0-3 and 4-7 of the word; key j: nibble j from the low end), tables in lp0 / ln0
+    and immediates."""
+    return f"""xor.b32 x, {word}, 0x88888888;
+shr.b32 wh, {word}, 16;
+shr.b32 xh, x, 16;
+prmt.b32 t0, lp0, {_U_POSITIVE[1]}, {word};
+prmt.b32 t1, ln0, {_U_NEGATIVE[1]}, x;
+or.b32 {out[0]}, t0, t1;
+prmt.b32 t0, lp0, {_U_POSITIVE[1]}, wh;
+prmt.b32 t1, ln0, {_U_NEGATIVE[1]}, xh;
+or.b32 {out[1]}, t0, t1;
+"""
+
+
+def _nvfp4_dp4a_ptx(probes: int) -> str:
+    """PTX of one NVFP4 word's int8 products with `probes` probes: outputs $0 ..
+    $(probes - 1) (fp32: sum over the word's 16 keys of 2^-14 e2m1 p8); inputs: the
+    8-byte word, the two tables' low words (lane_tables), then per probe its four probe
+    words (keys 0-3 .. 12-15, byte j of word i: key 4i + j) and its block start."""
+    w = probes
+    ptx = (".reg .b32 wa, wb, x, wh, xh, t0, t1, u0, u1, u2, u3, acc, lp0, ln0;\n.reg .f32 f;\n"
+           f"mov.b64 {{wa, wb}}, ${w};\nmov.b32 lp0, ${w + 1};\nmov.b32 ln0, ${w + 2};\n"
+           + _nvfp4_u_bytes("wa", ("u0", "u1")) + _nvfp4_u_bytes("wb", ("u2", "u3")))
+    for j in range(probes):
+        a = w + 3 + 5 * j
+        ptx += f"dp4a.u32.s32 acc, u0, ${a}, ${a + 4};\n"
+        ptx += "".join(f"dp4a.u32.s32 acc, u{i}, ${a + i}, acc;\n" for i in range(1, 4))
+        # the bits as fp32 (1.5 * 2^23 + s) times 2^-15, minus 1.5 * 2^8: s 2^-15, exactly
+        ptx += f"mov.b32 f, acc;\nfma.rn.f32 ${j}, f, 0f38000000, 0fC3C00000;\n"
+    return "{\n" + ptx + "}"
+
+
+_NVFP4_DP4A1_PTX = tl.constexpr(_nvfp4_dp4a_ptx(1))
+_NVFP4_DP4A2_PTX = tl.constexpr(_nvfp4_dp4a_ptx(2))
+_NVFP4_DP4A1_C = tl.constexpr(",".join(["=r"] + ["l"] + ["r"] * 7))
+_NVFP4_DP4A2_C = tl.constexpr(",".join(["=r"] * 2 + ["l"] + ["r"] * 12))
+# laneid * laneid < 2^32: the high half is 0, which ptxas cannot see (see lane_tables)
+_LANE_TABLES_PTX = tl.constexpr(
+    "{\n.reg .b32 l, z;\nmov.u32 l, %laneid;\nmul.hi.u32 z, l, l;\n"
+    f"add.u32 $0, z, {_U_POSITIVE[0]};\nadd.u32 $1, z, {_U_NEGATIVE[0]};\n}}")
+
+
+@triton.jit
+def lane_tables(like):
+    """The byte tables' low words (_U_POSITIVE[0], _U_NEGATIVE[0]) in the shape of
+    `like`, as values ptxas cannot prove uniform across a warp: as constants it keeps
+    them in uniform registers and copies one into a vector register before every byte
+    permute (prmt takes one table word as an immediate, the other from a vector
+    register), offline sm_90 64 such copies per chunk loop of 8 words per thread
+    (bench/proto/s56_nvfp4_dp4a.py: 398 instructions instead of 343)."""
+    return tl.inline_asm_elementwise(_LANE_TABLES_PTX, "=r,=r,r", [like.to(tl.int32)],
+                                     dtype=(tl.int32, tl.int32), is_pure=True, pack=1)
+
+
+@triton.jit
+def _int8_probe_words(p, up, NW: tl.constexpr):
+    """p [16 NW] fp32 times up (|p up| <= 127) rounded to int8 (to nearest even, by the
+    fp32 add of 1.5 * 2^23: the integer lands in the low mantissa bits), as the four
+    probe words of each 16-key block ([NW] int32 each: byte j of word i is key 4i + j)
+    and each block's dp4a start, 0x4B400000 - 12 sum(p8) ([NW] int32); and p8 [NW, 16]
+    fp32, for the interpreter's path."""
+    p8 = ((p * up + 12582912.0).to(tl.int32, bitcast=True) - 0x4B400000).reshape([NW, 4, 4])
+    w = tl.sum((p8 & 0xFF) << (tl.arange(0, 4) * 8)[None, None, :], axis=2)   # [NW, 4]
+    w0, w1, w2, w3 = _split4(w)
+    start = 0x4B400000 - 12 * tl.sum(tl.reshape(p8, [NW, 16]), axis=1)
+    return w0, w1, w2, w3, start, tl.reshape(p8, [NW, 16]).to(tl.float32)
+
+
+def fp16x2_products_ptx(head: str, pairs: int, probes: int) -> str:
+    """PTX of one word's fp16x2 products with `probes` probes, after `head` (which
+    declares and decodes the word's `pairs` fp16x2 registers p0 ..): outputs $0 ..
+    $(probes - 1) (fp32 sums over the word's keys), input $probes the 8-byte word, then
+    per probe its fp16x2 pairs in register order."""
+    p = ", ".join(f"p{i}" for i in range(pairs))
+    ptx = (f".reg .b32 wa, wb, acc, {p};\n.reg .b16 a0, a1;\n.reg .f32 f0, f1;\n"
+           f"mov.b64 {{wa, wb}}, ${probes};\n" + head)
     for j in range(probes):
         arg = [f"${probes + 1 + j * pairs + i}" for i in range(pairs)]
-        body += f"mul.rn.f16x2 acc, p0, {arg[0]};\n"
-        body += "".join(f"fma.rn.f16x2 acc, p{i}, {arg[i]}, acc;\n" for i in range(1, pairs))
-        body += f"mov.b32 {{a0, a1}}, acc;\ncvt.f32.f16 f0, a0;\ncvt.f32.f16 f1, a1;\nadd.f32 ${j}, f0, f1;\n"
-    return "{\n" + head + body + "}"
+        ptx += f"mul.rn.f16x2 acc, p0, {arg[0]};\n"
+        ptx += "".join(f"fma.rn.f16x2 acc, p{i}, {arg[i]}, acc;\n" for i in range(1, pairs))
+        ptx += f"mov.b32 {{a0, a1}}, acc;\ncvt.f32.f16 f0, a0;\ncvt.f32.f16 f1, a1;\nadd.f32 ${j}, f0, f1;\n"
+    return "{\n" + ptx + "}"
 
 
-def _word_dot_constraints(kind: str, probes: int) -> str:
-    pairs = len(_NVFP4_PAIR_KEYS if kind == "nvfp4" else _FP8_PAIR_KEYS)
+def fp16x2_constraints(pairs: int, probes: int) -> str:
     return ",".join(["=r"] * probes + ["l"] + ["r"] * (pairs * probes))
 
 
-_NVFP4_DOT1_PTX = tl.constexpr(_word_dot_ptx("nvfp4", 1))
-_NVFP4_DOT2_PTX = tl.constexpr(_word_dot_ptx("nvfp4", 2))
-_FP8_DOT1_PTX = tl.constexpr(_word_dot_ptx("fp8", 1))
-_FP8_DOT2_PTX = tl.constexpr(_word_dot_ptx("fp8", 2))
-_NVFP4_DOT1_C = tl.constexpr(_word_dot_constraints("nvfp4", 1))
-_NVFP4_DOT2_C = tl.constexpr(_word_dot_constraints("nvfp4", 2))
-_FP8_DOT1_C = tl.constexpr(_word_dot_constraints("fp8", 1))
-_FP8_DOT2_C = tl.constexpr(_word_dot_constraints("fp8", 2))
+# e4m3 pairs to fp16x2: the low byte of each 16 bits to the low half (sm_89+)
+_FP8_HEAD = (".reg .b16 e0, e1, e2, e3;\nmov.b32 {e0, e1}, wa;\nmov.b32 {e2, e3}, wb;\n"
+             + "".join(f"cvt.rn.f16x2.e4m3x2 p{i}, e{i};\n" for i in range(len(_FP8_PAIR_KEYS))))
+_FP8_DOT1_PTX = tl.constexpr(fp16x2_products_ptx(_FP8_HEAD, len(_FP8_PAIR_KEYS), 1))
+_FP8_DOT2_PTX = tl.constexpr(fp16x2_products_ptx(_FP8_HEAD, len(_FP8_PAIR_KEYS), 2))
+_FP8_DOT1_C = tl.constexpr(fp16x2_constraints(len(_FP8_PAIR_KEYS), 1))
+_FP8_DOT2_C = tl.constexpr(fp16x2_constraints(len(_FP8_PAIR_KEYS), 2))
 
 
 @triton.jit
@@ -213,13 +295,21 @@ def probe_scale(amax, P: tl.constexpr):
 
 @triton.jit
 def word_probe_scale(amax, NVFP4: tl.constexpr):
-    """probe_scale for the word products' probes (P = 14 for NVFP4's 2^-14-scaled values,
-    4 for e4m3's; see above). A caller that streams one probe in key chunks takes it once
-    from the max over the whole key axis (a max over a superset of a chunk's elements
-    keeps every bound above; the probe's rounding is then 2^-12 of that larger max) and
-    passes `up` to read_words_dot_at / read_words_dot2_at, instead of a warp max per
-    chunk and probe (offline sm_90: 34 instructions per chunk of GDN's FP8 row decode)."""
-    return probe_scale(amax, 14 if NVFP4 else 4)
+    """(up, down): the word products' probe scale and its inverse. FP8: probe_scale with
+    P = 4 (e4m3's values; see above). NVFP4: up = 127 / amax, down = amax / 127 (the int8
+    probe's largest element at 127; not powers of two, so down is up's inverse within an
+    fp32 rounding; amax is taken at least 2^-120, so that up is finite: an all-zero probe
+    gives zeros and a tinier one rounds to steps of 2^-120 / 127; a NaN one gives NaN). A caller
+    that streams one probe in key chunks takes it once from the max over the whole key
+    axis (a max over a superset of a chunk's elements keeps every bound above; the
+    probe's rounding is then relative to that larger max) and passes `up` to
+    read_words_dot_at / read_words_dot2_at, instead of a warp max per chunk and probe
+    (offline sm_90: 34 instructions per chunk of GDN's FP8 row decode)."""
+    if NVFP4:
+        a = tl.maximum(amax, 7.52316384526264e-37, propagate_nan=tl.PropagateNan.ALL)   # 2^-120
+        return 127.0 / a, a * (1.0 / 127.0)
+    else:
+        return probe_scale(amax, 4)
 
 
 @triton.jit
@@ -243,18 +333,6 @@ def _fp8_pairs(h, NW: tl.constexpr):
     of each word: four [NW] uint32 tensors (_FP8_PAIR_KEYS)."""
     lo, hi = tl.split(tl.reshape(h, [NW, 4, 2]))
     return _split4(lo | (hi << 16))
-
-
-@triton.jit
-def _nvfp4_pairs(h, NW: tl.constexpr):
-    """fp16 bits h [16 NW] (uint32) as the fp16x2 pairs _NVFP4_PAIR_KEYS of each word:
-    eight [NW] uint32 tensors. Keys 4x + 2b + c pair over b."""
-    lo, hi = tl.split(tl.permute(tl.reshape(h, [NW, 4, 2, 2]), (0, 1, 3, 2)))
-    pr = tl.reshape(lo | (hi << 16), [NW, 2, 4])     # [NW, half-word, (x mod 2, c)]
-    a, b = tl.split(tl.permute(pr, (0, 2, 1)))       # the low and the high 32 bits
-    a0, a2, a1, a3 = _split4(a)                       # (x, c) = (0,0) (0,1) (1,0) (1,1)
-    b0, b2, b1, b3 = _split4(b)
-    return a0, a1, a2, a3, b0, b1, b2, b3
 
 
 @triton.jit
@@ -285,32 +363,37 @@ def _e4m3_word_values(words, KW: tl.constexpr):
 
 
 @triton.jit
-def _words_dot(words, h, NW: tl.constexpr, NVFP4: tl.constexpr):
-    """One probe's fp16 bits h against the words (read_words_dot, before the scale)."""
-    if NVFP4:
-        if _NATIVE:
-            x0, x1, x2, x3, x4, x5, x6, x7 = _nvfp4_pairs(h, NW)
-            d = tl.inline_asm_elementwise(_NVFP4_DOT1_PTX, _NVFP4_DOT1_C,
-                                          [words, x0, x1, x2, x3, x4, x5, x6, x7],
-                                          dtype=tl.float32, is_pure=True, pack=1)
-        else:
-            d = tl.sum(_nvfp4_word_values(words, 16) * _word_keys_fp16(h, NW, 16)[None, :, :], axis=2)
+def _fp8_words_dot(words, h, NW: tl.constexpr):
+    """One probe's fp16 bits h against FP8 words (read_words_dot_at, before the scale)."""
+    if _NATIVE:
+        x0, x1, x2, x3 = _fp8_pairs(h, NW)
+        d = tl.inline_asm_elementwise(_FP8_DOT1_PTX, _FP8_DOT1_C, [words, x0, x1, x2, x3],
+                                      dtype=tl.float32, is_pure=True, pack=1)
     else:
-        if _NATIVE:
-            x0, x1, x2, x3 = _fp8_pairs(h, NW)
-            d = tl.inline_asm_elementwise(_FP8_DOT1_PTX, _FP8_DOT1_C, [words, x0, x1, x2, x3],
-                                          dtype=tl.float32, is_pure=True, pack=1)
-        else:
-            d = tl.sum(_e4m3_word_values(words, 8) * _word_keys_fp16(h, NW, 8)[None, :, :], axis=2)
+        d = tl.sum(_e4m3_word_values(words, 8) * _word_keys_fp16(h, NW, 8)[None, :, :], axis=2)
+    return d
+
+
+@triton.jit
+def _nvfp4_words_dot(words, p, up, NW: tl.constexpr):
+    """One probe against NVFP4 words in int8 (read_words_dot_at, before the scale)."""
+    w0, w1, w2, w3, start, p8 = _int8_probe_words(p, up, NW)
+    if _NATIVE:
+        lp, ln = lane_tables(tl.zeros(words.shape, tl.int32))
+        d = tl.inline_asm_elementwise(_NVFP4_DP4A1_PTX, _NVFP4_DP4A1_C,
+                                      [words, lp, ln, w0[None, :], w1[None, :], w2[None, :], w3[None, :],
+                                       start[None, :]], dtype=tl.float32, is_pure=True, pack=1)
+    else:   # exact in fp32, as the int32 sums: each a multiple of 2^-15 below 2^9
+        d = tl.sum(_nvfp4_word_values(words, 16) * p8[None, :, :], axis=2)
     return d
 
 
 @triton.jit
 def read_words_dot(words, p, NW: tl.constexpr, NVFP4: tl.constexpr):
     """Per 8-byte word of a read copy (words [R, NW] uint64), the sum over its keys of the
-    value times the probe p (fp32): [R, NW] fp32, in fp16x2 arithmetic (see above).
-    NVFP4: 16 keys per word (key 2j in byte j's low nibble), values 2^-14 * e2m1; else
-    e4m3: 8 keys (key j in byte j)."""
+    value times the probe p (fp32): [R, NW] fp32 (see above). NVFP4: 16 keys per word (key
+    2j in byte j's low nibble), values 2^-14 * e2m1, products in int8; else e4m3: 8 keys
+    (key j in byte j), products in fp16x2."""
     up, down = word_probe_scale(tl.max(tl.abs(p), axis=0), NVFP4)
     return read_words_dot_at(words, p, up, NW, NVFP4) * down
 
@@ -319,7 +402,10 @@ def read_words_dot(words, p, NW: tl.constexpr, NVFP4: tl.constexpr):
 def read_words_dot_at(words, p, up, NW: tl.constexpr, NVFP4: tl.constexpr):
     """read_words_dot with the probe's scale given (word_probe_scale's `up`): the sums
     times `up`, which the caller undoes (its `down`) once for all of them."""
-    return _words_dot(words, _fp16_bits(p, up), NW, NVFP4)
+    if NVFP4:
+        return _nvfp4_words_dot(words, p, up, NW)
+    else:
+        return _fp8_words_dot(words, _fp16_bits(p, up), NW)
 
 
 @triton.jit
@@ -334,26 +420,23 @@ def read_words_dot2(words, p, q, NW: tl.constexpr, NVFP4: tl.constexpr):
 @triton.jit
 def read_words_dot2_at(words, p, q, up_p, up_q, NW: tl.constexpr, NVFP4: tl.constexpr):
     """read_words_dot2 with the probes' scales given (read_words_dot_at)."""
-    hp = _fp16_bits(p, up_p)
-    hq = _fp16_bits(q, up_q)
-    if _NATIVE:
-        if NVFP4:
-            x0, x1, x2, x3, x4, x5, x6, x7 = _nvfp4_pairs(hp, NW)
-            y0, y1, y2, y3, y4, y5, y6, y7 = _nvfp4_pairs(hq, NW)
-            d_p, d_q = tl.inline_asm_elementwise(
-                _NVFP4_DOT2_PTX, _NVFP4_DOT2_C,
-                [words, x0, x1, x2, x3, x4, x5, x6, x7, y0, y1, y2, y3, y4, y5, y6, y7],
-                dtype=(tl.float32, tl.float32), is_pure=True, pack=1)
-        else:
-            x0, x1, x2, x3 = _fp8_pairs(hp, NW)
-            y0, y1, y2, y3 = _fp8_pairs(hq, NW)
-            d_p, d_q = tl.inline_asm_elementwise(_FP8_DOT2_PTX, _FP8_DOT2_C,
-                                                 [words, x0, x1, x2, x3, y0, y1, y2, y3],
-                                                 dtype=(tl.float32, tl.float32), is_pure=True, pack=1)
-    else:   # (the interpreter decodes each word twice: it has time)
-        d_p = _words_dot(words, hp, NW, NVFP4)
-        d_q = _words_dot(words, hq, NW, NVFP4)
-    return d_p, d_q
+    if not _NATIVE:   # (the interpreter decodes each word twice: it has time)
+        return read_words_dot_at(words, p, up_p, NW, NVFP4), read_words_dot_at(words, q, up_q, NW, NVFP4)
+    elif NVFP4:
+        a0, a1, a2, a3, a4, _ = _int8_probe_words(p, up_p, NW)
+        b0, b1, b2, b3, b4, _ = _int8_probe_words(q, up_q, NW)
+        lp, ln = lane_tables(tl.zeros(words.shape, tl.int32))
+        return tl.inline_asm_elementwise(
+            _NVFP4_DP4A2_PTX, _NVFP4_DP4A2_C,
+            [words, lp, ln, a0[None, :], a1[None, :], a2[None, :], a3[None, :], a4[None, :],
+             b0[None, :], b1[None, :], b2[None, :], b3[None, :], b4[None, :]],
+            dtype=(tl.float32, tl.float32), is_pure=True, pack=1)
+    else:
+        x0, x1, x2, x3 = _fp8_pairs(_fp16_bits(p, up_p), NW)
+        y0, y1, y2, y3 = _fp8_pairs(_fp16_bits(q, up_q), NW)
+        return tl.inline_asm_elementwise(_FP8_DOT2_PTX, _FP8_DOT2_C,
+                                         [words, x0, x1, x2, x3, y0, y1, y2, y3],
+                                         dtype=(tl.float32, tl.float32), is_pure=True, pack=1)
 
 
 # -- an FP8 read copy's tiles against the probes on tensor cores -------------------------

@@ -437,7 +437,7 @@ class KernelPlan:
     KS: int               # NVFP4 block scales per row (ceil(K / 16))
     NB: int               # NVFP4 blocks per [BV, BK] tile row (BK / min(16, BK))
     # keys per 8-byte word of the read copy whose products the key-chunk decode's
-    # non-flush step takes in fp16x2 (formats.read_words_dot): 16 for
+    # non-flush step takes word by word (formats.read_words_dot): 16 for
     # NVFP4, 8 for FP8, when K is a multiple (rows of whole words); 0: per element in fp32
     read_word_keys: int = 0
 
@@ -527,7 +527,7 @@ def _pick_decode_tiles(V: int, BK: int) -> tuple[int, int]:
 
 
 def _read_word_keys(read: StateFormat | None, K: int) -> int:
-    """Keys per 8-byte word of a read copy the key-chunk decode multiplies in fp16x2
+    """Keys per 8-byte word of a read copy the key-chunk decode multiplies word by word
     (KernelPlan.read_word_keys), or 0 when its rows are not whole words."""
     keys = READ_WORD_KEYS.get(read.kind) if read else None
     return keys if keys and K % keys == 0 else 0
@@ -776,7 +776,7 @@ def launch_constants(plan: "KernelPlan", kernel: str, BV: int, BKT: int | None =
     amortised, GDN fp32 + NVFP4 5% slower: more registers). `read_words` (the value-tile
     decode of a read copy whose rows are whole 8-byte words, plan.vtile_read_words, with
     its flush in the fold launch: READ_WORDS) takes the non-flush products as the
-    key-chunk decode does, word by word in fp16x2 (formats.read_words_dot2), instead of
+    key-chunk decode does, word by word (formats.read_words_dot2), instead of
     decoding each element to fp32 and multiplying it per probe (offline sm_90, KDA FP8
     row [8, 128] at one warp: 358 instructions per tile, ~2.5 of them per element for the
     e4m3 conversion alone). It needs the flush out of the launch: a flushing row reads

@@ -36,8 +36,8 @@ Launch.head_warps); then, for small batches, splits of each (row, value head) ov
 several programs (phase 3); then each batch's decode launches within 1.5x of its best
 (3 to 10 of them) with the flush in a separate fold launch (phase 4,
 Launch.separate_flush); for the value-tile decode of a read copy in whole 8-byte words,
-the three best of those at each batch with the non-flush products word by word in
-fp16x2 (phase 4b, Launch.read_words); for the value-tile decode of an FP8 read copy, its
+the three best of those at each batch with the non-flush products word by word
+(fp16x2 for FP8, int8 for NVFP4: phase 4b, Launch.read_words); for the value-tile decode of an FP8 read copy, its
 products on tensor cores at [64, K] and [128, K] tiles, four and eight warps, every
 stage count (phase 4c, Launch.read_mma); for the key-chunk decode of scalar decays, the
 two best at each batch with the records' scores taken once per program at the head, at
@@ -334,8 +334,8 @@ def separate_flush_candidates(times: dict[Launch, dict[int, float]], keep: int =
 def read_words_candidates(plan, times: dict[Launch, dict[int, float]], keep: int = 3) -> list[Launch]:
     """Phase 4b (the value-tile decode of a read copy in whole 8-byte words,
     plan.vtile_read_words): at each batch the `keep` fastest launches whose flush is in the
-    fold launch, with the non-flush products taken word by word in fp16x2 as the
-    key-chunk decode takes them (Launch.read_words): offline sm_90, the elementwise read
+    fold launch, with the non-flush products taken word by word (fp16x2 for FP8, int8
+    for NVFP4) as the key-chunk decode takes them (Launch.read_words): offline sm_90, the elementwise read
     of KDA's FP8 row copy was 358 instructions per [8, 128] tile at one warp."""
     if decode_is_chunked(plan) or not plan.vtile_read_words:
         return []
@@ -623,7 +623,7 @@ def _phases():
             ("phase 3 (value-axis split of the decode)", ("replay_decode",),
              lambda j, t: split_candidates(j.kern.plan, t)),
             ("phase 4 (the decode's flush in a separate launch)", ("replay_decode",), decode_sf),
-            ("phase 4b (a value-tile read copy's words in fp16x2)", ("replay_decode",),
+            ("phase 4b (a value-tile read copy's words)", ("replay_decode",),
              lambda j, t: read_words_candidates(j.kern.plan, t)),
             ("phase 4c (an FP8 read copy's products on tensor cores)", ("replay_decode",),
              lambda j, t: read_mma_candidates(j.kern.plan, t)),

@@ -112,7 +112,7 @@ class Launch:
     first tiles are then prefetched into L2 before the cursor; STREAM_FIRST,
     plan.launch_constants says what changes). read_words (the
     value-tile decode of a read copy, with a separate flush): the non-flush products
-    word by word in fp16x2, as the key-chunk decode takes them (READ_WORDS). read_mma
+    word by word, as the key-chunk decode takes them (READ_WORDS). read_mma
     (the value-tile decode of an FP8 read copy, with a separate flush): the non-flush
     products on tensor cores, an e4m3 tile times an e4m3 probe operand (READ_MMA).
     head_launch (the value-tile verify, its plain or its folding rows): its head phase in

@@ -316,7 +316,8 @@ def compile_all(workers: int) -> tuple[int, list[str]]:
                 assert split == 1 or "0 bytes spill stores" in usage, usage
             except Exception as exc:  # report every failure, not only the first
                 failures.append(f"{kern.name}: {kernel} launch {split} of 2: {exc}")
-    # The value-tile decode reading its read copy in words (fp16x2 products in inline PTX)
+    # The value-tile decode reading its read copy in words (inline PTX: fp16x2 products
+    # for FP8, dp4a for NVFP4)
     for variant, config in read_word_configs():
         kern = load_default(variant, config, tuning=False)
         bv, _, warps = plan_tiles(kern.plan, "replay_decode")
@@ -324,7 +325,8 @@ def compile_all(workers: int) -> tuple[int, list[str]]:
         try:
             launch = Launch(bv, warps, 1, separate_flush=True, read_words=True)
             compiled = compile_kernel(kern, "replay_decode_kernel", launch)
-            assert "fma.rn.f16x2" in compiled.asm["ptx"], "no fp16x2 word products"
+            product = "dp4a.u32.s32" if kern.plan.read.kind == "nvfp4" else "fma.rn.f16x2"
+            assert product in compiled.asm["ptx"], f"no {product} word products"
         except Exception as exc:  # report every failure, not only the first
             failures.append(f"{config.name}: replay_decode_kernel reading words: {exc}")
     # The value-tile decode reading an FP8 read copy on tensor cores (Launch.read_mma; the

@@ -193,15 +193,20 @@ def _word_dot_kernel(w_ptr, p_ptr, q_ptr, one_ptr, two_p_ptr, two_q_ptr, at_ptr,
 @pytest.mark.parametrize("NW", [1, 2])
 @pytest.mark.parametrize("magnitude", [1.0, 1e-3, 1e4, 1e-36, 0.0])
 def test_read_word_products(fmt, NW, magnitude):
-    """The fp16x2 products of 8-byte read-copy words with probes (the key-chunk decode's
+    """The products of 8-byte read-copy words with probes (the key-chunk decode's
     non-flush step) against float64: random bytes (every code; e4m3's NaN codes left out),
     probes of every sign at magnitudes from 1e-36 (below fp16's range before scaling) to
-    1e4, and all-zero probes. Bound: the probe's rounding to fp16 and at most 9 fp16
-    roundings of the half-word sums, 10 * 2^-11 of sum |value * probe| (a mispaired key
-    or a lost scale is off by about that sum itself); with the scale given from a max 8
-    times the probe's (read_words_dot2_at), the same. On a GPU this checks the PTX
-    (decode, pairing, fp16x2 FMAs); the interpreter runs no inline assembly and checks
-    the per-element path that replaces it."""
+    1e4, and all-zero probes. Bounds (a mispaired key or a lost scale is off by about
+    sum |value * probe| itself):
+    - FP8, fp16x2: the probe's rounding to fp16 and at most 9 fp16 roundings of the
+      half-word sums, 10 * 2^-11 of sum |value * probe|;
+    - NVFP4, int8 (formats' comment): the probe's rounding to int8 at its scale, half of
+      amax / 127 per key (amax: the max the scale was taken from), times sum |value|, with
+      an fp32 rounding or two of slack; the int32 sums are exact.
+    With the scale given from a max 8 times the probe's (read_words_dot2_at) the same
+    bounds, at that max. On a GPU this checks the PTX (decode, pairing or byte lookup,
+    fp16x2 FMAs or dp4a); the interpreter runs no inline assembly and checks the
+    per-element path that replaces it."""
     device = "cuda" if CUDA else "cpu"
     KW = {"nvfp4": 16, "fp8": 8}[fmt]
     R = 64
@@ -217,10 +222,15 @@ def test_read_word_products(fmt, NW, magnitude):
     out = [torch.full((R, NW), float("nan"), device=device) for _ in range(4)]
     _word_dot_kernel[(1,)](raw.to(device), p.to(device), q.to(device), *out, R=R, NW=NW, KW=KW,
                            NVFP4=fmt == "nvfp4")
-    for got, probe in zip(out, (p, p, q, p)):
+    for got, probe, widen in zip(out, (p, p, q, p), (1, 1, 1, 8)):
         probe = probe.double().reshape(NW, KW)
         want = (vals * probe).sum(-1)
-        bound = 10 * 2.0 ** -11 * (vals.abs() * probe.abs()).sum(-1) + 1e-300
+        if fmt == "nvfp4":
+            amax = max(widen * probe.abs().max().item(), 2.0 ** -120)   # (word_probe_scale's floor)
+            bound = ((0.5 + 2.0 ** -16) * amax / 127 * vals.abs().sum(-1) * (1 + 2.0 ** -20)
+                     + 2.0 ** -20 * (vals.abs() * probe.abs()).sum(-1) + 1e-300)
+        else:
+            bound = 10 * 2.0 ** -11 * (vals.abs() * probe.abs()).sum(-1) + 1e-300
         err = (got.cpu().double() - want).abs()
         assert bool((err <= bound).all()), (err / bound).max()
     if magnitude == 0.0:

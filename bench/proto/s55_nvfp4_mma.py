@@ -7,7 +7,8 @@ product part alone, out[v] = sum_k S[v, k] * p[k] for two probes, over a whole N
 copy of the Qwen3.5-4B GDN geometry at batch 256 (256 rows x 32 value heads x [128, 128]),
 three ways:
 
-* words: the production path (formats.read_words_dot2_at, the key-chunk decode's loop:
+* words: the production path then (formats.read_words_dot2_at in fp16x2, now
+  bench/proto/nvfp4_fp16x2.py; the key-chunk decode's loop:
   [DBV, BKT] chunks, per-word block scales, partial sums reduced once);
 * mma: each chunk's packed bytes decoded to fp16 (2^-14 times the e2m1 values: the low
   nibbles are the even keys, the high ones the odd keys) and multiplied on tensor cores
@@ -42,6 +43,8 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", ".."))
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "tests"))
 from replaygen import formats  # noqa: E402
 from formats_reference import dequantize_nvfp4, quantize_nvfp4  # noqa: E402
+sys.path.insert(0, os.path.dirname(__file__))
+import nvfp4_fp16x2  # noqa: E402
 
 _F16_DECODE_PTX = tl.constexpr(
     "{\n.reg .b32 t0, t1, lo, hi, z;\nmov.b32 z, 0;\n"
@@ -64,15 +67,15 @@ def e2m1_f16_pairs(packed, ASM: tl.constexpr):
 @triton.jit
 def program_head(p_ptr, q_ptr, HV: tl.constexpr, GQ: tl.constexpr, K: tl.constexpr, DBV: tl.constexpr):
     """A program's (slot, value head) block, its probes' offset, its value rows, and the
-    two probes' power-of-two scales (formats.word_probe_scale, taken from whole probes)."""
+    two probes' power-of-two scales (nvfp4_fp16x2.probe_scale, taken from whole probes)."""
     i_b = tl.program_id(0)
     i_hv = tl.program_id(1)
     blk = (i_b * HV + i_hv).to(tl.int64)
     probe = (i_b * (HV // GQ) + i_hv // GQ) * K
     o_v = tl.program_id(2) * DBV + tl.arange(0, DBV)
     o_all = tl.arange(0, K)
-    up_p, dn_p = formats.word_probe_scale(tl.max(tl.abs(tl.load(p_ptr + probe + o_all)), axis=0), True)
-    up_q, dn_q = formats.word_probe_scale(tl.max(tl.abs(tl.load(q_ptr + probe + o_all)), axis=0), True)
+    up_p, dn_p = nvfp4_fp16x2.probe_scale(tl.max(tl.abs(tl.load(p_ptr + probe + o_all)), axis=0))
+    up_q, dn_q = nvfp4_fp16x2.probe_scale(tl.max(tl.abs(tl.load(q_ptr + probe + o_all)), axis=0))
     return blk, probe, o_v, up_p, dn_p, up_q, dn_q
 
 
@@ -93,7 +96,7 @@ def words_read(packed_ptr, bscale_ptr, tscale_ptr, p_ptr, q_ptr, out_ptr,
         b_scale = tl.load(bscale_ptr + (blk * V + o_v[:, None]) * NW + i_k * WPC + o_w[None, :]).to(tl.float32)
         pc = tl.load(p_ptr + probe + i_k * BKT + o_kb)
         qc = tl.load(q_ptr + probe + i_k * BKT + o_kb)
-        d_p, d_q = formats.read_words_dot2_at(words, pc, qc, up_p, up_q, WPC, True)
+        d_p, d_q = nvfp4_fp16x2.words_dot2_at(words, pc, qc, up_p, up_q, WPC)
         acc_p += d_p * b_scale
         acc_q += d_q * b_scale
     t = tl.load(tscale_ptr + blk) * 16384.0
@@ -286,7 +289,7 @@ def main():
     interp = os.environ.get("TRITON_INTERPRET") == "1"
     device = "cpu" if interp else "cuda"
     B, HV, H, V, K = (2, 4, 2, 128, 128) if a.quick else (256, 32, 16, 128, 128)
-    kinds = ["words", "mma_plain", "mma_sa_plain"] if interp else ["words", "mma_sa_asm", "mma_asm", "mma_sa_plain", "mma_plain"]
+    kinds = ["mma_plain", "mma_sa_plain"] if interp else ["words", "mma_sa_asm", "mma_asm", "mma_sa_plain", "mma_plain"]
     # (the launches whose loops the offline sm_90 count, session 55, put at or below the
     # word path's instructions per element: one or two warps, [64 | 128, 32 | 64] chunks)
     configs = {
