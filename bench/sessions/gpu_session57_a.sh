@@ -1,21 +1,41 @@
 #!/usr/bin/env bash
-# Session 57, <= 9 min, meant for an H200 (runs on any card: the tables are per GPU name).
-# Issue 4's read-copy decodes swept again now that the NVFP4 word products run in int8 dot
-# products (landed this session; Mamba-2 Nano's NVFP4 decode went from ~150 to 137
-# registers, so the old entries' occupancy assumptions no longer hold), plus Mamba-2 Nano's
-# FP8 decode (session 55's pending sweep), then issue 4's table for GDN 4B and Mamba-2 Nano
-# with whatever entries won (precision_bench --quick). Commit $OUT/tables/{gdn,mamba2}.json
-# where the table's rows beat session 54's (H200: NVFP4 amortised 3.28x GDN, 3.33x Mamba-2;
-# FP8 3.59x GDN, 3.41x Mamba-2). One tarball comes back.
+# Session 57, <= 9.5 min, meant for an H200 (runs on any card: tables are per GPU name).
+# Issue 4's NVFP4 rows after the int8 word products landed (4932dc4), and the fold's
+# block scales without per-scale divisions (bench/proto/s57_nvfp4_fast_scales.diff:
+# Markstein's correction with the tile's reciprocal, rcp.rn's fast path alone; offline
+# sm_90, GDN's NVFP4 fold tile loop at [16, 128] / 4 warps 1133 -> ~930 instructions):
+# 1. issue 4's table for GDN 4B and Mamba-2 Nano as main has it (precision_bench --quick);
+# 2. the diff applied: its GPU-only tests (test_formats' block scales and reciprocal,
+#    exact quantisation, NVFP4 precision) and the same table; the diff stays applied for
+#    what follows if its tests passed;
+# 3. the NVFP4 decodes of both swept again (TUNE_S s each; Mamba-2's decode went from ~150 to
+#    137 registers with the int8 products), then Mamba-2 Nano's FP8 decode (session 55's
+#    pending sweep), then the table once more with whatever entries won.
+# Land the diff if its tests pass and its table wins; commit $OUT/tables/{gdn,mamba2}.json
+# where the last table beats the first. One tarball comes back.
 source "$(dirname "$0")/../gpu_env.sh"
 export PYTHONPATH=.
-T=${TUNE_S:-110}
+DIFF=bench/proto/s57_nvfp4_fast_scales.diff
+issue4_table() {   # NAME: precision_bench --quick for GDN and Mamba-2 into $OUT/NAME
+    timeout ${PRECISION_S:-110} python3 bench/precision_bench.py --out "$OUT/$1" --variants gdn,mamba2 --quick \
+        > "$OUT/$1.log" 2>&1
+    echo "$1 rc=$?"; grep -E "(kchunks|vtiles|conventional fp32) \|" "$OUT/$1/precision_bench.md" | cut -c1-200
+}
+issue4_table table_main
+if patch -p1 -s < "$DIFF"; then
+    timeout ${TEST_S:-120} python3 -m pytest -q tests/test_formats.py tests/test_precision.py -p no:cacheprovider \
+        -k "block_scales or normal_range or reciprocal or quantises or (nvfp4 and matches_reference)" -x -n 8 \
+        > "$OUT/pytest-cuda.log" 2>&1
+    rc=$?; echo "pytest exit $rc" >> "$OUT/pytest-cuda.log"; tail -3 "$OUT/pytest-cuda.log"
+    issue4_table table_fast_scales
+    [ $rc -eq 0 ] || patch -p1 -s -R < "$DIFF"
+else
+    echo "the diff does not apply"
+fi
+T=${TUNE_S:-75}
 tune_decode gdn qwen3.5-4b nvfp4 "$T"
 tune_decode mamba2 nemotron3-nano-4b nvfp4 "$T"
 tune_decode mamba2 nemotron3-nano-4b fp8 "$T"
 grep -E "budget|read_(nvfp4|fp8row)__rec_bf16 +replay_decode +256 " "$OUT/tune.log" | cut -c1-240
-timeout ${PRECISION_S:-120} python3 bench/precision_bench.py --out "$OUT/precision" --variants gdn,mamba2 --quick \
-    > "$OUT/precision.log" 2>&1
-echo "precision rc=$?"
-grep -A12 "^| variant | config | decode" "$OUT/precision/precision_bench.md" | cut -c1-250
+issue4_table table_tuned
 tar czf /tmp/data.tgz -C "$OUT" . && find "$OUT" -mindepth 1 -delete && mv /tmp/data.tgz "$OUT/"
