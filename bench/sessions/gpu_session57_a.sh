@@ -10,7 +10,7 @@
 #    what follows if its tests passed;
 # 3. the NVFP4 decodes of both swept again (TUNE_S s each; Mamba-2's decode went from ~150 to
 #    137 registers with the int8 products), then Mamba-2 Nano's FP8 decode (session 55's
-#    pending sweep; not with SKIP_FP8=1), then the table once more with whatever entries won.
+#    pending sweep; on an H200 only, and not with SKIP_FP8=1), then the table once more with whatever entries won.
 # Land the diff if its tests pass and its table wins; commit $OUT/tables/{gdn,mamba2}.json
 # where the last table beats the first. One tarball comes back.
 source "$(dirname "$0")/../gpu_env.sh"
@@ -35,7 +35,7 @@ fi
 T=${TUNE_S:-75}
 tune_decode gdn qwen3.5-4b nvfp4 "$T"
 tune_decode mamba2 nemotron3-nano-4b nvfp4 "$T"
-[ -n "${SKIP_FP8:-}" ] || tune_decode mamba2 nemotron3-nano-4b fp8 "$T"
+grep -q H200 "$OUT/gpu.txt" && [ -z "${SKIP_FP8:-}" ] && tune_decode mamba2 nemotron3-nano-4b fp8 "$T"
 grep -E "budget|read_(nvfp4|fp8row)__rec_bf16 +replay_decode +256 " "$OUT/tune.log" | cut -c1-240
 issue4_table table_tuned
 tar czf /tmp/data.tgz -C "$OUT" . && find "$OUT" -mindepth 1 -delete && mv /tmp/data.tgz "$OUT/"
