@@ -17,7 +17,7 @@ source "$(dirname "$0")/../gpu_env.sh"
 export PYTHONPATH=.
 DIFF=bench/proto/s57_nvfp4_fast_scales.diff
 issue4_table() {   # NAME: precision_bench --quick for GDN and Mamba-2 into $OUT/NAME
-    timeout ${PRECISION_S:-110} python3 bench/precision_bench.py --out "$OUT/$1" --variants gdn,mamba2 --quick \
+    timeout ${PRECISION_S:-110} python3 bench/precision_bench.py --out "$OUT/$1" --variants ${TABLE_VARIANTS:-gdn,mamba2} --quick \
         > "$OUT/$1.log" 2>&1
     echo "$1 rc=$?"; grep -E "(kchunks|vtiles|conventional fp32) \|" "$OUT/$1/precision_bench.md" | cut -c1-200
 }
