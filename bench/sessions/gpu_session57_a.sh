@@ -12,7 +12,8 @@
 #    137 registers with the int8 products), then Mamba-2 Nano's FP8 decode (session 55's
 #    pending sweep; on an H200 only, and not with SKIP_FP8=1), then the table once more with whatever entries won.
 # Land the diff if its tests pass and its table wins; commit $OUT/tables/{gdn,mamba2}.json
-# where the last table beats the first. One tarball comes back.
+# where the last table beats the first. TABLE_VARIANTS=gdn: the tables for GDN alone (a
+# short call). One tarball comes back.
 source "$(dirname "$0")/../gpu_env.sh"
 export PYTHONPATH=.
 DIFF=bench/proto/s57_nvfp4_fast_scales.diff
