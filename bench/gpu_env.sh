@@ -110,26 +110,31 @@ issue3_rows_and_kda() {
     spec_rows kda 8
 }
 
-# ncu_verify NAME SKIP PROFILE_ARGS...: ncu of one verify_kernel launch (the SKIP+1-th) of
-# `bench/profile_workload.py PROFILE_ARGS` at the tables' launches: the details page
-# ($OUT/ncu-NAME.txt), the SASS source page (gzipped CSV) and its split into head and
-# stream by bench/ncu_phases.py ($OUT/ncu-phases.txt); the summary lines printed. Nothing
-# where ncu is missing.
-ncu_verify() {
-    local name=$1 skip=$2; shift 2
+# ncu_kernel NAME KERNEL SKIP PROFILE_ARGS...: ncu of one launch of the kernel whose name
+# matches the regex KERNEL (the SKIP+1-th) in `bench/profile_workload.py PROFILE_ARGS` at
+# the tables' launches: the details page ($OUT/ncu-NAME.txt), the SASS source page
+# (gzipped CSV) and its split into head and stream by bench/ncu_phases.py
+# ($OUT/ncu-NAME-phases.txt); the summary lines printed. Nothing where ncu is missing.
+ncu_kernel() {
+    local name=$1 kernel=$2 skip=$3; shift 3
     command -v ncu >/dev/null || return 0
-    timeout 300 ncu --clock-control none -k regex:"verify_kernel" --launch-skip "$skip" --launch-count 1 \
+    timeout 300 ncu --clock-control none -k regex:"$kernel" --launch-skip "$skip" --launch-count 1 \
         --section SpeedOfLight --section WarpStateStats --section SourceCounters --section Occupancy \
         --section LaunchStats --section MemoryWorkloadAnalysis --section ComputeWorkloadAnalysis \
         --section SchedulerStats --import-source yes -o "$OUT/$name" -f \
         python3 bench/profile_workload.py "$@" > "$OUT/ncu.log" 2>&1
     ncu -i "$OUT/$name.ncu-rep" --page details > "$OUT/ncu-$name.txt" 2>&1
     ncu -i "$OUT/$name.ncu-rep" --page source --csv --print-source sass > "$OUT/ncu-$name-source.csv" 2>&1
-    python3 bench/ncu_phases.py "$OUT/ncu-$name-source.csv" --top 25 > "$OUT/ncu-phases.txt" 2>&1
+    python3 bench/ncu_phases.py "$OUT/ncu-$name-source.csv" --top 25 > "$OUT/ncu-$name-phases.txt" 2>&1
     gzip -9 "$OUT/ncu-$name-source.csv"
     grep -E "Duration|DRAM Throughput|Registers Per|Achieved Occupancy|Theoretical Occ|Issue Slots Busy|Warp Cycles Per Issued|Block Limit" "$OUT/ncu-$name.txt" | head -20
-    head -40 "$OUT/ncu-phases.txt"
+    head -40 "$OUT/ncu-$name-phases.txt"
     rm -f "$OUT/$name.ncu-rep"
+}
+
+# ncu_verify NAME SKIP PROFILE_ARGS...: ncu_kernel of verify_kernel (sessions 49-50's scripts).
+ncu_verify() {
+    ncu_kernel "$1" verify_kernel "${@:2}"
 }
 
 # proto_summary JSON KIND...: a prototype's rows (bench/proto/s55_nvfp4_mma.py,
