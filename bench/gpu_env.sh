@@ -87,6 +87,16 @@ spec_rows() {
     grep -A4 "^| variant | batch" "$OUT/spec/spec_bench.md" | cut -c1-250
 }
 
+# issue4_table NAME: issue 4's table (bench/precision_bench.py --quick: its checks, then the
+# batch-256 timings) of the variants TABLE_VARIANTS (comma-separated; default gdn,mamba2)
+# into $OUT/NAME under PRECISION_S seconds (default 110), its log $OUT/NAME.log; the
+# exit status and the timed rows printed.
+issue4_table() {
+    timeout "${PRECISION_S:-110}" python3 bench/precision_bench.py --out "$OUT/$1" \
+        --variants "${TABLE_VARIANTS:-gdn,mamba2}" --quick > "$OUT/$1.log" 2>&1
+    echo "$1 rc=$?"; grep -E "(kchunks|vtiles|conventional fp32) \|" "$OUT/$1/precision_bench.md" | cut -c1-200
+}
+
 # nano_fp8_issue4 TUNE_S PRECISION_S: issue 4's Mamba-2 Nano FP8 read-copy decode swept for
 # TUNE_S seconds (tune_decode; its phases and batch-256 entry printed), then issue 4's
 # Mamba-2 table (precision_bench --quick, under PRECISION_S seconds) with whatever entry
@@ -94,9 +104,7 @@ spec_rows() {
 nano_fp8_issue4() {
     tune_decode mamba2 nemotron3-nano-4b fp8 "$1"
     grep -E "^phase|budget|read_fp8row__rec_bf16 +replay_decode +256 " "$OUT/tune.log" | tail -12 | cut -c1-260
-    timeout "$2" python3 bench/precision_bench.py --out "$OUT/precision" --variants mamba2 --quick \
-        > "$OUT/precision.log" 2>&1
-    grep -A8 "^| variant | config | decode" "$OUT/precision/precision_bench.md" | cut -c1-250
+    TABLE_VARIANTS=mamba2 PRECISION_S="$2" issue4_table precision
     cp "$OUT/tables/mamba2.json" "$OUT/mamba2_tuning.json" 2>/dev/null
 }
 

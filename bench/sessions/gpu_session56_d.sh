@@ -13,11 +13,6 @@
 source "$(dirname "$0")/../gpu_env.sh"
 export PYTHONPATH=.
 DIFF=bench/proto/s56_nvfp4_int8.diff
-issue4_table() {   # NAME: precision_bench --quick for GDN and Mamba-2 into $OUT/NAME
-    timeout ${PRECISION_S:-110} python3 bench/precision_bench.py --out "$OUT/$1" --variants gdn,mamba2 --quick \
-        > "$OUT/$1.log" 2>&1
-    echo "$1 rc=$?"; grep -E "nvfp4|conventional|^done" "$OUT/$1.log" | grep -v "^| .* | yes |$" | cut -c1-200
-}
 if patch -p1 -s < "$DIFF"; then
     timeout ${TEST_S:-100} python3 -m pytest -q tests/test_formats.py tests/test_precision.py -p no:cacheprovider \
         -k "word or (nvfp4 and matches_reference)" -x -n 8 > "$OUT/pytest-cuda.log" 2>&1

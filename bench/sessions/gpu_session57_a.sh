@@ -17,11 +17,6 @@
 source "$(dirname "$0")/../gpu_env.sh"
 export PYTHONPATH=.
 DIFF=bench/proto/s57_nvfp4_fast_scales.diff
-issue4_table() {   # NAME: precision_bench --quick for GDN and Mamba-2 into $OUT/NAME
-    timeout ${PRECISION_S:-110} python3 bench/precision_bench.py --out "$OUT/$1" --variants ${TABLE_VARIANTS:-gdn,mamba2} --quick \
-        > "$OUT/$1.log" 2>&1
-    echo "$1 rc=$?"; grep -E "(kchunks|vtiles|conventional fp32) \|" "$OUT/$1/precision_bench.md" | cut -c1-200
-}
 issue4_table table_main
 if patch -p1 -s < "$DIFF"; then
     timeout ${TEST_S:-120} python3 -m pytest -q tests/test_formats.py tests/test_precision.py -p no:cacheprovider \
