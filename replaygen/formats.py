@@ -67,19 +67,21 @@ def e2m1_code(x):
     """x (fp32, already scaled) to a 4-bit e2m1 code (bit 3: sign), nearest, ties to even,
     saturating at ±6.
 
-    By the exponent trick of e4m3_round rather than seven threshold compares (the fold's
-    quantiser spent most of its instructions on those): with a's binade clamped to e in
-    0..2 (a < 1 shares binade 0's step of 1/2, the e2m1 subnormal), adding m = 2^(e+22)
-    rounds a to a multiple of its grid step 2^(e-1), ties to even, and the integer
-    difference of the fp32 bit patterns of a + m and m is that multiple, q. The e2m1 codes
-    are laid out so that code = q + 2e (q = 0..4 in binade 0, 2..4 in the others; q = 4
-    is the next binade's first value); past 6 (and for inf) the min saturates to 7."""
-    a = tl.abs(x)
-    # the biased fp32 exponent of a clamped to 127..129 (a's binade, 1 <= a < 8 unclamped)
-    f = tl.minimum(tl.maximum((a.to(tl.int32, bitcast=True) >> 23), 127), 129)
-    m_bits = (f + 22) << 23     # m = 2^(e + 22), e = f - 127
-    q = (a + m_bits.to(tl.float32, bitcast=True)).to(tl.int32, bitcast=True) - m_bits
-    c = tl.minimum(q + 2 * (f - 127), 7).to(tl.uint8)
+    By fp32 rounding rather than seven threshold compares (the fold's quantiser spent most
+    of its instructions on those). a = min(|x|, 6) is rounded to the e2m1 grid by adding
+    and taking away M = 2^(e+22), e = a's binade clamped below at 0 (a < 1 shares binade
+    0's step of 1/2, the e2m1 subnormal): fp32's ulp at M is the grid step 2^(e-1), so
+    (a + M) - M is a's nearest grid value r, ties to even. M is max(a, 1) with its
+    mantissa cleared and 22 added to its exponent field. The grid values read as codes in
+    the bits of r * 2^-126: 0.5 becomes the fp32 subnormal 2^-127 (bit 22), 1 the smallest
+    normal (bit 23), and each binade's two values differ in mantissa bit 22, so the bits
+    shifted down by 22 are the code 0..7. This needs fp32 subnormal products, which
+    Triton's PTX keeps (`mul.f32`, no `.ftz`); the interpreter (numpy) keeps them too."""
+    a = tl.minimum(tl.abs(x), 6.0)
+    m_bits = (tl.maximum(a, 1.0).to(tl.int32, bitcast=True) & 0x7F800000) + (22 << 23)
+    m = m_bits.to(tl.float32, bitcast=True)
+    r = (a + m) - m
+    c = ((r * 1.1754943508222875e-38).to(tl.int32, bitcast=True) >> 22).to(tl.uint8)
     return c | (x < 0).to(tl.uint8) * 8
 
 
@@ -580,20 +582,81 @@ def reciprocal_rn(x):
         return tl.math.div_rn(tl.zeros_like(x) + 1.0, x)
 
 
+# nvfp4_block_scales' fast path holds for tile scales t in this range (a tile amax in
+# about [2^-69, 2^111]); other tiles (all-zero, tinier, larger, inf or NaN) take the
+# general one. Why these bounds: see nvfp4_block_scales.
+NVFP4_FAST_T_MIN = tl.constexpr(2.0 ** -80)
+NVFP4_FAST_T_MAX = tl.constexpr(2.0 ** 100)
+
+
 @triton.jit
-def nvfp4_block_scales(b_amax, t):
+def reciprocal_rn_normal(x):
+    """reciprocal_rn(x) for 2^-126 <= |x| < 2^126 (the caller guarantees the range).
+    Compiled: rcp.rn.f32's own fast path in sm_90 SASS (MUFU.RCP, then e = x y - 1 and
+    y - y e, each rounded once), without its range check and slow-path call, which take
+    as many instructions again; outside the range the result is wrong. Interpreter:
+    div_rn."""
+    if _NATIVE:
+        return tl.inline_asm_elementwise(
+            "{ .reg .f32 y, e; rcp.approx.ftz.f32 y, $1; fma.rn.f32 e, $1, y, 0fBF800000; "
+            "neg.f32 e, e; fma.rn.f32 $0, y, e, y; }",
+            "=r,r", [x], dtype=tl.float32, is_pure=True, pack=1)
+    else:
+        return tl.math.div_rn(tl.zeros_like(x) + 1.0, x)
+
+
+@triton.jit
+def div_rn_by(a, d, y):
+    """a / d correctly rounded, given y = reciprocal_rn(d): Markstein's correction,
+    q0 = a y, r = a - q0 d (exact in one fma), q = q0 + r y, each rounded once. This is
+    div.rn.f32's fast path in sm_90 SASS after its reciprocal, so a divisor shared by many
+    dividends pays for its reciprocal once. Valid where that fast path is (its FCHK test):
+    r must not underflow, which nvfp4_block_scales' range ensures where it matters."""
+    q0 = a * y
+    return tl.fma(tl.fma(-q0, d, a), y, q0)
+
+
+@triton.jit
+def nvfp4_tile_divisors(t):
+    """What nvfp4_block_scales needs once per tile scale, for the tile scales t ([R]: one
+    per row of the calls that follow, or [1]): `fast`, a scalar, whether every t lies in
+    [NVFP4_FAST_T_MIN, NVFP4_FAST_T_MAX] (then the calls may take the fast path), and
+    y = reciprocal_rn(6 t), the fast path's divisor reciprocal (of 6 where t is 0; unused
+    off the fast path). The key-chunk quantiser's loop calls nvfp4_block_scales once per
+    chunk under the same scales, so its caller takes these before the loop."""
+    fast = (tl.min(t, axis=0) >= NVFP4_FAST_T_MIN) & (tl.max(t, axis=0) <= NVFP4_FAST_T_MAX)
+    return fast, reciprocal_rn(6.0 * tl.where(t > 0, t, 1.0))
+
+
+@triton.jit
+def nvfp4_block_scales(b_amax, t, fast, y):
     """The scales of NVFP4 blocks whose largest magnitudes are b_amax (>= 0), under the tile
     scale t (> 0, or 0 for an all-zero tile; broadcast against b_amax): the block scale b
     (fp32 on the e4m3 grid: b_amax / (6 t) correctly rounded, then rounded to e4m3) and
     inv = 1 / (b t) correctly rounded, 0 where b t is 0, which takes the block's elements
     onto e2m1's range. Both quantisers' scales (nvfp4_quantize, nvfp4_quantize_pairs), so
-    their codes are the same bit for bit. (Offline sm_90, GDN's NVFP4 fold at [16, 128]
-    and two warps: these lines took 581 of the tile's 2277 instructions with e4m3_round
-    and two div_rn, 500 now of 2159. Each thread computes 16 of the tile's 128 scales:
-    the reduction's layout repeats every block's scale on 8 threads.)"""
-    b = e4m3_value(tl.where(t > 0, tl.math.div_rn(b_amax, 6.0 * tl.where(t > 0, t, 1.0)), 0.0))
-    bt = b * t
-    inv = tl.where(bt > 0, reciprocal_rn(tl.where(bt > 0, bt, 1.0)), 0.0)
+    their codes are the same bit for bit. The reduction's layout repeats every block's
+    scale on several threads (8 of a [16, 128] fold tile's 128 threads), so these lines
+    are a fifth of the NVFP4 fold's instructions.
+
+    fast and y (nvfp4_tile_divisors of the call's tile scales, y broadcast as t): on the
+    fast path, the same values with the division's reciprocal y taken once per tile
+    scale (div_rn_by) and
+    1 / (b t) by rcp.rn's fast path alone (reciprocal_rn_normal). Why the range suffices:
+    b t is 0 or in [2^-9 t, 448 t], inside reciprocal_rn_normal's range; d = 6 t is normal,
+    and where b_amax / d is near e4m3's smallest rounding boundary (2^-10) or above, the
+    residual's grid (ulp(q) ulp(d) >= 2^-33 2^-101) is above fp32's 2^-149, so it is
+    exact; below 2^-11 an inexact residual cannot move the quotient across 2^-10 and b is
+    0 either way. (Offline sm_90, GDN's NVFP4 fold at [16, 128] and four warps: these
+    lines took 276 of the tile loop's 1133 instructions before.)"""
+    if fast:
+        b = e4m3_value(div_rn_by(b_amax, 6.0 * t, y))
+        bt = b * t
+        inv = tl.where(bt > 0, reciprocal_rn_normal(tl.where(bt > 0, bt, 1.0)), 0.0)
+    else:
+        b = e4m3_value(tl.where(t > 0, tl.math.div_rn(b_amax, 6.0 * tl.where(t > 0, t, 1.0)), 0.0))
+        bt = b * t
+        inv = tl.where(bt > 0, reciprocal_rn(tl.where(bt > 0, bt, 1.0)), 0.0)
     return b, inv
 
 
@@ -605,7 +668,8 @@ def nvfp4_quantize(x, BV: tl.constexpr, BK: tl.constexpr, NB: tl.constexpr):
     amax = tl.max(tl.max(a, axis=1), axis=0)
     t = tl.math.div_rn(amax, 2688.0)   # 6 * 448: the largest block scale is 448
     b_amax = tl.max(tl.reshape(a, [BV, NB, BK // NB]), axis=2)   # [BV, NB]
-    b, inv = nvfp4_block_scales(b_amax, t)
+    fast, y = nvfp4_tile_divisors(tl.zeros([1], tl.float32) + t)
+    b, inv = nvfp4_block_scales(b_amax, t, fast, y)
     xs = tl.reshape(tl.reshape(x, [BV, NB, BK // NB]) * inv[:, :, None], [BV, BK])
     lo, hi = tl.split(tl.reshape(e2m1_code(xs), [BV, BK // 2, 2]))
     return lo | (hi << 4), b, t
@@ -628,15 +692,16 @@ def group_max(a, R: tl.constexpr, G: tl.constexpr):
 
 
 @triton.jit
-def nvfp4_quantize_pairs(x_e, x_o, t, R: tl.constexpr, C: tl.constexpr, G: tl.constexpr):
+def nvfp4_quantize_pairs(x_e, x_o, t, fast, y, R: tl.constexpr, C: tl.constexpr, G: tl.constexpr):
     """nvfp4_quantize for a key chunk given as its even (x_e) and odd (x_o) key elements,
     [R, C] fp32 each (zero where masked), with the tile scale t per row ([R], computed
-    from the whole tile beforehand): packed codes [R, C] (uint8: even key in the low
-    nibble) and block scales [R, C // G] (G packed bytes, 16 keys, per block). The same
-    arithmetic as nvfp4_quantize, so the results are bit for bit the same."""
+    from the whole tile beforehand) and nvfp4_tile_divisors(t) (fast, y: taken once for
+    all the chunks): packed codes [R, C] (uint8: even key in the low nibble) and block
+    scales [R, C // G] (G packed bytes, 16 keys, per block). The same arithmetic as
+    nvfp4_quantize, so the results are bit for bit the same."""
     a = tl.maximum(tl.abs(x_e), tl.abs(x_o))
     b_amax = tl.max(tl.reshape(a, [R, C // G, G]), axis=2)   # [R, C // G]
-    b, inv = nvfp4_block_scales(b_amax, t[:, None])
+    b, inv = nvfp4_block_scales(b_amax, t[:, None], fast, y[:, None])
     inv = tl.reshape(tl.broadcast_to(inv[:, :, None], [R, C // G, G]), [R, C])
     return e2m1_code(x_e * inv) | (e2m1_code(x_o * inv) << 4), b
 

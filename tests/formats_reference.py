@@ -88,6 +88,15 @@ def dequantize_fp8(vals, scales, scale: str, BV: int) -> torch.Tensor:
     return out
 
 
+def nvfp4_block_scales(b_amax: torch.Tensor, t: torch.Tensor):
+    """The block scales b (e4m3) of blocks whose largest magnitudes are b_amax under the
+    tile scale t (broadcast), b_amax / (6 t) in fp32 then rounded to e4m3 (0 where t is
+    0), and inv = 1 / (b t) in fp32 (0 where b t is 0): torch's IEEE fp32 division."""
+    b = e4m3(torch.where(t > 0, b_amax / (6.0 * t), torch.zeros_like(b_amax)))
+    bt = b.float() * t
+    return b, torch.where(bt > 0, 1.0 / bt, torch.zeros_like(bt))
+
+
 def quantize_nvfp4(S: torch.Tensor, BV: int, BK: int):
     """S [..., V, K] fp32 -> (packed uint8 [..., V, ceil(K/2)], e4m3 block scales
     [..., V, ceil(K/16)], fp32 tile scales [..., NV]). Blocks are 16 consecutive K
@@ -106,10 +115,7 @@ def quantize_nvfp4(S: torch.Tensor, BV: int, BK: int):
         t = x.abs().amax((-2, -1)) / 2688.0
         blocks = x.reshape(x.shape[:-1] + (BK // QB, QB))
         b_amax = blocks.abs().amax(-1)
-        tt = t[..., None, None]
-        b = e4m3(torch.where(tt > 0, b_amax / (6.0 * tt), torch.zeros_like(b_amax)))
-        bt = b.float() * tt
-        inv = torch.where(bt > 0, 1.0 / bt, torch.zeros_like(bt))
+        b, inv = nvfp4_block_scales(b_amax, t[..., None, None])
         codes[..., rows, :] = e2m1_codes(blocks * inv[..., None]).reshape(x.shape)
         bscale[..., rows, :] = b
         tscale[..., i] = t

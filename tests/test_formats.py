@@ -33,6 +33,8 @@ def _apply_kernel(x_ptr, out_ptr, key, N: tl.constexpr, WHAT: tl.constexpr):
         tl.store(out_ptr + o, formats.reciprocal_rn(x))
     elif WHAT == 8:
         tl.store(out_ptr + o, formats.e4m3_value(x))
+    elif WHAT == 9:
+        tl.store(out_ptr + o, formats.reciprocal_rn_normal(x))
     elif WHAT == 1:
         tl.store(out_ptr + o, formats.e2m1_code(x))
     elif WHAT == 2:
@@ -127,6 +129,78 @@ def test_reciprocal_and_e4m3_value_are_exact():
     assert not bad.any(), (x[bad][:8], got[bad][:8], want[bad][:8])
     s = _pow2_pad((torch.rand(500, generator=g) * 500).tolist() + [0.0, 448.0, 464.0, 1e30])
     assert torch.equal(apply(8, s, torch.float32), F.e4m3(s).float())
+
+
+def test_reciprocal_in_the_normal_range_is_exact():
+    """formats.reciprocal_rn_normal: 1 / x correctly rounded for 2^-126 <= |x| < 2^126, as
+    torch's fp32 division gives it: random significands (all 23 bits) at every exponent of
+    the range, both signs, its ends, and significands of all ones and of one (where a
+    Newton step's rounding is closest to a tie). Compiled this is rcp.rn's fast path alone
+    (MUFU.RCP and one correction); in the interpreter it is div_rn and the case is only a
+    check of the plumbing, so the test means most on a GPU."""
+    g = torch.Generator().manual_seed(3)
+    exps = torch.randint(-126, 126, (1500,), generator=g)
+    sig = 1.0 + torch.randint(0, 1 << 23, (1500,), generator=g).double() * 2.0 ** -23
+    signs = torch.where(torch.rand(1500, generator=g) < 0.5, -1.0, 1.0).double()
+    special = [m * 2.0 ** e for e in (-126, -70, -1, 0, 1, 33, 125)
+               for m in (1.0, 2.0 - 2.0 ** -23, 1.5, 1.0 + 2.0 ** -23, 1.75 - 2.0 ** -23)]
+    x = _pow2_pad((signs * sig * torch.exp2(exps.double())).tolist() + special
+                  + [-s for s in special])
+    x = torch.where(x == 0, 1.0, x)   # (the padding)
+    want = torch.full_like(x, 1.0) / x
+    got = apply(9, x, torch.float32)
+    bad = got.view(torch.int32) != want.view(torch.int32)
+    assert not bad.any(), (x[bad][:8], got[bad][:8], want[bad][:8])
+
+
+@triton.jit
+def _block_scales_kernel(a_ptr, t_ptr, b_ptr, inv_ptr, fast_ptr, N: tl.constexpr):
+    o = tl.arange(0, N)
+    t = tl.load(t_ptr + o)
+    fast, y = formats.nvfp4_tile_divisors(t)   # (as the key-chunk quantiser's caller takes them)
+    b, inv = formats.nvfp4_block_scales(tl.load(a_ptr + o), t, fast, y)
+    tl.store(b_ptr + o, b)
+    tl.store(inv_ptr + o, inv)
+    tl.store(fast_ptr, fast.to(tl.int32))
+
+
+@pytest.mark.parametrize("t", [2.0 ** -80, 2.0 ** 100, 3.1e-7, 0.37, 5.5e12,   # the fast path
+                               2.0 ** -81, 1e-30, 2.0 ** 101, 1e35, 0.0])   # the general one
+def test_nvfp4_block_scales_are_exact(t):
+    """formats.nvfp4_block_scales, its fast path (tile scales in [NVFP4_FAST_T_MIN,
+    NVFP4_FAST_T_MAX]: the division's reciprocal once per tile scale, Markstein's
+    correction, rcp.rn's fast path) and the general one, bit for bit against the
+    reference's b = e4m3(b_amax / (6 t)) and inv = 1 / (b t) in IEEE fp32, for block
+    maxima placed where they are hardest to get right: the fp32 neighbours (up to 3 ulp
+    away) of every e4m3 midpoint times 6 t, the bottom boundary 2^-10 (below it b is 0)
+    included, so a quotient one ulp off would round to the other e4m3 value; plus random
+    ones over [0, 448 * 6 t], 0, the largest, and fp32's subnormals. The interpreter's fma
+    rounds once, so CI checks the division exactly; rcp.rn's fast path is checked on a GPU
+    (test_reciprocal_in_the_normal_range_is_exact)."""
+    tt = torch.tensor(t, dtype=torch.float32)
+    d = (6.0 * tt).item()
+    grid = torch.arange(0, 127, dtype=torch.uint8).view(torch.float8_e4m3fn).double()
+    mids = ((grid[1:] + grid[:-1]) / 2).tolist()
+    g = torch.Generator().manual_seed(4)
+    a = []
+    for m in mids:
+        c = torch.tensor(m * d, dtype=torch.float32) if d > 0 else torch.tensor(m, dtype=torch.float32)
+        bits = c.view(torch.int32).item()
+        a += [torch.tensor(bits + k, dtype=torch.int32).view(torch.float32).item() for k in range(-3, 4)]
+    top = 448.0 * d if d > 0 else 1.0
+    a += (torch.rand(600, generator=g).double() * top).tolist() + [0.0, 2688.0 * t, 1e-45, 2.0 ** -127]
+    a = _pow2_pad([min(max(v, 0.0), 3e38) for v in a])
+    a = torch.where(torch.isfinite(a), a, 0.0)
+    device = "cuda" if CUDA else "cpu"
+    b = torch.full(a.shape, float("nan"), device=device)
+    inv = torch.full(a.shape, float("nan"), device=device)
+    fast = torch.full((1,), -1, dtype=torch.int32, device=device)
+    _block_scales_kernel[(1,)](a.to(device), torch.full_like(a, t).to(device), b, inv, fast, N=a.numel())
+    assert fast.item() == int(2.0 ** -80 <= t <= 2.0 ** 100)
+    want_b, want_inv = F.nvfp4_block_scales(a, tt)
+    for name, got, want in (("b", b.cpu(), want_b.float()), ("inv", inv.cpu(), want_inv)):
+        bad = got.view(torch.int32) != want.view(torch.int32)
+        assert not bad.any(), (name, a[bad][:6], got[bad][:6], want[bad][:6])
 
 
 def test_e2m1_codes_and_values_are_exact():

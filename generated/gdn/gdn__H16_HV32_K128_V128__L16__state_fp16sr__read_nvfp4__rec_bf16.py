@@ -2,8 +2,8 @@
 # the templates and run `replaygen build`.
 # kernel: gdn__H16_HV32_K128_V128__L16__state_fp16sr__read_nvfp4__rec_bf16
 # spec sha256: 269ae606d36dd56b152535499facfacd42680cd4fda27f9a1b04094384a173fb
-# templates sha256: 90a3eebe033eed539b84dc5ba35d39a8c3cf09e5ae4a92230209a16faf23dc34
-# generator sha256: 30b5a5a65ed24f142e03e00a4e8e808705c6b44548be26f9e5ce97a157362cac
+# templates sha256: 6c4183a247b0e1e6af631cde72323af6dfbb93889756be1efc7e3e5b5809834f
+# generator sha256: 9257e98d4136b80d4dc4e0ef8137f21a4aa43edf8b515811dd6ed845790ad631
 """ReplaySSM kernels for gdn: gdn__H16_HV32_K128_V128__L16__state_fp16sr__read_nvfp4__rec_bf16.
 
 Replay form: S_t = C·exp(G_t) + Σ_j u_j (exp(G_t - G_j)·k_j)ᵀ,  G_j = Σ_(i<=j) g_i
@@ -301,11 +301,12 @@ def replay_decode_kernel(
                     tl.debug_barrier()
                     amax = formats.group_max(amax, DBV, BV)  # each row's scale tile's maximum
                     q_t = tl.math.div_rn(amax, 2688.0)  # the tile scale, per row: amax / (6 * 448)
+                    q_fast, q_y = formats.nvfp4_tile_divisors(q_t)  # once for every chunk's block scales
                     for i_k in range(NK):
                         o_kp = i_k * (BKT // 2) + o_kpb
                         x_e = tl.load(p_rows[:, None] + 2 * o_kp[None, :], mask=m_v[:, None] & (2 * o_kp < K)[None, :], other=0.0).to(tl.float32)
                         x_o = tl.load(p_rows[:, None] + 2 * o_kp[None, :] + 1, mask=m_v[:, None] & (2 * o_kp + 1 < K)[None, :], other=0.0).to(tl.float32)
-                        q_p, q_b = formats.nvfp4_quantize_pairs(x_e, x_o, q_t, DBV, BKT // 2, BKB)
+                        q_p, q_b = formats.nvfp4_quantize_pairs(x_e, x_o, q_t, q_fast, q_y, DBV, BKT // 2, BKB)
                         tl.store(read_ptr + (((i_slot * HV + i_hv) * V + o_v[:, None]) * KH + o_kp[None, :]), q_p, mask=m_v[:, None] & (o_kp < KH)[None, :])
                         o_ks = i_k * NBC + o_ksb
                         tl.store(read_bscale_ptr + (((i_slot * HV + i_hv) * V + o_v[:, None]) * KS + o_ks[None, :]), q_b.to(read_bscale_ptr.dtype.element_ty), mask=m_v[:, None] & (o_ks < KS)[None, :])

@@ -2,8 +2,8 @@
 # the templates and run `replaygen build`.
 # kernel: kda__H32_HV32_K128_V128__L16__state_fp32__rec_bf16_g-fp32__gcum
 # spec sha256: 900e043a38a9f7023de2cc4bf78d14388be9de5c6732cf3e1db42c3737507d77
-# templates sha256: 90a3eebe033eed539b84dc5ba35d39a8c3cf09e5ae4a92230209a16faf23dc34
-# generator sha256: 30b5a5a65ed24f142e03e00a4e8e808705c6b44548be26f9e5ce97a157362cac
+# templates sha256: 6c4183a247b0e1e6af631cde72323af6dfbb93889756be1efc7e3e5b5809834f
+# generator sha256: 9257e98d4136b80d4dc4e0ef8137f21a4aa43edf8b515811dd6ed845790ad631
 """ReplaySSM kernels for kda: kda__H32_HV32_K128_V128__L16__state_fp32__rec_bf16_g-fp32__gcum.
 
 Replay form: S_t = C·Diag(exp(G_t)) + Σ_j u_j (Diag(exp(G_t - G_j))·k_j)ᵀ,  G_j = Σ_(i<=j) g_i

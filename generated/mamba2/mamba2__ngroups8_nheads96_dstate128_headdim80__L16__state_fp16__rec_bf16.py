@@ -2,8 +2,8 @@
 # the templates and run `replaygen build`.
 # kernel: mamba2__ngroups8_nheads96_dstate128_headdim80__L16__state_fp16__rec_bf16
 # spec sha256: b9b9d1221036064279430b56c5d997514355cbb9c52adf3b69fc5581e1456b5e
-# templates sha256: 90a3eebe033eed539b84dc5ba35d39a8c3cf09e5ae4a92230209a16faf23dc34
-# generator sha256: 30b5a5a65ed24f142e03e00a4e8e808705c6b44548be26f9e5ce97a157362cac
+# templates sha256: 6c4183a247b0e1e6af631cde72323af6dfbb93889756be1efc7e3e5b5809834f
+# generator sha256: 9257e98d4136b80d4dc4e0ef8137f21a4aa43edf8b515811dd6ed845790ad631
 """ReplaySSM kernels for mamba2: mamba2__ngroups8_nheads96_dstate128_headdim80__L16__state_fp16__rec_bf16.
 
 Replay form: S_t = C·exp(G_t) + Σ_j w_j (exp(G_t - G_j)·k_j)ᵀ,  G_j = Σ_(i<=j) g_i
