@@ -123,10 +123,12 @@ issue3_rows_and_kda() {
 # the tables' launches: the details page ($OUT/ncu-NAME.txt), the SASS source page
 # (gzipped CSV) and its split into head and stream by bench/ncu_phases.py
 # ($OUT/ncu-NAME-phases.txt); the summary lines printed. Nothing where ncu is missing.
+# NCU_CACHE=none keeps the caches as the workload left them (ncu's default, all, flushes
+# them before the profiled launch, so data a real step finds in L2 counts as DRAM).
 ncu_kernel() {
     local name=$1 kernel=$2 skip=$3; shift 3
     command -v ncu >/dev/null || return 0
-    timeout 300 ncu --clock-control none -k regex:"$kernel" --launch-skip "$skip" --launch-count 1 \
+    timeout 300 ncu --clock-control none --cache-control "${NCU_CACHE:-all}" -k regex:"$kernel" --launch-skip "$skip" --launch-count 1 \
         --section SpeedOfLight --section WarpStateStats --section SourceCounters --section Occupancy \
         --section LaunchStats --section MemoryWorkloadAnalysis --section ComputeWorkloadAnalysis \
         --section SchedulerStats --import-source yes -o "$OUT/$name" -f \
