@@ -53,10 +53,10 @@ mma_ab() {
 }
 
 # ab NAME TIMEOUT CASES VERSIONS: bench/template_ab.py of the template versions VERSIONS
-# (`folder@k=v+...` launch overrides, comma-separated) on CASES, 3 rounds, under TIMEOUT
-# seconds; log and JSON in $OUT/ab_NAME, its result lines printed.
+# (`folder@k=v+...` launch overrides, comma-separated) on CASES, AB_ROUNDS rounds (default
+# 3), under TIMEOUT seconds; log and JSON in $OUT/ab_NAME, its result lines printed.
 ab() {
-    timeout "$2" python3 bench/template_ab.py --templates "$4" --cases "$3" --rounds 3 \
+    timeout "$2" python3 bench/template_ab.py --templates "$4" --cases "$3" --rounds "${AB_ROUNDS:-3}" \
         --out "$OUT/ab_$1" > "$OUT/ab_$1.log" 2>&1
     grep -E "^(mamba2|gdn|kda|gla):" "$OUT/ab_$1.log" | cut -c1-400
 }
@@ -95,6 +95,19 @@ issue4_table() {
     timeout "${PRECISION_S:-110}" python3 bench/precision_bench.py --out "$OUT/$1" \
         --variants "${TABLE_VARIANTS:-gdn,mamba2}" --quick > "$OUT/$1.log" 2>&1
     echo "$1 rc=$?"; grep -E "(kchunks|vtiles|conventional fp32) \|" "$OUT/$1/precision_bench.md" | cut -c1-200
+}
+
+# issue4_retune TUNE_S: issue 4's table (table_before), then the NVFP4 decodes of GDN 4B
+# and Mamba-2 Nano and Nano's FP8 decode swept (tune_decode, TUNE_S s each), their
+# batch-256 lines printed, and the table again (table_after) with whatever entries won
+# (sessions 58 and 59's H200 scripts).
+issue4_retune() {
+    issue4_table table_before
+    tune_decode gdn qwen3.5-4b nvfp4 "$1"
+    tune_decode mamba2 nemotron3-nano-4b nvfp4 "$1"
+    tune_decode mamba2 nemotron3-nano-4b fp8 "$1"
+    grep -E "budget|read_(nvfp4|fp8row)__rec_bf16 +replay_decode +256 " "$OUT/tune.log" | cut -c1-240
+    issue4_table table_after
 }
 
 # nano_fp8_issue4 TUNE_S PRECISION_S: issue 4's Mamba-2 Nano FP8 read-copy decode swept for

@@ -10,13 +10,7 @@
 source "$(dirname "$0")/../gpu_env.sh"
 export PYTHONPATH=.
 if grep -q H200 "$OUT/gpu.txt"; then
-    issue4_table table_before
-    T=${TUNE_S:-50}
-    tune_decode gdn qwen3.5-4b nvfp4 "$T"
-    tune_decode mamba2 nemotron3-nano-4b nvfp4 "$T"
-    tune_decode mamba2 nemotron3-nano-4b fp8 "$T"
-    grep -E "budget|read_(nvfp4|fp8row)__rec_bf16 +replay_decode +256 " "$OUT/tune.log" | cut -c1-240
-    issue4_table table_after
+    issue4_retune "${TUNE_S:-50}"
 fi
 [ -n "${SKIP_NCU:-}" ] || NCU_CACHE=none ncu_kernel gdn-nvfp4-decode-warm replay_decode_kernel 17 \
     gdn --config qwen3.5-4b --read-dtype nvfp4
