@@ -519,7 +519,7 @@ class Kernels:
             **self._param_args(state.params), dst_ptr=dst,
             drafted_ptr=state.drafted, accepted_ptr=slots if accepted is None else accepted,
             fold_queue_ptr=state.fold_queue, FLUSH=flush, COMMIT=accepted is not None,
-            QUEUED=False, QSPLIT=split, **self._has, **consts, **launch)
+            QUEUED=False, QSPLIT=split, QSTAGES=None, **self._has, **consts, **launch)
 
     def _fold_queued(self, state: ReplayState, rows: int, chosen: Launch | None):
         """The fold launch after a decode whose flush is separate: the blocks the decode
@@ -529,13 +529,14 @@ class Kernels:
         holds at once (fold_programs). After a decode step with staggered rows one block
         in L is queued: the grid over every (row, value head) this replaced ran L times
         the programs, nearly all of them idle, each taking a place on the GPU (bench/NOTES.md,
-        session 11)."""
+        session 11). The decode launch's fold_stages pipelines the fold's tile loop."""
         consts, launch = self.launch_args("fold", rows, state.device)
         if chosen is not None and chosen.fold_warps is not None:
             launch = {**launch, "num_warps": chosen.fold_warps}   # the decode launch's choice
         split = (chosen.fold_split if chosen is not None and chosen.fold_split is not None
                  else self.plan.fold_split)
         split = min(split, consts["NV"])
+        stages = chosen.fold_stages if chosen is not None else None   # (None: a plain tile loop)
         programs = min(rows * self.plan.HV * split, fold_programs(state.device))
         # slots, accepted and dst are unused when QUEUED: int32 and fp32 stand-ins of the
         # types the other modes pass, so the launch specialises as the sm_90 check compiles it
@@ -545,7 +546,7 @@ class Kernels:
             **self._param_args(state.params), dst_ptr=state.fold_queue.view(torch.float32),
             drafted_ptr=state.drafted, accepted_ptr=state.cursor,
             fold_queue_ptr=state.fold_queue, FLUSH=True, COMMIT=False, QUEUED=True,
-            QSPLIT=split, **self._has, **consts, **launch)
+            QSPLIT=split, QSTAGES=stages, **self._has, **consts, **launch)
 
     def materialize(self, state: ReplayState, slots: torch.Tensor,
                     out: torch.Tensor | None = None) -> torch.Tensor:

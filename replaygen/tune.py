@@ -46,7 +46,9 @@ their own register cap and at each of the caps, one-warp launches also at 104 an
 (plan.decode_shares_keys), the two best of those at each batch with programs over every
 divisor of the group (phase 4e, Launch.heads); then the two best of those at each batch with that fold launch
 at each warp count (phase 5, Launch.fold_warps), and the two best after that with the
-fold launch's blocks split over 1 to 32 programs (phase 6, Launch.fold_split). What is
+fold launch's blocks split over 1 to 32 programs (phase 6, Launch.fold_split), and the
+two best after that with that fold launch's tile loop pipelined 2 and 3 stages deep
+(phase 7, Launch.fold_stages). What is
 measured: replay_decode amortised per step over a whole flush cycle with staggered rows (both launches when the
 flush is separate); fold as a flush of L - 1 records; commit (the fold kernel's launch
 for commits; untuned, the fold's) as a commit of T_MAX drafts per row with the rows'
@@ -442,6 +444,18 @@ def fold_split_candidates(plan, times: dict[Launch, dict[int, float]], keep: int
     return _fold_launch_variants(plan, times, keep, "fold_split", splits)
 
 
+# phase 7's depths: 3 gave Mamba-2 Nano NVFP4 2.2% and cost GDN 4B FP8 1.1%, 2 and 4 did
+# worse than 3 (H100, session 58)
+FOLD_STAGES = (2, 3)
+
+
+def fold_stages_candidates(plan, times: dict[Launch, dict[int, float]], keep: int = 2) -> list[Launch]:
+    """Phase 7 (decode): at each batch the `keep` fastest launches whose flush is separate,
+    with that fold launch's tile loop software-pipelined each of FOLD_STAGES deep
+    (Launch.fold_stages; unset: a plain loop)."""
+    return _fold_launch_variants(plan, times, keep, "fold_stages", FOLD_STAGES)
+
+
 SPLITS = (2, 4, 8, 16, 32)
 # Splits past 8 whose programs at the smallest batch would exceed this are not tried:
 # past ~8 programs per SM of a 132-SM H200 more programs only repeat the head-level work
@@ -634,7 +648,9 @@ def _phases():
             ("phase 5 (the warps of the separate fold launch)", ("replay_decode",),
              lambda j, t: fold_warps_candidates(j.kern.plan, t)),
             ("phase 6 (the split of the separate fold launch's blocks)", ("replay_decode",),
-             lambda j, t: fold_split_candidates(j.kern.plan, t)))
+             lambda j, t: fold_split_candidates(j.kern.plan, t)),
+            ("phase 7 (the separate fold launch's tile loop pipelined)", ("replay_decode",),
+             lambda j, t: fold_stages_candidates(j.kern.plan, t)))
 
 
 def tune(jobs: list[Job], batches, timer, device, workers: int, log=print, save=None,
@@ -684,12 +700,12 @@ def table_of(jobs: list[Job], gpu: str, meta: dict, batches) -> dict[str, Tuning
 
 def report(tables: dict[str, TuningTable], log=print) -> None:
     log(f"\n{'configuration':<62} {'kernel':<20} {'batch':>5} {'BV':>3} {'BKT':>3} {'w':>2} {'s':>2} "
-        f"{'sp':>2} {'sf':>2} {'fw':>2} {'fs':>2} {'reg':>3} {'hd':>2} {'1st':>3} {'wd':>2} {'mm':>2} {'hl':>2} {'hw':>2} {'1p':>2} {'ord':>3} {'hs':>2} {'ms':>9} {'plan ms':>9} {'gain':>6}")
+        f"{'sp':>2} {'sf':>2} {'fw':>2} {'fs':>2} {'fd':>2} {'reg':>3} {'hd':>2} {'1st':>3} {'wd':>2} {'mm':>2} {'hl':>2} {'hw':>2} {'1p':>2} {'ord':>3} {'hs':>2} {'ms':>9} {'plan ms':>9} {'gain':>6}")
     for t in tables.values():
         for gpu, config, kernel, b, launch, info in t.entries():
             gain = info.get("plan_ms", info["ms"]) / info["ms"]
             log(f"{config:<62} {kernel:<20} {b:>5} {launch.BV:>3} {launch.BKT or '-':>3} {launch.num_warps:>2} "
-                f"{launch.num_stages:>2} {launch.split:>2} {'y' if launch.separate_flush else '-':>2} {launch.fold_warps or '-':>2} {launch.fold_split or '-':>2} {launch.maxnreg or '-':>3} {launch.heads:>2} {'y' if launch.stream_first else '-':>3} {'y' if launch.read_words else '-':>2} "
+                f"{launch.num_stages:>2} {launch.split:>2} {'y' if launch.separate_flush else '-':>2} {launch.fold_warps or '-':>2} {launch.fold_split or '-':>2} {launch.fold_stages or '-':>2} {launch.maxnreg or '-':>3} {launch.heads:>2} {'y' if launch.stream_first else '-':>3} {'y' if launch.read_words else '-':>2} "
                 f"{'y' if launch.read_mma else '-':>2} {'y' if launch.head_launch else '-':>2} {launch.head_warps or '-':>2} {'y' if launch.onepass_flush else '-':>2} {launch.flush_order or '-':>3} {'y' if launch.head_scores else '-':>2} {info['ms']:>9.4f} {info.get('plan_ms', float('nan')):>9.4f} "
                 f"{gain:>5.2f}x")
 

@@ -186,6 +186,9 @@ def tiny(monkeypatch, device):
     monkeypatch.setattr(T, "fold_split_candidates",   # phase 6 likewise, one other split
                         functools.partial(T.fold_split_candidates, keep=1))
     monkeypatch.setattr(T, "FOLD_SPLITS", (1,))
+    monkeypatch.setattr(T, "fold_stages_candidates",   # phase 7 likewise, one depth
+                        functools.partial(T.fold_stages_candidates, keep=1))
+    monkeypatch.setattr(T, "FOLD_STAGES", (3,))
     monkeypatch.setattr(T, "ELEMENTS_PER_THREAD", (1, 64))   # tiny tiles: keep 4 candidates
     monkeypatch.setattr(T, "DECODE_BLOCK_VS", (16, 32))
     monkeypatch.setattr(T, "BKT_CHOICES", (8, 16))

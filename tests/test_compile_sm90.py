@@ -137,13 +137,15 @@ ONEPASS_DECODE = [v for v, p in FIRST_PLANS.items() if p.onepass_flushes]
 HEAD_SCORE_DECODE = [v for v, p in FIRST_PLANS.items() if p.scores_at_head]
 TILED_DECODE = [v for v in available_variants() if v not in CHUNKED_DECODE]
 TILED_VERIFY = [v for v, p in FIRST_PLANS.items() if not verify_is_chunked(p)]
-GRID = {"QUEUED": False, "QSPLIT": 1}   # the fold over (rows, value heads); QUEUED: after a decode
+GRID = {"QUEUED": False, "QSPLIT": 1, "QSTAGES": None}   # the fold over (rows, value heads); QUEUED: after a decode
+QUEUED = {"QUEUED": True, "QSPLIT": 4, "QSTAGES": None}
 KERNELS = (("replay_decode_kernel", {}), ("replay_decode_kernel", {"FOLD_EVERY_STEP": True}),
            ("replay_decode_kernel", {"FUSED_FLUSH": False}),   # Launch.separate_flush
            ("fold_kernel", {"FLUSH": True, "COMMIT": False, **GRID}),
            ("fold_kernel", {"FLUSH": False, "COMMIT": False, **GRID}), ("conventional_decode_kernel", {}),
            ("fold_kernel", {"FLUSH": True, "COMMIT": True, **GRID}),
-           ("fold_kernel", {"FLUSH": True, "COMMIT": False, "QUEUED": True, "QSPLIT": 4}),
+           ("fold_kernel", {"FLUSH": True, "COMMIT": False, **QUEUED}),
+           ("fold_kernel", {"FLUSH": True, "COMMIT": False, **QUEUED, "QSTAGES": 3}),   # Launch.fold_stages
            ("verify_kernel", {"FOLDING": False}),
            ("conventional_verify_kernel", {}), ("conventional_select_kernel", {}),
            ("quantize_kernel", {}))
@@ -171,7 +173,7 @@ def ptxas_usage(compiled) -> str:
 
 TABLE_KERNELS = {"replay_decode": ("replay_decode_kernel", {}), "verify": ("verify_kernel", {"FOLDING": False}),
                  "verify_fold": ("verify_kernel", {"FOLDING": True}),
-                 "fold": ("fold_kernel", {"FLUSH": True, "COMMIT": False, "QUEUED": True, "QSPLIT": 4}),
+                 "fold": ("fold_kernel", {"FLUSH": True, "COMMIT": False, **QUEUED}),
                  "commit": ("fold_kernel", {"FLUSH": True, "COMMIT": True, **GRID}),
                  "conventional_decode": ("conventional_decode_kernel", {})}
 

@@ -440,6 +440,9 @@ def test_merge_replaces_same_keys():
     (table_json([entry(maxnreg=8)]), "entries[0]", "'maxnreg' must be an integer register count"),
     (table_json([entry(maxnreg=128.0)]), "entries[0]", "'maxnreg' must be an integer register count"),
     (table_json([entry(fold_warps=3)]), "entries[0]", "'fold_warps' is a power of two"),
+    (table_json([entry(fold_stages=0)]), "entries[0]", "'fold_stages' is an integer in 1..8"),
+    (table_json([entry(kernel="fold", fold_stages=2)]), "entries[0]",
+     "'fold_stages' is an integer in 1..8, and only for replay_decode"),
     (table_json([entry(kernel="fold", fold_warps=4)]), "entries[0]",
      "only for replay_decode, got 4 for 'fold'"),
     (table_json([entry(fold_split=6)]), "entries[0]", "'fold_split' is a power of two"),
@@ -627,7 +630,8 @@ def test_tuned_launches_match_the_reference(variant, structure, chunked, device)
     fold off for 8) and, for the key-chunked decode kernel (gdn; kda's cumulative gate
     records forced into key chunks; its default is value tiles), key chunks 8 and 16, different per kernel and per batch
     bucket (launches of 2 and 3 rows), and a value-axis split of the decode with its flush
-    in a separate fold launch (2 rows; that fold at 4 warps, Launch.fold_warps), so rings
+    in a separate fold launch (2 rows; that fold at 4 warps, Launch.fold_warps, its tile loop
+    pipelined 2 deep, Launch.fold_stages), so rings
     fill and fold both ways. The key-chunk decodes of scalar decays (gdn, with the delta
     rule's second probe; mamba2) stream first (Launch.stream_first) in all three: 2 value
     tiles per program at 3 rows (the flush fused, so the second tile's stream and fold use
@@ -648,7 +652,8 @@ def test_tuned_launches_match_the_reference(variant, structure, chunked, device)
     first = streams_first(h.kern.plan)
     assert first is (variant != "kda" or not chunked)
     table.add(gpu, name, "replay_decode", 2, Launch(8, 1, 1, split=2, separate_flush=True,
-                                                    fold_warps=4, fold_split=2, stream_first=first))
+                                                    fold_warps=4, fold_split=2, stream_first=first,
+                                                    fold_stages=2))
     table.add(gpu, name, "replay_decode", 1, Launch(32, 1, 1, BKT=8, stream_first=first))
     table.add(gpu, name, "replay_decode", 3, Launch(16, 2, 2, BKT=8, stream_first=first))
     table.add(gpu, name, "fold", 1, Launch(8, 2, 1, maxnreg=128))   # a register cap too
@@ -664,6 +669,7 @@ def test_tuned_launches_match_the_reference(variant, structure, chunked, device)
     assert h.kern.launch_args("replay_decode", 2, device)[0]["FUSED_FLUSH"] is False
     assert h.kern._launch("replay_decode", 2, device)[2].fold_warps == 4
     assert h.kern._launch("replay_decode", 2, device)[2].fold_split == 2
+    assert h.kern._launch("replay_decode", 2, device)[2].fold_stages == 2
     assert h.kern.launch_args("replay_decode", 3, device)[0]["FUSED_FLUSH"] is True
     assert h.kern.launch_args("replay_decode", 3, device)[0]["STREAM_FIRST"] is first
     if chunked:
@@ -939,6 +945,24 @@ def test_phase_five_tries_the_separate_fold_at_every_warp_count(tmp_path):
     t.add("G", "cfg", "replay_decode", 1, dataclasses.replace(fw(b)[2], fold_split=8))
     t.write(path, "gdn")
     assert TuningTable.read(path, "gdn").lookup("cfg", "replay_decode", "G", 1).fold_split == 8
+
+
+def test_phase_seven_pipelines_the_separate_fold_and_the_depth_round_trips(tmp_path):
+    """Phase 7: the `keep` fastest decode launches whose flush is separate, with the fold
+    launch's tile loop at each of FOLD_STAGES; Launch.fold_stages is stored only when set
+    and round-trips through a table file."""
+    from replaygen.tune import FOLD_STAGES, fold_stages_candidates
+    fused = load("gdn", H=1, HV=2, K=16, V=16, L=3, tuning=False).plan
+    a, b = Launch(64, 1, 3, BKT=32), Launch(128, 2, 1, BKT=32, separate_flush=True)
+    times = {a: {256: 0.20}, b: {256: 0.25}}
+    assert fold_stages_candidates(fused, times) == [dataclasses.replace(b, fold_stages=s)
+                                                     for s in FOLD_STAGES]
+    assert "fold_stages" not in b.as_dict()
+    t = TuningTable()
+    t.add("G", "cfg", "replay_decode", 1, dataclasses.replace(b, fold_stages=3))
+    path = tmp_path / "tuning.json"
+    t.write(path, "gdn")
+    assert TuningTable.read(path, "gdn").lookup("cfg", "replay_decode", "G", 1).fold_stages == 3
 
 
 def test_register_caps_round_trip_and_extend_the_best_verify_and_decode_launches(tmp_path):

@@ -5,19 +5,19 @@
 #    decodes of both and Nano's FP8 decode swept on this card (TUNE_S s each: the H200
 #    entries predate both changes; Nano's FP8 sweep is session 55's pending one); the
 #    table again. Commit $OUT/tables/{gdn,mamba2}.json where the second table wins.
-# 2. (any card) the queued fold's tile loop pipelined at 3 stages
-#    (bench/proto/s58_fold_pipelined_s3.diff) against main on template_ab.py's seven
-#    cases, the tables as committed, AB_ROUNDS rounds (default 6; session 58's H100: Mamba-2
-#    Nano NVFP4 +2.2%, GDN 4B FP8 -1.1% in 3 rounds, the rest +-0.4%). Land it if no
-#    case loses beyond the rounds' spread.
+# 2. (any card) the queued fold's tile loop pipelined 3 deep (Launch.fold_stages, since
+#    session 58: `templates@fold_stages=3` on the tabled decode launch) against the tabled
+#    launch on template_ab.py's seven cases, AB_ROUNDS rounds (default 6; session 58's H100
+#    with bench/proto/s58_fold_pipelined_s3.diff: Mamba-2 Nano NVFP4 +2.2%, GDN 4B FP8
+#    -1.1% in 3 rounds, the rest +-0.4%). Where it wins, a sweep (phase 7 of `replaygen
+#    tune`) or an entry edited by hand takes it into the tables.
 # One tarball comes back.
 source "$(dirname "$0")/../gpu_env.sh"
 export PYTHONPATH=.
 if grep -q H200 "$OUT/gpu.txt"; then
     issue4_retune "${TUNE_S:-60}"
 fi
-folder /tmp/tpl_fold_s3 bench/proto/s58_fold_pipelined_s3.diff
 AB_ROUNDS=${AB_ROUNDS:-6} ab fold_pipelined ${AB_S:-200} \
     gdn:qwen3.5-4b:fp32,gdn:qwen3.5-122b-a10b:fp32,mamba2:nemotron3-nano-4b:fp32,mamba2:nemotron3-super-120b:fp32,gdn:qwen3.5-4b:nvfp4,mamba2:nemotron3-nano-4b:nvfp4,gdn:qwen3.5-4b:fp8 \
-    "templates,/tmp/tpl_fold_s3"
+    "templates,templates@fold_stages=3"
 tar czf /tmp/data.tgz -C "$OUT" . && find "$OUT" -mindepth 1 -delete && mv /tmp/data.tgz "$OUT/"

@@ -2,7 +2,7 @@
 # the templates and run `replaygen build`.
 # kernel: kda__H32_HV32_K128_V128__L16__state_fp32__read_nvfp4__rec_bf16_g-fp32__gcum
 # spec sha256: 900e043a38a9f7023de2cc4bf78d14388be9de5c6732cf3e1db42c3737507d77
-# templates sha256: 6c4183a247b0e1e6af631cde72323af6dfbb93889756be1efc7e3e5b5809834f
+# templates sha256: 8f4847fe07c640908ecff99d597bf4c55c9c1fe4941a21a82322e8b8adba86df
 # generator sha256: 9257e98d4136b80d4dc4e0ef8137f21a4aa43edf8b515811dd6ed845790ad631
 """ReplaySSM kernels for kda: kda__H32_HV32_K128_V128__L16__state_fp32__read_nvfp4__rec_bf16_g-fp32__gcum.
 
@@ -225,7 +225,7 @@ def fold_kernel(
     slots_ptr, num_slots, cursor_ptr, ckpt_ptr, read_ptr, read_scale_ptr, read_bscale_ptr, ring_k_hat_ptr, ring_g_ptr, ring_u_ptr,
     A_log_ptr, dt_bias_ptr,
     dst_ptr, drafted_ptr, accepted_ptr, fold_queue_ptr, FLUSH: tl.constexpr, COMMIT: tl.constexpr,
-    QUEUED: tl.constexpr, QSPLIT: tl.constexpr,
+    QUEUED: tl.constexpr, QSPLIT: tl.constexpr, QSTAGES: tl.constexpr,
     H: tl.constexpr, HV: tl.constexpr, K: tl.constexpr, V: tl.constexpr, L: tl.constexpr,
     GROUP: tl.constexpr, BK: tl.constexpr, BV: tl.constexpr, BL: tl.constexpr, NV: tl.constexpr,
     FOLD_DOT: tl.constexpr, DBV: tl.constexpr, DNV: tl.constexpr, BKT: tl.constexpr, NK: tl.constexpr,
@@ -256,6 +256,8 @@ def fold_kernel(
     takes work items p, p + grid, ... The last of a block's programs to finish empties
     its ring (an arrival count in drafted's high bits: every program of the block read
     the cursor before it arrives), and the last program of the launch empties the queue.
+    QSTAGES (QUEUED; None otherwise): the tile loop software-pipelined that deep (None: a
+    plain loop, the same code as `range`).
     """
     o_k = tl.arange(0, BK)
     m_k = o_k < K
@@ -289,7 +291,7 @@ def fold_kernel(
             rec_weight = devmath.exp(-G_rec + G_t)
             ck_weight = devmath.exp(G_t)
             kw = tl.where(m_l[:, None], rec_weight * rec_key, 0.0)  # [BL, BK]
-            for i_v in range(i_w % QSPLIT, NV, QSPLIT):
+            for i_v in tl.range(i_w % QSPLIT, NV, QSPLIT, num_stages=QSTAGES):
                 o_v = i_v * BV + o_vb
                 m_v = o_v < V
                 m_s = m_v[:, None] & m_k[None, :]
