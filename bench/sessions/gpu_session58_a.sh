@@ -14,7 +14,8 @@
 #    pending sweep; on an H200 only, and not with SKIP_FP8=1), then the table once more with whatever entries won.
 # Land the diff if its tests pass and its table wins; commit $OUT/tables/{gdn,mamba2}.json
 # where the last table beats the first. TABLE_VARIANTS=gdn: the tables for GDN alone (a
-# short call). One tarball comes back.
+# short call). One tarball comes back. (Ran as session 58's call A; both diffs then landed,
+# 49942b8, and left bench/proto: run again, step 2 says the diff does not apply.)
 source "$(dirname "$0")/../gpu_env.sh"
 export PYTHONPATH=.
 DIFF=bench/proto/s57_nvfp4_fast_scales.diff
