@@ -11,6 +11,8 @@
 # maxnreg 128 for GDN 4B's and Mamba-2 Nano's NVFP4 configurations and GDN 4B's FP8
 # one; main's templates run under the same entries (main's fold is 128 registers with 16
 # bytes of spills uncapped). bench/template_ab.py: flush_step is a flush of every row.
+# (Ran as session 58's calls E1-E4. Superseded by Launch.fold_stages, 9806694: the diff no
+# longer applies to main's fold; `templates@fold_stages=3` is the same A/B.)
 source "$(dirname "$0")/../gpu_env.sh"
 export PYTHONPATH=.
 [ -n "${NO_FOLD_ENTRIES:-}" ] || python3 - <<'PY'   # (NO_FOLD_ENTRIES=1: the tables as committed)
