@@ -19,7 +19,8 @@ folder() {
 # tune_decode VARIANT CONFIG READ BUDGET_S [sr|kchunks|vtiles]: one `replaygen tune`
 # sweep of the L = 16 decode of a configuration at batch 256, or at the batches in
 # TUNE_BATCHES (READ: none, fp8 or nvfp4; sr: an fp16 checkpoint with stochastic
-# rounding; kchunks / vtiles: that decode structure forced). Its log is appended to
+# rounding; kchunks / vtiles: that decode structure forced; TUNE_REFINE=1: `--refine`,
+# from the tabled launches rather than the grid). Its log is appended to
 # $OUT/tune.log, and the variants' tables are copied to $OUT/tables afterwards, so a call
 # cut short keeps them.
 tune_decode() {
@@ -30,7 +31,8 @@ tune_decode() {
         kchunks|vtiles) extra=(--decode-structure "$5") ;;
     esac
     timeout $(( $4 + 25 )) python3 -m replaygen tune --variant "$1" --config "$2" --L 16 \
-        "${extra[@]}" "${read[@]}" --kernels replay_decode --batches "${TUNE_BATCHES:-256}" --budget-s "$4" \
+        "${extra[@]}" "${read[@]}" ${TUNE_REFINE:+--refine} --kernels replay_decode \
+        --batches "${TUNE_BATCHES:-256}" --budget-s "$4" \
         >> "$OUT/tune.log" 2>&1
     mkdir -p "$OUT/tables"
     for v in gdn mamba2 kda gla; do cp generated/$v/tuning.json "$OUT/tables/$v.json"; done

@@ -527,6 +527,11 @@ def make_parser() -> argparse.ArgumentParser:
     t.add_argument("--verify-folds", action="store_true",
                    help="configurations built with verify_folds=True (their verify_fold "
                         "launch is tuned too)")
+    t.add_argument("--refine", action="store_true",
+                   help="phase 1 times the table's launches for this GPU (or its "
+                        "stand-in's) and the plan's, not the whole grid, and the later phases "
+                        "start from them: a quick re-sweep after new launch choices land (a "
+                        "kernel without an entry still gets the grid)")
     t.add_argument("--out", type=Path, default=GENERATED_DIR, metavar="DIR",
                    help="tree of tuning files (default: the repository's generated/)")
     add_timing_options(t, "configuration (or phase)")

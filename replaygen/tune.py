@@ -12,7 +12,9 @@ Invariants: throwaway buffers only (`perf.Workload`; never live state, never
 always a candidate, so a tuned entry is never slower than the fallback in the sweep (and
 replaces it only when faster by more than `MARGIN`); so are the launches the table holds
 now (re-timed in phase 1), so a sweep cut short never replaces an entry with a launch
-that measured slower in the same run.
+that measured slower in the same run. With `--refine` phase 1 times only those and the
+plan's launch where the table holds any (`first_candidates`), and the phases below start
+from them.
 
 The grid, pruned: BV in {8, 16, 32, 64} up to V rounded up to a power of two, or for
 the key-chunked decode kernel [DBV, BKT] chunks with DBV in {16, 32, 64, 128} and BKT in
@@ -653,13 +655,26 @@ def _phases():
              lambda j, t: fold_stages_candidates(j.kern.plan, t)))
 
 
+def first_candidates(job: Job, kernel: str, refine: bool = False) -> list[Launch]:
+    """Phase 1's launches of a job's kernel: the grid (`candidates`) and the launches the
+    table holds now; with `refine`, where the table holds any, those and the plan's launch
+    alone. A refining sweep's later phases start from the table's launches, so a launch
+    choice added since the last sweep (a new phase) is tried on them in a fraction of a
+    whole sweep's time (session 59: Mamba-2 Nano's NVFP4 decode, 90 s of budget, ran out
+    before phase 7); a kernel without an entry still gets the grid."""
+    if refine and job.incumbents.get(kernel):
+        return _with([job.plan_launch[kernel]], job.incumbents[kernel])
+    return _with(candidates(job.kern.plan, kernel), job.incumbents.get(kernel, ()))
+
+
 def tune(jobs: list[Job], batches, timer, device, workers: int, log=print, save=None,
-         deadline=float("inf")) -> None:
-    """Phase 1, then each of `_phases()` on what the phases before measured; `save()`
-    after each configuration, so a run cut short keeps what it measured."""
-    todo = {(id(j), k): _with(candidates(j.kern.plan, k), j.incumbents.get(k, ()))
-            for j in jobs for k in j.kernels}
-    log(f"phase 1: {sum(map(len, todo.values()))} (configuration, kernel, launch) at "
+         deadline=float("inf"), refine: bool = False) -> None:
+    """Phase 1 (`first_candidates`), then each of `_phases()` on what the phases before
+    measured; `save()` after each configuration, so a run cut short keeps what it
+    measured."""
+    todo = {(id(j), k): first_candidates(j, k, refine) for j in jobs for k in j.kernels}
+    what = " (refining the tabled launches)" if refine else ""
+    log(f"phase 1{what}: {sum(map(len, todo.values()))} (configuration, kernel, launch) at "
         f"{len(batches)} batch sizes")
     _measure(jobs, todo, batches, timer, device, workers, log, save, deadline)
     for name, kernels, extend in _phases():
@@ -761,7 +776,7 @@ def run(args, log=print) -> int:
                 log(f"wrote {path} ({len(table)} entries)")
     deadline = start + args.budget_s if args.budget_s else float("inf")
     tune(jobs, args.batches, timer, device, args.jobs, log, save=lambda: save(final=False),
-         deadline=deadline)
+         deadline=deadline, refine=args.refine)
     save(final=True)
     log(f"replaygen tune: {time.perf_counter() - start:.0f} s")
     return 0

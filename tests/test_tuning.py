@@ -880,6 +880,23 @@ def test_a_sweep_keeps_the_tabled_launch_that_measures_fastest():
     assert table_of([job], "G", {}, (256,))["gdn"].lookup(kern.name, "replay_decode", "G", 256) != sf
 
 
+def test_a_refining_sweep_starts_from_the_tabled_launches():
+    """`tune --refine`: phase 1 is the plan's launch and the table's, not the grid, for a
+    kernel the table holds; a kernel it does not hold still gets the whole grid."""
+    from replaygen.tune import Job, candidates, first_candidates
+    kern = load("gdn", H=1, HV=2, K=32, V=32, L=4, tuning=False)
+    job = Job("gdn", "x", kern)
+    sf = Launch(32, 1, 1, BKT=32, separate_flush=True, fold_warps=4)
+    t = TuningTable()
+    t.add("G", kern.name, "replay_decode", 256, sf)
+    job.add_incumbents(t, "G", (256,))
+    assert first_candidates(job, "replay_decode", refine=True) == [job.plan_launch["replay_decode"], sf]
+    grid = candidates(kern.plan, "replay_decode")
+    assert len(grid) > 2
+    assert first_candidates(job, "replay_decode") == grid + [sf]
+    assert first_candidates(job, "fold", refine=True) == candidates(kern.plan, "fold")
+
+
 def test_phase_four_tries_each_batch_best_with_a_separate_flush():
     """Phase 4 of the sweep: at each batch the decode launches within `within` of the
     fastest (at least `keep`, at most `most`), with their flush in a separate fold launch
