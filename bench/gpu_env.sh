@@ -20,7 +20,8 @@ folder() {
 # sweep of the L = 16 decode of a configuration at batch 256, or at the batches in
 # TUNE_BATCHES (READ: none, fp8 or nvfp4; sr: an fp16 checkpoint with stochastic
 # rounding; kchunks / vtiles: that decode structure forced; TUNE_REFINE=1: `--refine`,
-# from the tabled launches rather than the grid). Its log is appended to
+# from the tabled launches rather than the grid; TUNE_PHASES=P,...: `--phases`, only
+# those phases after phase 1). Its log is appended to
 # $OUT/tune.log, and the variants' tables are copied to $OUT/tables afterwards, so a call
 # cut short keeps them.
 tune_decode() {
@@ -31,7 +32,8 @@ tune_decode() {
         kchunks|vtiles) extra=(--decode-structure "$5") ;;
     esac
     timeout $(( $4 + 25 )) python3 -m replaygen tune --variant "$1" --config "$2" --L 16 \
-        "${extra[@]}" "${read[@]}" ${TUNE_REFINE:+--refine} --kernels replay_decode \
+        "${extra[@]}" "${read[@]}" ${TUNE_REFINE:+--refine} ${TUNE_PHASES:+--phases "$TUNE_PHASES"} \
+        --kernels replay_decode \
         --batches "${TUNE_BATCHES:-256}" --budget-s "$4" \
         >> "$OUT/tune.log" 2>&1
     mkdir -p "$OUT/tables"

@@ -407,6 +407,16 @@ def kernel_list(text: str) -> tuple[str, ...]:
     return names
 
 
+def phase_list(text: str) -> frozenset[str]:
+    from .tune import phase_ids
+    names = [n for n in text.split(",") if n]
+    unknown = [n for n in names if n not in phase_ids()]
+    if unknown or not names:
+        raise argparse.ArgumentTypeError(f"unknown phase(s) {unknown or [text]}: choose from "
+                                         f"{phase_ids()} (phase 1 always runs)")
+    return frozenset(names)
+
+
 def add_config_options(p: argparse.ArgumentParser, several_state_dtypes: bool) -> None:
     geometry = p.add_mutually_exclusive_group()
     geometry.add_argument("--dims", type=parse_dims, metavar="NAME=N,...",
@@ -532,6 +542,10 @@ def make_parser() -> argparse.ArgumentParser:
                         "stand-in's) and the plan's, not the whole grid, and the later phases "
                         "start from them: a quick re-sweep after new launch choices land (a "
                         "kernel without an entry still gets the grid)")
+    t.add_argument("--phases", type=phase_list, metavar="P,...",
+                   help="after phase 1, run only these phases (of 1b, 2, 2b, ... 7: the "
+                        "sweep's docstring, replaygen/tune.py); with --refine, a named launch "
+                        "choice tried on the tabled launches")
     t.add_argument("--out", type=Path, default=GENERATED_DIR, metavar="DIR",
                    help="tree of tuning files (default: the repository's generated/)")
     add_timing_options(t, "configuration (or phase)")

@@ -14,7 +14,8 @@ replaces it only when faster by more than `MARGIN`); so are the launches the tab
 now (re-timed in phase 1), so a sweep cut short never replaces an entry with a launch
 that measured slower in the same run. With `--refine` phase 1 times only those and the
 plan's launch where the table holds any (`first_candidates`), and the phases below start
-from them.
+from them; `--phases` runs only the later phases it names (e.g. `--refine --phases 7`:
+the tabled launches with their separate fold pipelined, in seconds).
 
 The grid, pruned: BV in {8, 16, 32, 64} up to V rounded up to a power of two, or for
 the key-chunked decode kernel [DBV, BKT] chunks with DBV in {16, 32, 64, 128} and BKT in
@@ -667,17 +668,24 @@ def first_candidates(job: Job, kernel: str, refine: bool = False) -> list[Launch
     return _with(candidates(job.kern.plan, kernel), job.incumbents.get(kernel, ()))
 
 
+def phase_ids() -> list[str]:
+    """The later phases' names as `--phases` takes them ("1b", "2", ... "7")."""
+    return [name.split()[1] for name, _, _ in _phases()]
+
+
 def tune(jobs: list[Job], batches, timer, device, workers: int, log=print, save=None,
-         deadline=float("inf"), refine: bool = False) -> None:
-    """Phase 1 (`first_candidates`), then each of `_phases()` on what the phases before
-    measured; `save()` after each configuration, so a run cut short keeps what it
-    measured."""
+         deadline=float("inf"), refine: bool = False, phases=None) -> None:
+    """Phase 1 (`first_candidates`), then each of `_phases()` (those named in `phases`,
+    when given) on what the phases before measured; `save()` after each configuration,
+    so a run cut short keeps what it measured."""
     todo = {(id(j), k): first_candidates(j, k, refine) for j in jobs for k in j.kernels}
     what = " (refining the tabled launches)" if refine else ""
     log(f"phase 1{what}: {sum(map(len, todo.values()))} (configuration, kernel, launch) at "
         f"{len(batches)} batch sizes")
     _measure(jobs, todo, batches, timer, device, workers, log, save, deadline)
     for name, kernels, extend in _phases():
+        if phases is not None and name.split()[1] not in phases:
+            continue
         if time.perf_counter() > deadline:
             log(f"time budget reached: {name} and the phases after it skipped")
             return
@@ -776,7 +784,7 @@ def run(args, log=print) -> int:
                 log(f"wrote {path} ({len(table)} entries)")
     deadline = start + args.budget_s if args.budget_s else float("inf")
     tune(jobs, args.batches, timer, device, args.jobs, log, save=lambda: save(final=False),
-         deadline=deadline, refine=args.refine)
+         deadline=deadline, refine=args.refine, phases=args.phases)
     save(final=True)
     log(f"replaygen tune: {time.perf_counter() - start:.0f} s")
     return 0

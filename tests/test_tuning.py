@@ -897,6 +897,33 @@ def test_a_refining_sweep_starts_from_the_tabled_launches():
     assert first_candidates(job, "fold", refine=True) == candidates(kern.plan, "fold")
 
 
+def test_a_sweep_runs_only_the_phases_named(monkeypatch):
+    """`tune --refine --phases 7`: phase 1 times the plan's and the tabled launches, then
+    phase 7 alone extends the fastest separate-flush launch with the fold pipelined."""
+    from replaygen import tune as tune_mod
+    from replaygen.tune import FOLD_STAGES, Job, phase_ids
+    kern = load("gdn", H=1, HV=2, K=32, V=32, L=4, tuning=False)
+    job = Job("gdn", "x", kern, only=("replay_decode",))
+    sf = Launch(32, 1, 1, BKT=32, separate_flush=True, fold_warps=4)
+    t = TuningTable()
+    t.add("G", kern.name, "replay_decode", 256, sf)
+    job.add_incumbents(t, "G", (256,))
+    timed = []
+
+    def measure(jobs, todo, batches, *args, **kwargs):   # (no GPU) the separate flush fastest
+        for (_, kernel), launches in todo.items():
+            timed.append(list(launches))
+            for c in launches:
+                job.times[kernel][c] = {256: 0.5 if c.separate_flush else 1.0}
+    monkeypatch.setattr(tune_mod, "_measure", measure)
+    log = []
+    tune_mod.tune([job], (256,), None, None, 1, log.append, refine=True, phases={"7"})
+    assert timed == [[job.plan_launch["replay_decode"], sf],
+                     [dataclasses.replace(sf, fold_stages=s) for s in FOLD_STAGES]]
+    assert [line.split(" (")[0] for line in log] == ["phase 1", "phase 7"]
+    assert phase_ids()[0] == "1b" and phase_ids()[-1] == "7" and len(set(phase_ids())) == len(phase_ids())
+
+
 def test_phase_four_tries_each_batch_best_with_a_separate_flush():
     """Phase 4 of the sweep: at each batch the decode launches within `within` of the
     fastest (at least `keep`, at most `most`), with their flush in a separate fold launch
