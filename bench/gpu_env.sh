@@ -114,6 +114,22 @@ issue4_retune() {
     issue4_table table_after
 }
 
+# issue4_refine TUNE_S PHASE_S: issue 4's table (table_before); the NVFP4 decodes of GDN
+# 4B and Mamba-2 Nano and Nano's FP8 decode each refined from their tabled launches (this
+# GPU's, or its stand-in's) through every phase (`tune --refine`, TUNE_S s), then through
+# phases 5-7 alone (PHASE_S s, default 40: on an H100 in session 59, 60-100 s refining
+# sweeps ran out of budget before the separate fold's phases); their batch-256 lines
+# printed; the table again (table_after). Session 59's successor to issue4_retune.
+issue4_refine() {
+    issue4_table table_before
+    for c in "gdn qwen3.5-4b nvfp4" "mamba2 nemotron3-nano-4b nvfp4" "mamba2 nemotron3-nano-4b fp8"; do
+        TUNE_REFINE=1 tune_decode $c "$1"
+        TUNE_REFINE=1 TUNE_PHASES=5,6,7 tune_decode $c "${2:-40}"
+    done
+    grep -E "budget|read_(nvfp4|fp8row)__rec_bf16 +replay_decode +256 " "$OUT/tune.log" | cut -c1-240
+    issue4_table table_after
+}
+
 # nano_fp8_issue4 TUNE_S PRECISION_S: issue 4's Mamba-2 Nano FP8 read-copy decode swept for
 # TUNE_S seconds (tune_decode; its phases and batch-256 entry printed), then issue 4's
 # Mamba-2 table (precision_bench --quick, under PRECISION_S seconds) with whatever entry
