@@ -12,7 +12,7 @@ Invariants: throwaway buffers only (`perf.Workload`; never live state, never
 always a candidate, so a tuned entry is never slower than the fallback in the sweep (and
 replaces it only when faster by more than `MARGIN`); so are the launches the table holds
 now (re-timed in phase 1), so a sweep cut short never replaces an entry with a launch
-that measured slower in the same run. With `--refine` phase 1 times only those and the
+that measured slower in the same run (nor with one faster by `INCUMBENT_MARGIN` or less). With `--refine` phase 1 times only those and the
 plan's launch where the table holds any (`first_candidates`), and the phases below start
 from them; `--phases` runs only the later phases it names (e.g. `--refine --phases 7`:
 the tabled launches with their separate fold pipelined, in seconds).
@@ -88,6 +88,11 @@ CHUNK_ELEMENTS_PER_THREAD = (16, 64)     # narrower: the chunk grid is two-dimen
 # CUDA-graph replays differ by about 1% from run to run, and a table should not flip
 # between near-equal launches at every sweep.
 MARGIN = 0.02
+# ... and a launch replaces the one the table holds (an incumbent, re-timed in phase 1)
+# only when this much faster: session 59's refining sweeps swapped entries for launches
+# 0.3-0.8% faster in their run, one of which (GDN 4B FP8's fold pipelined) measured 1.0%
+# slower in six interleaved A/B rounds (bench/results/session59-2026-12-07/).
+INCUMBENT_MARGIN = 0.01
 
 
 def plan_launch(plan, kernel: str) -> Launch:
@@ -712,8 +717,11 @@ def table_of(jobs: list[Job], gpu: str, meta: dict, batches) -> dict[str, Tuning
                     continue
                 best = min(measured, key=measured.get)
                 plan_launch = j.plan_launch[kernel]
+                held = [c for c in j.incumbents.get(kernel, ()) if c in measured]
                 if measured.get(plan_launch, float("inf")) <= measured[best] * (1 + MARGIN):
                     best = plan_launch
+                elif held and min(measured[c] for c in held) <= measured[best] * (1 + INCUMBENT_MARGIN):
+                    best = min(held, key=measured.get)
                 info = {"ms": round(measured[best], 5)}
                 if plan_launch in measured:
                     info["plan_ms"] = round(measured[plan_launch], 5)

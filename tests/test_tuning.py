@@ -851,7 +851,7 @@ def test_a_sweep_keeps_the_tabled_launch_that_measures_fastest():
     other ring lengths), and table_of keeps one that measured
     fastest: a sweep cut short before the phase that found it (here a separate flush with
     its fold at 4 warps) cannot write a slower launch over it."""
-    from replaygen.tune import Job, _with, candidates, table_of
+    from replaygen.tune import INCUMBENT_MARGIN, Job, _with, candidates, table_of
     kern = load("gdn", H=1, HV=2, K=32, V=32, L=4, tuning=False)
     job = Job("gdn", "x", kern, only=("replay_decode",))
     small, sf = Launch(16, 1, 3, BKT=32), Launch(32, 1, 1, BKT=32, separate_flush=True, fold_warps=4)
@@ -878,6 +878,13 @@ def test_a_sweep_keeps_the_tabled_launch_that_measures_fastest():
     assert best == sf
     job.times["replay_decode"][sf] = {256: 2.0}   # slower now: the sweep's best replaces it
     assert table_of([job], "G", {}, (256,))["gdn"].lookup(kern.name, "replay_decode", "G", 256) != sf
+    # a launch faster than the tabled one by INCUMBENT_MARGIN or less does not replace it
+    near = Launch(64, 1, 1, BKT=32, separate_flush=True, fold_warps=4)
+    job.times["replay_decode"][sf] = {256: 0.5}
+    job.times["replay_decode"][near] = {256: 0.5 / (1 + INCUMBENT_MARGIN / 2)}
+    assert table_of([job], "G", {}, (256,))["gdn"].lookup(kern.name, "replay_decode", "G", 256) == sf
+    job.times["replay_decode"][near] = {256: 0.5 / (1 + 2 * INCUMBENT_MARGIN)}
+    assert table_of([job], "G", {}, (256,))["gdn"].lookup(kern.name, "replay_decode", "G", 256) == near
 
 
 def test_a_refining_sweep_starts_from_the_tabled_launches():
