@@ -9,21 +9,25 @@ and the token's inputs, then the copy's key chunks one after another (the chunk 
 pipelined: num_stages 1 won every sweep), then the value records. Every kernel here loads
 what that decode loads, in the same layout ([rows, K / 16] 8-byte words and their block
 scales, records [RING, K] and [RING, V] bf16, the token's q, k, v), and folds it into an
-output with a few integer and float operations per word. The time is therefore the
-access pattern's:
+output with a few integer and float operations per word ("real": with the decode's own
+arithmetic instead: q and k normalised, the int8 word products of formats, the records'
+scores and the delta rule). Every version is checked against its kind's reference (one
+program per item, whole rows) before it is timed. The versions:
 
-* chain: the decode's pattern, one program per (row, value head), `--warps` warps, the
+* chain: the decode's pattern, one program per (row, value head) at 1, 4 or 8 warps, the
   copy read in [V, BKT] chunks one after another (BKT = K: in one piece);
-* persistent: `--programs` programs per SM, each looping over (row, value head) items with
-  the next item's loads issued before the current item's arithmetic (its slot two items
+* persistent: 1-3 programs per SM, each looping over (row, value head) items with the
+  next item's loads issued before the current item's arithmetic (its slot two items
   ahead, its cursor one item ahead of that), so a program always has one item's bytes in
   flight;
 * decode: the generated decode itself (replaygen.perf.Workload.time_replay's non-flush
-  step), for the same bytes with its real arithmetic.
+  step), the same bytes with the real arithmetic and the generated structure;
+* a 1 GiB device copy, the rate reference.
 
-If persistent reaches much more of the bandwidth than chain, a persistent decode
-(the item loop around the decode's straight-line body) is worth building; if chain is
-already near the copy rate, the arithmetic, not the chain, holds the decode back.
+If persistent moves the bytes much faster than chain (and persistent real faster than the
+decode), a persistent decode (the item loop around the decode's straight-line body) is
+worth building; if chain is already near the copy rate, the arithmetic, not the chain,
+holds the decode back.
 
 Usage (GPU):  python bench/proto/s59_nvfp4_chain_probe.py --out DIR
 Check only (a CPU with TRITON_INTERPRET=1, tiny shapes):
@@ -41,6 +45,7 @@ import triton.language as tl
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
+from replaygen import formats  # noqa: E402  (the decode's own word products)
 
 
 @triton.jit
@@ -59,14 +64,49 @@ def _item_out(acc, rsc, s_q, s_kq, ru, vv):
 
 
 @triton.jit
+def _item_out_real(wd, bs, rsc, q, k, rk, rg, ru, vv, K: tl.constexpr):
+    """One item's output with the generated decode's arithmetic (GDN's delta rule): q and k
+    normalised, the copy's words against them as int8 products (formats.read_words_dot2_at,
+    the decode's own), block scales as e4m3, the records' scores and value terms."""
+    KW: tl.constexpr = K // 16
+    qf = q.to(tl.float32)
+    kf = k.to(tl.float32)
+    q_hat = qf * (0.08838834764831845 * tl.math.rsqrt(tl.sum(qf * qf, axis=0) + 1e-06))
+    k_hat = kf * tl.math.rsqrt(tl.sum(kf * kf, axis=0) + 1e-06)
+    up_q, dn_q = formats.word_probe_scale(tl.max(tl.abs(q_hat), axis=0), True)
+    up_k, dn_k = formats.word_probe_scale(tl.max(tl.abs(k_hat), axis=0), True)
+    d_q, d_k = formats.read_words_dot2_at(wd.to(tl.uint64, bitcast=True), q_hat, k_hat, up_q, up_k, KW, True)
+    b_scale = bs.to(tl.float8e4nv, bitcast=True).to(tl.float32)
+    r_scale = rsc * 16384.0   # (the words' values come out as 2^-14 e2m1)
+    acc_q = tl.sum(d_q * b_scale, axis=1) * dn_q * r_scale
+    acc_k = tl.sum(d_k * b_scale, axis=1) * dn_k * r_scale
+    rkf = rk.to(tl.float32)
+    w = tl.exp(rg.to(tl.float32))
+    s_q = tl.sum(rkf * q_hat[None, :], axis=1) * w
+    s_k = tl.sum(rkf * k_hat[None, :], axis=1) * w
+    ruf = ru.to(tl.float32)
+    w_t = 0.5 * (vv.to(tl.float32) - acc_k - tl.sum(ruf * s_k[:, None], axis=0))
+    return acc_q + tl.sum(ruf * s_q[:, None], axis=0) + w_t * tl.sum(q_hat * k_hat, axis=0)
+
+
+@triton.jit
 def chain_kernel(slots_ptr, cursor_ptr, words_ptr, bsc_ptr, rsc_ptr, rk_ptr, rg_ptr, ru_ptr,
                  q_ptr, k_ptr, v_ptr, out_ptr,
                  H: tl.constexpr, HV: tl.constexpr, K: tl.constexpr, V: tl.constexpr,
-                 RING: tl.constexpr, GROUP: tl.constexpr, BKT: tl.constexpr):
+                 RING: tl.constexpr, GROUP: tl.constexpr, BKT: tl.constexpr, REAL: tl.constexpr):
     KW: tl.constexpr = K // 16
     WPC: tl.constexpr = BKT // 16
     i_b = tl.program_id(0)
     i_hv = tl.program_id(1)
+    if REAL:   # (whole rows) the decode's arithmetic: the reference of persistent REAL
+        slot = tl.load(slots_ptr + i_b).to(tl.int64)
+        n = tl.load(cursor_ptr + slot * HV + i_hv)
+        q, k, rk, rg, rsc, wd, bs, ru, vv = _item_loads(
+            words_ptr, bsc_ptr, rsc_ptr, rk_ptr, rg_ptr, ru_ptr, q_ptr, k_ptr, v_ptr,
+            i_b * HV + i_hv, slot, n, H, HV, K, V, RING, GROUP)
+        out = _item_out_real(wd, bs, rsc, q, k, rk, rg, ru, vv, K)
+        tl.store(out_ptr + (i_b * HV + i_hv) * V + tl.arange(0, V), out.to(out_ptr.dtype.element_ty))
+        return
     i_kh = i_hv // GROUP
     o_k = tl.arange(0, K)
     o_v = tl.arange(0, V)
@@ -127,7 +167,7 @@ def _item_loads(words_ptr, bsc_ptr, rsc_ptr, rk_ptr, rg_ptr, ru_ptr, q_ptr, k_pt
 def persistent_kernel(slots_ptr, cursor_ptr, words_ptr, bsc_ptr, rsc_ptr, rk_ptr, rg_ptr, ru_ptr,
                       q_ptr, k_ptr, v_ptr, out_ptr, items,
                       H: tl.constexpr, HV: tl.constexpr, K: tl.constexpr, V: tl.constexpr,
-                      RING: tl.constexpr, GROUP: tl.constexpr):
+                      RING: tl.constexpr, GROUP: tl.constexpr, REAL: tl.constexpr):
     o_v = tl.arange(0, V)
     step = tl.num_programs(0)
     i0 = tl.program_id(0)
@@ -150,9 +190,12 @@ def persistent_kernel(slots_ptr, cursor_ptr, words_ptr, bsc_ptr, rsc_ptr, rk_ptr
             words_ptr, bsc_ptr, rsc_ptr, rk_ptr, rg_ptr, ru_ptr, q_ptr, k_ptr, v_ptr,
             i1, s1, n1, H, HV, K, V, RING, GROUP)
         # item i, from the loads the previous iteration issued
-        s_q = tl.sum(rk.to(tl.float32) * q.to(tl.float32)[None, :], axis=1) * tl.exp(rg.to(tl.float32))
-        s_kq = tl.sum(q.to(tl.float32) * k.to(tl.float32), axis=0)
-        out = _item_out(_word_sum(wd, bs), rsc, s_q, s_kq, ru.to(tl.float32), vv.to(tl.float32))
+        if REAL:
+            out = _item_out_real(wd, bs, rsc, q, k, rk, rg, ru, vv, K)
+        else:
+            s_q = tl.sum(rk.to(tl.float32) * q.to(tl.float32)[None, :], axis=1) * tl.exp(rg.to(tl.float32))
+            s_kq = tl.sum(q.to(tl.float32) * k.to(tl.float32), axis=0)
+            out = _item_out(_word_sum(wd, bs), rsc, s_q, s_kq, ru.to(tl.float32), vv.to(tl.float32))
         tl.store(out_ptr + ((i // HV) * HV + i % HV) * V + o_v, out.to(out_ptr.dtype.element_ty))
         s1, s2, n1 = s2, s3, n2
         q, k, rk, rg, rsc, wd, bs, ru, vv = q1, k1, rk1, rg1, rsc1, wd1, bs1, ru1, vv1
@@ -185,16 +228,16 @@ def bytes_moved(B, H, HV, K, V, n):
     return B * HV * per_item
 
 
-def run_chain(t, out, B, H, HV, K, V, RING, GROUP, BKT, warps):
+def run_chain(t, out, B, H, HV, K, V, RING, GROUP, BKT, warps, real=False):
     chain_kernel[(B, HV)](t["slots"], t["cursor"], t["words"],
                           t["bsc"], t["rsc"], t["rk"], t["rg"], t["ru"], t["q"], t["k"], t["v"], out,
-                          H, HV, K, V, RING, GROUP, BKT, num_warps=warps)
+                          H, HV, K, V, RING, GROUP, BKT, real, num_warps=warps)
 
 
-def run_persistent(t, out, B, H, HV, K, V, RING, GROUP, programs, warps):
+def run_persistent(t, out, B, H, HV, K, V, RING, GROUP, programs, warps, real=False):
     persistent_kernel[(programs,)](t["slots"], t["cursor"], t["words"],
                                    t["bsc"], t["rsc"], t["rk"], t["rg"], t["ru"], t["q"], t["k"], t["v"], out,
-                                   B * HV, H, HV, K, V, RING, GROUP, num_warps=warps)
+                                   B * HV, H, HV, K, V, RING, GROUP, real, num_warps=warps)
 
 
 def main(argv=None):
@@ -211,23 +254,32 @@ def main(argv=None):
         B, H, HV, K, V, RING, n = args.batch, 16, 32, 128, 128, 16, 8
     GROUP = HV // H
     t = make_inputs(B, H, HV, K, V, RING, n, device)
-    ref = torch.full((B * HV * V,), float("nan"), dtype=torch.bfloat16, device=device)
-    run_chain(t, ref, B, H, HV, K, V, RING, GROUP, K, 1)
-    assert not torch.isnan(ref).any(), "chain left outputs unwritten"
-    versions = [("chain", dict(BKT=bkt, warps=w)) for bkt in (32, K) for w in (1, 4) if bkt <= K]
+    refs = {}
+    for real in (False, True):   # each kind's reference: one program per item, whole rows
+        refs[real] = torch.full((B * HV * V,), float("nan"), dtype=torch.bfloat16, device=device)
+        run_chain(t, refs[real], B, H, HV, K, V, RING, GROUP, K, 4, real)
+        assert not torch.isnan(refs[real]).any(), "chain left outputs unwritten"
+    versions = [("chain", dict(BKT=bkt, warps=w, real=False)) for bkt in (32, K) for w in (1, 4) if bkt <= K]
+    # (offline, sm_90, Triton 3.6: chain real at 1 warp spills 24 KB; at 4 warps 162 registers)
+    versions += [("chain", dict(BKT=K, warps=w, real=True)) for w in (4, 8)]
     sms = 2 if interp else torch.cuda.get_device_properties(0).multi_processor_count
-    # (offline, sm_90, Triton 3.6: 150 registers at 4 warps, 3 programs per SM; 128 at 8, 2)
-    versions += [("persistent", dict(programs=sms * p, warps=w)) for p, w in ((1, 4), (2, 4), (3, 4), (1, 8), (2, 8))]
+    # (offline: persistent at 4 warps 150 registers, 3 programs per SM; at 8, 128 and 2;
+    # real: 239 at 4 warps (2 per SM), 170 at 8 (1 per SM); no spills)
+    versions += [("persistent", dict(programs=sms * p, warps=w, real=False))
+                 for p, w in ((1, 4), (2, 4), (3, 4), (1, 8), (2, 8))]
+    versions += [("persistent", dict(programs=sms * p, warps=w, real=True)) for p, w in ((1, 4), (2, 4), (1, 8))]
     if args.tiny:
-        versions = [("chain", dict(BKT=16, warps=1)), ("persistent", dict(programs=5, warps=1))]
+        versions = [("chain", dict(BKT=16, warps=1, real=False)), ("persistent", dict(programs=5, warps=1, real=False)),
+                    ("persistent", dict(programs=5, warps=1, real=True))]
 
     def launcher(kind, cfg, out):
         if kind == "chain":
-            return lambda: run_chain(t, out, B, H, HV, K, V, RING, GROUP, cfg["BKT"], cfg["warps"])
-        return lambda: run_persistent(t, out, B, H, HV, K, V, RING, GROUP, cfg["programs"], cfg["warps"])
+            return lambda: run_chain(t, out, B, H, HV, K, V, RING, GROUP, cfg["BKT"], cfg["warps"], cfg["real"])
+        return lambda: run_persistent(t, out, B, H, HV, K, V, RING, GROUP, cfg["programs"], cfg["warps"], cfg["real"])
 
     rows = []
     for kind, cfg in versions:
+        ref = refs[cfg["real"]]
         out = torch.full_like(ref, float("nan"))
         launcher(kind, cfg, out)()
         err = ((out.float() - ref.float()).abs().max() / ref.float().abs().max()).item()
