@@ -6,6 +6,13 @@ export PYTHONUNBUFFERED=1 REPLAYGEN_EXAMPLES=${REPLAYGEN_EXAMPLES:-1}
 OUT=${OUT:-bench/results/latest}
 mkdir -p "$OUT"
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv > "$OUT/gpu.txt"
+# The device's copy of .git can be older than the tree it runs (session 24), so results
+# name the commit only through REPLAYGEN_COMMIT, passed literally in the device command.
+if [ -z "${REPLAYGEN_COMMIT:-}" ]; then
+    echo "warning: REPLAYGEN_COMMIT is not set: the results' commit fields will name this copy's" \
+         "git HEAD, which can be older than the tree that ran (REPLAYGEN_COMMIT=abc1234 bash ...)" \
+        | tee "$OUT/commit-warning.txt" >&2
+fi
 if ls bench/wheels/*.whl >/dev/null 2>&1; then
     python3 -m pip install -q --no-deps --no-index bench/wheels/*.whl 2>&1 | tail -3
 fi
