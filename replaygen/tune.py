@@ -704,6 +704,19 @@ def _with(launches: list[Launch], more) -> list[Launch]:
     return launches + [c for c in more if c not in launches]
 
 
+def choose(measured: dict[Launch, float], plan_launch: Launch, incumbents) -> Launch:
+    """The launch a table takes from one run's times: the fastest, unless the plan's is
+    within MARGIN of it (no entry needed) or a tabled launch within INCUMBENT_MARGIN
+    (no swap for noise)."""
+    best = min(measured, key=measured.get)
+    held = [c for c in incumbents if c in measured]
+    if measured.get(plan_launch, float("inf")) <= measured[best] * (1 + MARGIN):
+        return plan_launch
+    if held and min(measured[c] for c in held) <= measured[best] * (1 + INCUMBENT_MARGIN):
+        return min(held, key=measured.get)
+    return best
+
+
 def table_of(jobs: list[Job], gpu: str, meta: dict, batches) -> dict[str, TuningTable]:
     """The best launch per (configuration, kernel, batch), one table per variant."""
     tables: dict[str, TuningTable] = {}
@@ -715,18 +728,35 @@ def table_of(jobs: list[Job], gpu: str, meta: dict, batches) -> dict[str, Tuning
                 measured = {c: r[b] for c, r in times.items() if b in r}
                 if not measured:
                     continue
-                best = min(measured, key=measured.get)
                 plan_launch = j.plan_launch[kernel]
-                held = [c for c in j.incumbents.get(kernel, ()) if c in measured]
-                if measured.get(plan_launch, float("inf")) <= measured[best] * (1 + MARGIN):
-                    best = plan_launch
-                elif held and min(measured[c] for c in held) <= measured[best] * (1 + INCUMBENT_MARGIN):
-                    best = min(held, key=measured.get)
+                best = choose(measured, plan_launch, j.incumbents.get(kernel, ()))
                 info = {"ms": round(measured[best], 5)}
                 if plan_launch in measured:
                     info["plan_ms"] = round(measured[plan_launch], 5)
                 t.add(gpu, j.kern.name, kernel, b, best, **info)
     return tables
+
+
+def incumbent_report(jobs: list[Job], batches) -> list[str]:
+    """One line per (configuration, kernel, batch) whose tabled launch was re-timed: its
+    time in this run against the sweep's best, and whether the table keeps it
+    (INCUMBENT_MARGIN), so that a swap can be checked against the same run afterwards."""
+    lines = []
+    for j in jobs:
+        for kernel, times in j.times.items():
+            for b in batches:
+                measured = {c: r[b] for c, r in times.items() if b in r}
+                held = [c for c in j.incumbents.get(kernel, ()) if c in measured]
+                if not held:
+                    continue
+                tabled = min(held, key=measured.get)
+                best = min(measured, key=measured.get)
+                chosen = choose(measured, j.plan_launch[kernel], held)
+                verdict = ("kept" if chosen == tabled else "replaced by the plan's launch"
+                           if chosen == j.plan_launch[kernel] else "replaced by the best")
+                lines.append(f"  {j.kern.name} {kernel} {b}: tabled {measured[tabled]:.4f} ms, "
+                             f"best {measured[best]:.4f} ms: {verdict}")
+    return lines
 
 
 def report(tables: dict[str, TuningTable], log=print) -> None:
@@ -793,6 +823,8 @@ def run(args, log=print) -> int:
     deadline = start + args.budget_s if args.budget_s else float("inf")
     tune(jobs, args.batches, timer, device, args.jobs, log, save=lambda: save(final=False),
          deadline=deadline, refine=args.refine, phases=args.phases)
+    for line in incumbent_report(jobs, args.batches):
+        log(line)
     save(final=True)
     log(f"replaygen tune: {time.perf_counter() - start:.0f} s")
     return 0

@@ -851,7 +851,7 @@ def test_a_sweep_keeps_the_tabled_launch_that_measures_fastest():
     other ring lengths), and table_of keeps one that measured
     fastest: a sweep cut short before the phase that found it (here a separate flush with
     its fold at 4 warps) cannot write a slower launch over it."""
-    from replaygen.tune import INCUMBENT_MARGIN, Job, _with, candidates, table_of
+    from replaygen.tune import INCUMBENT_MARGIN, Job, _with, candidates, incumbent_report, table_of
     kern = load("gdn", H=1, HV=2, K=32, V=32, L=4, tuning=False)
     job = Job("gdn", "x", kern, only=("replay_decode",))
     small, sf = Launch(16, 1, 3, BKT=32), Launch(32, 1, 1, BKT=32, separate_flush=True, fold_warps=4)
@@ -883,8 +883,11 @@ def test_a_sweep_keeps_the_tabled_launch_that_measures_fastest():
     job.times["replay_decode"][sf] = {256: 0.5}
     job.times["replay_decode"][near] = {256: 0.5 / (1 + INCUMBENT_MARGIN / 2)}
     assert table_of([job], "G", {}, (256,))["gdn"].lookup(kern.name, "replay_decode", "G", 256) == sf
+    assert incumbent_report([job], (256,)) == [
+        f"  {kern.name} replay_decode 256: tabled 0.5000 ms, best 0.4975 ms: kept"]
     job.times["replay_decode"][near] = {256: 0.5 / (1 + 2 * INCUMBENT_MARGIN)}
     assert table_of([job], "G", {}, (256,))["gdn"].lookup(kern.name, "replay_decode", "G", 256) == near
+    assert incumbent_report([job], (256,))[0].endswith("best 0.4902 ms: replaced by the best")
 
 
 def test_a_refining_sweep_starts_from_the_tabled_launches():
