@@ -12,10 +12,11 @@ Invariants: throwaway buffers only (`perf.Workload`; never live state, never
 always a candidate, so a tuned entry is never slower than the fallback in the sweep (and
 replaces it only when faster by more than `MARGIN`); so are the launches the table holds
 now (re-timed in phase 1), so a sweep cut short never replaces an entry with a launch
-that measured slower in the same run (nor with one faster by `INCUMBENT_MARGIN` or less). With `--refine` phase 1 times only those and the
-plan's launch where the table holds any (`first_candidates`), and the phases below start
-from them; `--phases` runs only the later phases it names (e.g. `--refine --phases 7`:
-the tabled launches with their separate fold pipelined, in seconds).
+that measured slower in the same run, nor with one faster by `INCUMBENT_MARGIN` or less
+(`choose`). With `--refine` phase 1 times only those and the plan's launch where the
+table holds any (`first_candidates`), and the phases below start from them; `--phases`
+runs only the later phases it names (e.g. `--refine --phases 7`: the tabled launches
+with their separate fold pipelined, in seconds).
 
 The grid, pruned: BV in {8, 16, 32, 64} up to V rounded up to a power of two, or for
 the key-chunked decode kernel [DBV, BKT] chunks with DBV in {16, 32, 64, 128} and BKT in
