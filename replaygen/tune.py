@@ -36,9 +36,9 @@ the three best with programs over several value heads of a key
 group (phase 2c, Launch.heads); for the value-tile verify, the three best with the head
 phase in a launch of its own, at every stage count (phase 2f, Launch.head_launch), and
 the two best of those with their head launch at every other warp count (phase 2g,
-Launch.head_warps); then, for small batches, splits of each (row, value head) over
-several programs (phase 3); then each batch's decode launches within 1.5x of its best
-(3 to 10 of them) with the flush in a separate fold launch (phase 4,
+Launch.head_warps); then, for small batches (at most SPLIT_BASE_PROGRAMS programs
+unsplit), splits of each (row, value head) over several programs (phase 3); then each
+batch's decode launches within 1.5x of its best (3 to 10 of them) with the flush in a separate fold launch (phase 4,
 Launch.separate_flush); for the value-tile decode of a read copy in whole 8-byte words,
 the three best of those at each batch with the non-flush products word by word
 (fp16x2 for FP8, int8 for NVFP4: phase 4b, Launch.read_words); for the value-tile decode of an FP8 read copy, its
@@ -471,6 +471,12 @@ SPLITS = (2, 4, 8, 16, 32)
 # (a split of 16 or 32 is for decodes of few value heads: GLA's 4 at batch 1 hold 32
 # programs at split 8, a quarter of the SMs; session 28).
 MAX_SPLIT_PROGRAMS = 1024
+# Phase 3 is skipped where the smallest batch already has more unsplit programs than this:
+# every split in the tables (sessions 1-59, H100 and H200) is at batch 1 or 8 (at most 768
+# programs unsplit), none at 64 or more (2048 and up for GDN, KDA, Mamba-2), and at batch
+# 256 the phase's 3-9 launches cost a budgeted sweep 10-15 s (session 59's refining
+# sweeps ran out of budget in it).
+SPLIT_BASE_PROGRAMS = 1024
 
 
 def split_candidates(plan, times: dict[Launch, dict[int, float]], keep: int = 3) -> list[Launch]:
@@ -484,6 +490,8 @@ def split_candidates(plan, times: dict[Launch, dict[int, float]], keep: int = 3)
     if not times or not decode_splits(plan):
         return []
     small = min(b for t in times.values() for b in t)
+    if small * plan.HV > SPLIT_BASE_PROGRAMS:
+        return []
     ranked = sorted((c for c, t in times.items() if small in t), key=lambda c: times[c][small])
     out = []
     for c in ranked[:keep]:

@@ -27,8 +27,8 @@ from replaygen.plan import (MAX_ORDERED_PROGRAMS, MAX_ORDERED_ROWS, decode_is_ch
                             launch_constants, plan_tiles, streams_first)
 from replaygen.runtime import device_name
 from replaygen.spec import available_variants, load_variant
-from replaygen.tune import (flush_order_candidates, onepass_flush_candidates, register_caps,
-                            split_candidates)
+from replaygen.tune import (SPLIT_BASE_PROGRAMS, flush_order_candidates, onepass_flush_candidates,
+                            register_caps, split_candidates)
 from replaygen.tuning import PINNED_OPTIONS, TUNING_FILE, Launch, TuningTable, bucket, compile_options
 
 
@@ -345,6 +345,11 @@ def test_split_candidates_extend_the_fastest_small_batch_launches():
     assert {c.split for c in got} == {2, 4, 8, 16, 32}
     assert all(c.stream_first and c.maxnreg == 128 for c in got)
     assert max(c.split for c in split_candidates(few, {first: {64: 1.0}}, keep=1)) == 8
+    # none where the smallest batch already has more than SPLIT_BASE_PROGRAMS programs
+    many = load("gdn", H=1, HV=32, K=16, V=32, L=2, tuning=False).plan
+    assert split_candidates(many, {Launch(16, 1, 3, 16): {32: 1.0}})
+    assert 33 * many.HV > SPLIT_BASE_PROGRAMS >= 32 * many.HV
+    assert split_candidates(many, {Launch(16, 1, 3, 16): {33: 1.0, 256: 1.0}}) == []
 
 
 def test_verify_is_tuned_for_speculative_configurations():
