@@ -20,7 +20,8 @@ Timing (CUDA-graph medians, batch 256, L = 16, bf16 records and inputs): the non
 step with n = L/2 records reading an fp32 checkpoint, an FP8 read copy and an NVFP4 one;
 the amortised per-token step (rows staggered over the flush cycle) of each configuration
 against the conventional fp32 step; ratios and the byte caps of the traffic model, and
-the share of the byte bound (the traffic model's bytes at --peak-tbs) each step reaches.
+the share of the byte bound (the traffic model's bytes at --peak-tbs, by default the rate
+of a 1 GiB device copy measured in the same run) each step reaches.
 With --compare, each read copy decoded by key chunks (Mamba-2, GDN) is also timed in the
 value-tile structure it used before (a twin module rendered from the same plan, bench
 only) and with other key-chunk launches (forced, as `replaygen tune` does; some with the
@@ -44,6 +45,7 @@ import torch  # noqa: E402
 
 import replaygen  # noqa: E402
 from harness import U_QUANT  # noqa: E402
+from replaygen.perf import Timer, copy_bandwidth  # noqa: E402
 from replaygen.perf import commit as perf_commit  # noqa: E402
 from replaygen.traffic import traffic  # noqa: E402
 
@@ -82,7 +84,6 @@ QUICK_CHECKS = ("fp32+fp8row", "fp32+fp8tile", "fp32+nvfp4", "fp16sr+nvfp4", "bf
 # launch (a decode kernel without fold code: ptxas 229 -> 128 registers at [128, 32] x 2)
 ALT_LAUNCHES = ((128, 32, 2), (64, 64, 2), (128, 64, 4), (64, 128, 4), (64, 32, 1, True),
                 (128, 32, 2, True))
-PEAK_TBS = 4.3    # H200 copy ceiling used by bench/NOTES.md
 # output tolerance (normwise, vs the fp32 sequential step): bf16 records 2^-9 per
 # rounding, a few roundings deep, plus the format's quantisation bound where it applies
 BASE_TOL = 2e-2
@@ -179,7 +180,7 @@ def prepare(variant: str, name: str, batch: int, device="cuda", kern=None):
     return kern, state, slots, inputs, out, params
 
 
-def timings(variant: str, batch: int, peak_tbs=PEAK_TBS) -> dict:
+def timings(variant: str, batch: int, peak_tbs: float) -> dict:
     res = {"variant": variant, "batch": batch, "L": L, "peak_tbs": peak_tbs, "skipped": []}
     fill = None
     for name in TIMED:
@@ -283,7 +284,10 @@ def markdown(report: dict) -> str:
             continue
         lines.append(f"| {c['variant']} | {c['config']} | {c['err_out']:.2e} | {c['err_state']:.2e} "
                      f"| {c['tol']:.2e} | {'yes' if c['ok'] else 'NO'} |")
-    lines += ["", "## Timings (ms per step, CUDA-graph medians, batch 256, L = 16)", "",
+    peak = (f"% bytes bound: the traffic model's bytes at {report['peak_tbs']:.2f} TB/s "
+            f"({report['peak_source']}), over the time taken."
+            if "peak_tbs" in report else "% bytes bound: at 4.3 TB/s (before session 59).")
+    lines += ["", "## Timings (ms per step, CUDA-graph medians, batch 256, L = 16)", "", peak, "",
               "| variant | config | decode | non-flush | vs fp32 read (cap) | % bytes bound | amortised "
               "| vs conventional fp32 (cap) | % bytes bound |",
               "|---|---|---|---|---|---|---|---|---|"]
@@ -335,8 +339,10 @@ def parse(argv=None):
                     help="with --compare, only these configurations' comparisons")
     ap.add_argument("--budget-s", type=float, default=float("inf"),
                     help="skip the optional timings once S seconds have passed")
-    ap.add_argument("--peak-tbs", type=float, default=PEAK_TBS,
-                    help="bandwidth (TB/s) of the byte bound")
+    ap.add_argument("--peak-tbs", type=float, default=None,
+                    help="bandwidth (TB/s) of the byte bound (default: a 1 GiB device copy "
+                         "measured in this run, read + written; a fixed 4.3, the H200's copy, "
+                         "read ~25%% low on an H100 until session 59)")
     ap.add_argument("--accuracy", metavar="VARIANT", help="also run the error study")
     ap.add_argument("--accuracy-tokens", type=int, default=32768)
     ap.add_argument("--accuracy-rows", type=int, default=32)
@@ -377,9 +383,14 @@ def main(argv=None):
                 r = dict(variant=v, config=name, error=repr(exc)[:500], ok=False)
             report["checks"].append(r)
             print("CHECK", json.dumps(r), f"({time.perf_counter() - start:.0f} s)", flush=True)
+    if args.peak_tbs is None:
+        copy = copy_bandwidth(torch.device("cuda"), Timer(torch.device("cuda")))["best"]
+        report["peak_tbs"], report["peak_source"] = copy / 1e12, "a 1 GiB device copy measured in this run"
+    else:
+        report["peak_tbs"], report["peak_source"] = args.peak_tbs, "given (--peak-tbs)"
     for v in variants:
         try:
-            r = timings(v, args.batch, args.peak_tbs)
+            r = timings(v, args.batch, report["peak_tbs"])
         except Exception as exc:
             r = dict(variant=v, error=repr(exc)[:500])
         report["timings"].append(r)

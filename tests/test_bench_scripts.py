@@ -65,6 +65,11 @@ def test_precision_bench_imports_and_parses(tmp_path, capsys):
             "| 5.00x | 125% | 0.0600 | 5.00x |") in md
     assert pb.launch_tag((64, 32, 1, True)) == "64x32x1+sf" and pb.launch_tag((64, 32, 1)) == "64x32x1"
     assert "skipped (budget): launch/x" in md
+    # the byte bound's bandwidth: a copy measured in the run unless given, and said which
+    assert args.peak_tbs is None and pb.parse(["--out", str(tmp_path), "--peak-tbs", "3.3"]).peak_tbs == 3.3
+    md = pb.markdown(dict(gpu="x", date="d", commit="c", command="cmd", timings=[row], checks=[],
+                          peak_tbs=3.21, peak_source="a 1 GiB device copy measured in this run"))
+    assert "bytes at 3.21 TB/s (a 1 GiB device copy measured in this run)" in md
     if not CUDA:
         with pytest.raises(SystemExit, match="needs a CUDA GPU"):
             pb.main(["--out", str(tmp_path)])
