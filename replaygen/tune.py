@@ -726,23 +726,28 @@ def choose(measured: dict[Launch, float], plan_launch: Launch, incumbents) -> La
     return best
 
 
+def _measured(jobs: list[Job], batches):
+    """(job, kernel, batch, {launch: ms}) for every batch where the kernel has times."""
+    for j in jobs:
+        for kernel, times in j.times.items():
+            for b in batches:
+                measured = {c: r[b] for c, r in times.items() if b in r}
+                if measured:
+                    yield j, kernel, b, measured
+
+
 def table_of(jobs: list[Job], gpu: str, meta: dict, batches) -> dict[str, TuningTable]:
     """The best launch per (configuration, kernel, batch), one table per variant."""
     tables: dict[str, TuningTable] = {}
     for j in jobs:
-        t = tables.setdefault(j.variant, TuningTable(f"<tune {j.variant}>"))
-        t.meta[gpu] = meta
-        for kernel, times in j.times.items():
-            for b in batches:
-                measured = {c: r[b] for c, r in times.items() if b in r}
-                if not measured:
-                    continue
-                plan_launch = j.plan_launch[kernel]
-                best = choose(measured, plan_launch, j.incumbents.get(kernel, ()))
-                info = {"ms": round(measured[best], 5)}
-                if plan_launch in measured:
-                    info["plan_ms"] = round(measured[plan_launch], 5)
-                t.add(gpu, j.kern.name, kernel, b, best, **info)
+        tables.setdefault(j.variant, TuningTable(f"<tune {j.variant}>")).meta[gpu] = meta
+    for j, kernel, b, measured in _measured(jobs, batches):
+        plan_launch = j.plan_launch[kernel]
+        best = choose(measured, plan_launch, j.incumbents.get(kernel, ()))
+        info = {"ms": round(measured[best], 5)}
+        if plan_launch in measured:
+            info["plan_ms"] = round(measured[plan_launch], 5)
+        tables[j.variant].add(gpu, j.kern.name, kernel, b, best, **info)
     return tables
 
 
@@ -751,20 +756,17 @@ def incumbent_report(jobs: list[Job], batches) -> list[str]:
     time in this run against the sweep's best, and whether the table keeps it
     (INCUMBENT_MARGIN), so that a swap can be checked against the same run afterwards."""
     lines = []
-    for j in jobs:
-        for kernel, times in j.times.items():
-            for b in batches:
-                measured = {c: r[b] for c, r in times.items() if b in r}
-                held = [c for c in j.incumbents.get(kernel, ()) if c in measured]
-                if not held:
-                    continue
-                tabled = min(held, key=measured.get)
-                best = min(measured, key=measured.get)
-                chosen = choose(measured, j.plan_launch[kernel], held)
-                verdict = ("kept" if chosen == tabled else "replaced by the plan's launch"
-                           if chosen == j.plan_launch[kernel] else "replaced by the best")
-                lines.append(f"  {j.kern.name} {kernel} {b}: tabled {measured[tabled]:.4f} ms, "
-                             f"best {measured[best]:.4f} ms: {verdict}")
+    for j, kernel, b, measured in _measured(jobs, batches):
+        held = [c for c in j.incumbents.get(kernel, ()) if c in measured]
+        if not held:
+            continue
+        tabled = min(held, key=measured.get)
+        best = min(measured, key=measured.get)
+        chosen = choose(measured, j.plan_launch[kernel], held)
+        verdict = ("kept" if chosen == tabled else "replaced by the plan's launch"
+                   if chosen == j.plan_launch[kernel] else "replaced by the best")
+        lines.append(f"  {j.kern.name} {kernel} {b}: tabled {measured[tabled]:.4f} ms, "
+                     f"best {measured[best]:.4f} ms: {verdict}")
     return lines
 
 
