@@ -121,6 +121,23 @@ issue4_retune() {
     issue4_table table_after
 }
 
+# The read-copy decodes issue 4's H100 entries were refined on in session 59 ("variant
+# geometry read", tune_decode's first three arguments).
+READ_COPY_DECODES=("gdn qwen3.5-4b nvfp4" "mamba2 nemotron3-nano-4b nvfp4" "gdn qwen3.5-4b fp8"
+                   "mamba2 nemotron3-nano-4b fp8")
+
+# refine_decodes BUDGET_S DECODE...: each DECODE ("variant geometry read") refined from its
+# tabled launches (tune_decode with TUNE_REFINE=1, BUDGET_S s; TUNE_PHASES as the caller
+# sets it), then the sweeps' phases and batch-256 read-copy lines printed.
+refine_decodes() {
+    local budget=$1 c
+    shift
+    for c in "$@"; do
+        TUNE_REFINE=1 tune_decode $c "$budget"
+    done
+    grep -E "^phase|budget|replaygen tune:|read_(nvfp4|fp8row)__rec_bf16 +replay_decode +256 " "$OUT/tune.log" | cut -c1-260
+}
+
 # issue4_refine TUNE_S PHASE_S: issue 4's table (table_before); the NVFP4 decodes of GDN
 # 4B and Mamba-2 Nano and Nano's FP8 decode each refined from their tabled launches (this
 # GPU's, or its stand-in's) through every phase (`tune --refine`, TUNE_S s), then through
@@ -128,12 +145,10 @@ issue4_retune() {
 # sweeps ran out of budget before the separate fold's phases); their batch-256 lines
 # printed; the table again (table_after). Session 59's successor to issue4_retune.
 issue4_refine() {
+    local decodes=("gdn qwen3.5-4b nvfp4" "mamba2 nemotron3-nano-4b nvfp4" "mamba2 nemotron3-nano-4b fp8")
     issue4_table table_before
-    for c in "gdn qwen3.5-4b nvfp4" "mamba2 nemotron3-nano-4b nvfp4" "mamba2 nemotron3-nano-4b fp8"; do
-        TUNE_REFINE=1 tune_decode $c "$1"
-        TUNE_REFINE=1 TUNE_PHASES=5,6,7 tune_decode $c "${2:-40}"
-    done
-    grep -E "budget|read_(nvfp4|fp8row)__rec_bf16 +replay_decode +256 " "$OUT/tune.log" | cut -c1-240
+    refine_decodes "$1" "${decodes[@]}"
+    TUNE_PHASES=5,6,7 refine_decodes "${2:-40}" "${decodes[@]}"
     issue4_table table_after
 }
 

@@ -10,11 +10,7 @@ export PYTHONPATH=.
 if grep -q H200 "$OUT/gpu.txt"; then
     issue4_retune "${TUNE_S:-55}"
 else
-    for c in "gdn qwen3.5-4b nvfp4" "mamba2 nemotron3-nano-4b nvfp4" "gdn qwen3.5-4b fp8" \
-             "mamba2 nemotron3-nano-4b fp8"; do
-        TUNE_REFINE=1 TUNE_PHASES=5,6,7 tune_decode $c "${TUNE_S:-60}"
-    done
-    grep -E "^phase|budget|replaygen tune:|read_(nvfp4|fp8row)__rec_bf16 +replay_decode +256 " "$OUT/tune.log" | cut -c1-260
+    TUNE_PHASES=5,6,7 refine_decodes "${TUNE_S:-60}" "${READ_COPY_DECODES[@]}"
     issue4_table table_after
 fi
 tar czf /tmp/data.tgz -C "$OUT" . && find "$OUT" -mindepth 1 -delete && mv /tmp/data.tgz "$OUT/"
