@@ -13,6 +13,8 @@ as numbers (the kernels are specialised per configuration).
 """
 from __future__ import annotations
 
+import ast
+
 import dataclasses
 from dataclasses import dataclass
 
@@ -368,6 +370,7 @@ class KernelPlan:
     READ_WORDS: bool      # the value-tile decode reads its read copy in 8-byte words (launch_constants)
     READ_MMA: bool        # ... or its FP8 read copy's tiles on tensor cores (launch_constants)
     HEAD_SCORES: bool     # the key-chunk decode takes the records' scores once per program (scores_at_head)
+    RECORD_BLOCK: int     # 0: the records' terms over the whole ring; b: over the committed ones, b rows at a time (record_blocks)
     ONEPASS_FLUSH: bool   # the key-chunk decode folds while it streams; the token opens the window (onepass_flushes)
     FLUSH_ORDER: int      # 0: grid order; s: flushing rows' programs every s-th from the launch's start (launch_order)
     SPLIT_HEAD: int       # the value-tile verify in one launch (0) or as a head launch (1) and a stream launch (2)
@@ -456,6 +459,12 @@ class KernelPlan:
         """Whether a launch of this plan's decode may take its records' scores at the head
         (scores_at_head)."""
         return scores_at_head(self)
+
+    @property
+    def record_blocks(self) -> bool:
+        """Whether a launch of this plan's decode may walk its records in blocks
+        (record_blocks)."""
+        return record_blocks(self)
 
     @property
     def key_head_inputs(self) -> tuple[TensorArg, ...]:
@@ -692,6 +701,27 @@ def decode_shares_keys(plan: "KernelPlan") -> bool:
     return scores_at_head(plan) and plan.GROUP > 1 and bool(plan.key_head_code)
 
 
+def record_blocks(plan: "KernelPlan") -> bool:
+    """Whether the decode can walk its committed records in blocks (Launch.record_block,
+    RECORD_BLOCK): where its records' scores may come at the head (scores_at_head) and the
+    records' own code (plan.record_chunk_code, plan.record_tile_code) reads nothing but
+    ring fields (r_*), the rows' offsets and mask (o_l, m_l) and what it defines itself,
+    so that a function of its own (replay_decode_record_block) can evaluate it at a
+    block's rows. The whole-ring tiles ([BL, K] keys, [BL, DBV] values) take every
+    ring row's work whatever the cursor n; the blocks take ceil(n / RECORD_BLOCK) of it
+    (offline sm_90, GDN 4B NVFP4 at [128, 32] one warp: ~51 instructions per ring row
+    of a ~2,900-instruction program)."""
+    if not scores_at_head(plan):
+        return False
+    known = {f"r_{f.name}" for f in plan.ring} | {"o_l", "m_l", "tl", "devmath"}
+    for s in plan.record_chunk_code + plan.record_tile_code:
+        names = {n.id for n in ast.walk(ast.parse(s.expr, mode="eval")) if isinstance(n, ast.Name)}
+        if names - known:
+            return False
+        known.add(s.target)
+    return True
+
+
 def onepass_flushes(plan: "KernelPlan") -> bool:
     """Whether the decode can fold a flushing row in one pass (Launch.onepass_flush,
     ONEPASS_FLUSH): the key-chunk decode of scalar decays over a plain round-to-nearest
@@ -746,7 +776,7 @@ def launch_constants(plan: "KernelPlan", kernel: str, BV: int, BKT: int | None =
                      stream_first: bool = False, read_words: bool = False,
                      onepass_flush: bool = False, flush_order: int = 0,
                      read_mma: bool = False, head_launch: bool = False,
-                     head_scores: bool = False) -> dict[str, int | bool]:
+                     head_scores: bool = False, record_block: int = 0) -> dict[str, int | bool]:
     """The tl.constexpr arguments that follow from a launch's tiles (the kernels take them
     as arguments, so one module launches with any tiles): for the key-chunked decode
     kernel and the key-chunked verify BV is the value tile DBV (DNV passes cover V) and
@@ -806,7 +836,14 @@ def launch_constants(plan: "KernelPlan", kernel: str, BV: int, BKT: int | None =
     scalar decays, scores_at_head; not with stream_first, whose stream goes before the
     records, nor onepass_flush, whose stream folds each chunk's record keys: HEAD_SCORES)
     takes the records' scores and the token's own once per program, before the value
-    tiles, instead of in every chunk of every value tile's stream."""
+    tiles, instead of in every chunk of every value tile's stream. `record_block` (with
+    head_scores, where record_blocks(plan), the flush in the fold launch: RECORD_BLOCK; 0
+    for none, else a power of two at most BL) takes the records' terms in each value tile
+    by a loop over the committed records, record_block rows at a time, instead of from
+    whole-ring tiles and scores at the head: at a cursor n, ceil(n / record_block) blocks
+    of records' work instead of BL rows' (the loads past n were masked, but not the
+    arithmetic). The head keeps the token's own score; a flushing row's fold would need
+    the whole ring's tiles, hence the flush out of the launch."""
     folding = kernel == "verify_fold"
     kernel = launch_kind(kernel)
     for what, v in (("value tile", BV), ("key chunk", BKT), ("split", split)):
@@ -911,6 +948,18 @@ def launch_constants(plan: "KernelPlan", kernel: str, BV: int, BKT: int | None =
                           + (" streaming first" if stream_first else "")
                           + (" folding in one pass" if onepass_flush else ""))
     out["HEAD_SCORES"] = bool(head_scores)
+    if record_block and not (isinstance(record_block, int) and not isinstance(record_block, bool)
+                             and record_block > 0 and not record_block & (record_block - 1)):
+        raise ConfigError(f"the record block must be 0 or a power of two, got {record_block!r}")
+    if record_block and not (kernel == "replay_decode" and chunked and record_blocks(plan)
+                             and head_scores and not out["FUSED_FLUSH"]):
+        raise ConfigError("only the key-chunk decode of scalar decays whose records' code reads "
+                          "nothing but ring fields (record_blocks), with head_scores and its flush "
+                          f"in the fold launch, walks its records in blocks, not the {kernel} "
+                          f"kernel of {plan.name}"
+                          + (" without head_scores" if not head_scores else "")
+                          + (" with its flush fused" if out["FUSED_FLUSH"] else ""))
+    out["RECORD_BLOCK"] = record_block or 0
     if isinstance(flush_order, bool) or not isinstance(flush_order, int) or flush_order < 0 \
             or flush_order & (flush_order - 1):
         raise ConfigError(f"the flush order must be 0 or a power of two, got {flush_order!r}")
@@ -921,6 +970,9 @@ def launch_constants(plan: "KernelPlan", kernel: str, BV: int, BKT: int | None =
     out["FLUSH_ORDER"] = flush_order
     out["ROWS_P2"] = 1
     out["BL"] = max(_next_pow2(plan.L), 16) if dot else _next_pow2(plan.L)
+    if out["RECORD_BLOCK"] > out["BL"]:
+        raise ConfigError(f"the record block {out['RECORD_BLOCK']} exceeds the ring tile of "
+                          f"{out['BL']} rows")
     if head_launch and not (kernel == "verify" and not chunked):
         raise ConfigError("only the value-tile verify takes its head phase in a launch of its "
                           f"own, not the {'verify_fold' if folding else kernel} kernel of {plan.name}")
@@ -1427,6 +1479,7 @@ def make_plan(deriv: Derivation, config: KernelConfig) -> KernelPlan:
         READ_WORDS=False,     # (tuned per launch: Launch.read_words)
         READ_MMA=False,       # (tuned per launch: Launch.read_mma)
         HEAD_SCORES=False,    # (tuned per launch: Launch.head_scores)
+        RECORD_BLOCK=0,       # (tuned per launch: Launch.record_block)
         ONEPASS_FLUSH=False,  # (tuned per launch: Launch.onepass_flush)
         FLUSH_ORDER=0,        # (tuned per launch: Launch.flush_order)
         SPLIT_HEAD=0,         # (tuned per launch: Launch.head_launch; 2 set by runtime.verify)

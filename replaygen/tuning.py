@@ -69,7 +69,7 @@ BATCH_BUCKETS = (1, 8, 64, 256, 512)
 ENTRY_KEYS = {"config", "kernel", "batch", "BV", "num_warps", "num_stages"}
 OPTIONAL_KEYS = {"BKT", "split", "separate_flush", "maxnreg", "heads", "fold_warps", "fold_split",
                  "stream_first", "read_words", "onepass_flush", "flush_order", "read_mma",
-                 "head_launch", "head_warps", "head_scores", "fold_stages"}
+                 "head_launch", "head_warps", "head_scores", "fold_stages", "record_block"}
 MAX_SPLIT = 64
 INFO_ORDER = ("ms", "plan_ms")   # as written: a set's order changes from run to run
 INFO_KEYS = frozenset(INFO_ORDER)
@@ -81,6 +81,7 @@ MAX_STAGES = 8
 # bench/table_audit.py flags it. Run-to-run medians differ by ~1-3% (bench/NOTES.md).
 STALE = 1.10
 MAX_FLUSH_ORDER = 64  # the flushing programs' spacing (Launch.flush_order); one in L flushes
+MAX_RECORD_BLOCK = 256   # a decode's record block (Launch.record_block): at most its ring tile
 MAX_FOLD_SPLIT = 64   # value tiles of a fold (V / BV, at most 64 for V <= 1024 and BV >= 16)
 
 
@@ -137,7 +138,10 @@ class Launch:
     while a tile folds; None: a plain loop, which Triton left unpipelined: no cp.async
     in the queued fold's sm_90 SASS at its default depth). H100, session 58, three
     stages: Mamba-2 Nano fp32 + NVFP4 2.2% faster amortised, GDN 4B fp32 + FP8 1.1%
-    slower, so it is a choice per configuration."""
+    slower, so it is a choice per configuration. record_block (with head_scores and a
+    separate flush, plan.record_blocks): the records' terms of each value tile from the
+    committed records only, record_block rows at a time (RECORD_BLOCK; 0: from
+    whole-ring tiles)."""
 
     BV: int
     num_warps: int
@@ -158,6 +162,7 @@ class Launch:
     head_warps: int | None = None
     head_scores: bool = False
     fold_stages: int | None = None
+    record_block: int = 0
 
     def constants(self, plan, kernel: str) -> dict[str, int | bool]:
         """The tl.constexpr arguments of `kernel` launched so (plan.launch_constants)."""
@@ -167,7 +172,7 @@ class Launch:
         return launch_constants(plan, kernel, self.BV, self.BKT, self.split, self.num_stages,
                                 self.separate_flush, self.heads, self.stream_first, self.read_words,
                                 self.onepass_flush, self.flush_order, self.read_mma,
-                                self.head_launch, self.head_scores)
+                                self.head_launch, self.head_scores, self.record_block)
 
     def options(self) -> dict:
         """The launch's compile options (Triton's num_warps, num_stages, maxnreg; and
@@ -242,6 +247,8 @@ class Launch:
             out["head_scores"] = True
         if self.fold_stages is not None:
             out["fold_stages"] = self.fold_stages
+        if self.record_block:
+            out["record_block"] = self.record_block
         return out
 
 
@@ -447,7 +454,8 @@ class TuningTable:
                                  e.get("read_words", False), e.get("onepass_flush", False),
                                  e.get("flush_order", 0), e.get("read_mma", False),
                                  e.get("head_launch", False), e.get("head_warps"),
-                                 e.get("head_scores", False), e.get("fold_stages")), **info)
+                                 e.get("head_scores", False), e.get("fold_stages"),
+                                 e.get("record_block", 0)), **info)
         return table
 
     @classmethod
@@ -518,6 +526,11 @@ class TuningTable:
                                    or not 1 <= f <= MAX_STAGES or e["kernel"] != "replay_decode"):
             self._fail(key, f"'fold_stages' is an integer in 1..{MAX_STAGES}, and only for "
                             f"replay_decode, got {f!r} for {e['kernel']!r}")
+        if "record_block" in e and (not _power_of_two(e["record_block"], MAX_RECORD_BLOCK)
+                                    or e["kernel"] != "replay_decode"):
+            self._fail(key, f"'record_block' is a power of two <= {MAX_RECORD_BLOCK} (absent: "
+                            f"whole-ring tiles), and only for replay_decode, got "
+                            f"{e['record_block']!r} for {e['kernel']!r}")
         if "flush_order" in e and (not _power_of_two(e["flush_order"], MAX_FLUSH_ORDER)
                                    or e["kernel"] != "replay_decode"):
             self._fail(key, f"'flush_order' is a power of two <= {MAX_FLUSH_ORDER} (absent: grid "

@@ -265,6 +265,39 @@ def test_head_scores(variant, DBV, split, separate, device):
     assert h.device_flushes >= 5 and h.mixed_launches >= 3
 
 
+RECORD_BLOCK_CASES = [v for v in sorted(ALL_CASES)
+                      if Config(v, H=1, ratio=2, K=16, V=16, L=4, state_dtype="fp32", record_dtype="bf16",
+                                input_dtype="bf16").load().plan.record_blocks]
+
+
+@pytest.mark.parametrize("variant", RECORD_BLOCK_CASES)
+@pytest.mark.parametrize("block,DBV,split,heads", [(2, 8, 1, 1), (4, 8, 2, 1), (8, 16, 1, 2), (1, 16, 1, 1)])
+def test_record_blocks(variant, block, DBV, split, heads, device):
+    """Launch.record_block (plan.record_blocks, with head_scores, the flush in the fold
+    launch): each value tile takes its records' output terms from the committed records
+    only, `block` rows at a time (replay_decode_record_block), not from whole-ring tiles.
+    L = 7: the ring's rows fill one by one, so every cursor 0..6 meets blocks of 1, 2, 4
+    and 8 rows whole, partly past the cursor and (block 8 at DBV 16: a ring tile of 16
+    rows) past the ring; V = 20 in value tiles of 8 or 16 (tiles per program: 3, or 2 with
+    a split of 2, or 2 at 16 rows, the second partly masked); two value heads per program
+    (heads 2, a key group of two). Three slots at staggered positions and a padding row,
+    for 20 steps with an explicit flush; every output, state, cursor and ring row is
+    checked against the reference (harness): a block that took a record past the cursor,
+    skipped one, or weighted it with another row's decay would show."""
+    cfg = Config(variant, H=1, ratio=2, K=16, V=20, L=7, state_dtype="fp32",
+                 record_dtype="bf16", input_dtype="bf16",
+                 optional=ALL_CASES[variant].optional_inputs)
+    h = Harness(cfg, num_slots=3, device=device, seed=61 + block + DBV)
+    p = h.kern.plan
+    h.kern.forced["replay_decode"] = Launch(DBV, 1, 2, BKT=p.BKT, split=split, heads=heads,
+                                            separate_flush=True, head_scores=True, record_block=block)
+    consts = h.kern.launch_args("replay_decode", 3, device)[0]
+    assert consts["RECORD_BLOCK"] == block and consts["HEAD_SCORES"] is True
+    rows = [(0, -1, 1), (0, 1, 2), (2, 0, -1), (0, 1, 2), (-1, 1, 0)] * 4
+    h.run([Step(r, flush=(2, -1) if i == 9 else None) for i, r in enumerate(rows)])
+    assert h.device_flushes >= 3
+
+
 HEADS_CASES = [v for v in sorted(ALL_CASES)
                if Config(v, H=1, ratio=4, K=16, V=16, L=4, state_dtype="fp32", record_dtype="bf16",
                          input_dtype="bf16").load().plan.decode_shares_keys]

@@ -149,6 +149,47 @@ def test_head_scores_round_trips_and_is_checked(tmp_path):
     _flag_round_trips(tmp_path, Launch(16, 1, 3, BKT=8, head_scores=True), "head_scores")
 
 
+def test_record_block_round_trips_and_is_checked(tmp_path):
+    """Launch.record_block: kept by a table (absent when 0); taken by the key-chunk decode
+    whose records' code reads only ring fields (plan.record_blocks: GDN, Mamba-2) with
+    head_scores and its flush in the fold launch, in powers of two up to the ring tile;
+    refused for another kernel, without head_scores, with the flush fused, past the ring
+    tile, and for a plan whose records' code reads a token's quantity (each named)."""
+    import dataclasses as dc
+    gdn = load("gdn", H=1, HV=2, K=16, V=32, L=4, tuning=False).plan
+    assert gdn.record_blocks and load("mamba2", tuning=False).plan.record_blocks
+    ok = launch_constants(gdn, "replay_decode", 16, 8, separate_flush=True, head_scores=True,
+                          record_block=4)
+    assert ok["RECORD_BLOCK"] == 4 and launch_constants(gdn, "replay_decode", 16, 8)["RECORD_BLOCK"] == 0
+    kda = load("kda", H=1, HV=1, K=16, V=32, L=4, decode_structure="kchunks", tuning=False).plan
+    assert not kda.record_blocks
+    for plan, kernel, extra, why in (
+            (gdn, "fold", {"head_scores": False}, ""),
+            (gdn, "replay_decode", {"head_scores": False}, " without head_scores"),
+            (gdn, "replay_decode", {"separate_flush": False}, " with its flush fused"),
+            (kda, "replay_decode", {"head_scores": False}, " without head_scores")):
+        args = {"separate_flush": kernel == "replay_decode", "head_scores": True, **extra}
+        with pytest.raises(ConfigError, match=f"walks its records in blocks, not the {kernel} "
+                                              f"kernel of {plan.name}{why}"):
+            launch_constants(plan, kernel, 16, 8 if kernel == "replay_decode" else None,
+                             record_block=4, **args)
+    for bad, why in ((3, "must be 0 or a power of two"), (32, "exceeds the ring tile of 16 rows")):
+        with pytest.raises(ConfigError, match=why):
+            launch_constants(gdn, "replay_decode", 16, 8, separate_flush=True, head_scores=True,
+                             record_block=bad)
+    # a spec whose records' value code reads a token quantity has no record blocks
+    odd = dc.replace(gdn, record_tile_code=gdn.record_tile_code[:-1] + (
+        dc.replace(gdn.record_tile_code[-1], expr="r_u * t_beta"),))
+    assert not odd.record_blocks
+    launch = Launch(16, 1, 3, BKT=8, separate_flush=True, head_scores=True, record_block=8)
+    assert "record_block" not in dc.replace(launch, record_block=0).as_dict()
+    table = TuningTable()
+    table.add("G", "cfg", "replay_decode", 8, launch, ms=1.0)
+    path = tmp_path / TUNING_FILE
+    table.write(path, "gdn")
+    assert TuningTable.read(path, "gdn").lookup("cfg", "replay_decode", "G", 8).record_block == 8
+
+
 def test_phase_4d_takes_the_records_scores_at_the_head():
     """Phase 4d: at each batch the `keep` fastest launches that do not fold in one pass,
     with head_scores (their stream not first), at their own register cap and at each of
@@ -446,6 +487,9 @@ def test_merge_replaces_same_keys():
     (table_json([entry(maxnreg=128.0)]), "entries[0]", "'maxnreg' must be an integer register count"),
     (table_json([entry(fold_warps=3)]), "entries[0]", "'fold_warps' is a power of two"),
     (table_json([entry(fold_stages=0)]), "entries[0]", "'fold_stages' is an integer in 1..8"),
+    (table_json([entry(record_block=3)]), "entries[0]", "'record_block' is a power of two <= 256"),
+    (table_json([entry(kernel="fold", record_block=4)]), "entries[0]",
+     "'record_block' is a power of two <= 256 (absent: whole-ring tiles), and only for replay_decode"),
     (table_json([entry(kernel="fold", fold_stages=2)]), "entries[0]",
      "'fold_stages' is an integer in 1..8, and only for replay_decode"),
     (table_json([entry(kernel="fold", fold_warps=4)]), "entries[0]",

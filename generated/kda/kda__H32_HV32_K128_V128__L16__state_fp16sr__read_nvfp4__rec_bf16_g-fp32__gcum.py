@@ -2,8 +2,8 @@
 # the templates and run `replaygen build`.
 # kernel: kda__H32_HV32_K128_V128__L16__state_fp16sr__read_nvfp4__rec_bf16_g-fp32__gcum
 # spec sha256: 900e043a38a9f7023de2cc4bf78d14388be9de5c6732cf3e1db42c3737507d77
-# templates sha256: 8f4847fe07c640908ecff99d597bf4c55c9c1fe4941a21a82322e8b8adba86df
-# generator sha256: 9257e98d4136b80d4dc4e0ef8137f21a4aa43edf8b515811dd6ed845790ad631
+# templates sha256: c89e67bd94327e2b4fb07eba8dadedf4badbb6d31028f9d387527c6d7b06f624
+# generator sha256: c722465f5759f552367926ac9e2f76a2d19a75f45692178b4f76dde38c330e78
 """ReplaySSM kernels for kda: kda__H32_HV32_K128_V128__L16__state_fp16sr__read_nvfp4__rec_bf16_g-fp32__gcum.
 
 Replay form: S_t = C·Diag(exp(G_t)) + Σ_j u_j (Diag(exp(G_t - G_j))·k_j)ᵀ,  G_j = Σ_(i<=j) g_i
@@ -18,7 +18,7 @@ from replaygen import devmath, formats, launch_order
 CONSTEXPRS = dict(H=32, HV=32, K=128, V=128, L=16, GROUP=1,
                   BK=128, BV=16, BL=16, NV=8,
                   FOLD_DOT=True, DBV=64, DNV=2,
-                  BKT=32, NK=4, DECODE_FOLD_DOT=True, NSPLIT=1, HPP=1, STREAM_STAGES=3, FLUSH_STAGES=2, FUSED_FLUSH=True, STREAM_FIRST=False, READ_WORDS=False, READ_MMA=False, HEAD_SCORES=False, ONEPASS_FLUSH=False, FLUSH_ORDER=0, SPLIT_HEAD=0, WS=0, ROWS_P2=1,
+                  BKT=32, NK=4, DECODE_FOLD_DOT=True, NSPLIT=1, HPP=1, STREAM_STAGES=3, FLUSH_STAGES=2, FUSED_FLUSH=True, STREAM_FIRST=False, READ_WORDS=False, READ_MMA=False, HEAD_SCORES=False, RECORD_BLOCK=0, ONEPASS_FLUSH=False, FLUSH_ORDER=0, SPLIT_HEAD=0, WS=0, ROWS_P2=1,
                   KH=64, KS=8, NB=8,
                   RING=16, CAP=15, VERIFY_FOLDS=False, T_MAX=1, BT=16, BLF=16, BVW=128)
 NUM_WARPS = 2
@@ -34,7 +34,7 @@ def replay_decode_kernel(
     H: tl.constexpr, HV: tl.constexpr, K: tl.constexpr, V: tl.constexpr, L: tl.constexpr,
     GROUP: tl.constexpr, BK: tl.constexpr, BV: tl.constexpr, BL: tl.constexpr, NV: tl.constexpr,
     FOLD_DOT: tl.constexpr, DBV: tl.constexpr, DNV: tl.constexpr, BKT: tl.constexpr, NK: tl.constexpr,
-    DECODE_FOLD_DOT: tl.constexpr, NSPLIT: tl.constexpr, HPP: tl.constexpr, STREAM_STAGES: tl.constexpr, FLUSH_STAGES: tl.constexpr, FUSED_FLUSH: tl.constexpr, STREAM_FIRST: tl.constexpr, READ_WORDS: tl.constexpr, READ_MMA: tl.constexpr, HEAD_SCORES: tl.constexpr, ONEPASS_FLUSH: tl.constexpr, FLUSH_ORDER: tl.constexpr, SPLIT_HEAD: tl.constexpr, WS: tl.constexpr, ROWS_P2: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
+    DECODE_FOLD_DOT: tl.constexpr, NSPLIT: tl.constexpr, HPP: tl.constexpr, STREAM_STAGES: tl.constexpr, FLUSH_STAGES: tl.constexpr, FUSED_FLUSH: tl.constexpr, STREAM_FIRST: tl.constexpr, READ_WORDS: tl.constexpr, READ_MMA: tl.constexpr, HEAD_SCORES: tl.constexpr, RECORD_BLOCK: tl.constexpr, ONEPASS_FLUSH: tl.constexpr, FLUSH_ORDER: tl.constexpr, SPLIT_HEAD: tl.constexpr, WS: tl.constexpr, ROWS_P2: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
     RING: tl.constexpr, CAP: tl.constexpr, VERIFY_FOLDS: tl.constexpr, T_MAX: tl.constexpr, BT: tl.constexpr, BLF: tl.constexpr, BVW: tl.constexpr,
     FOLD_EVERY_STEP: tl.constexpr,
 ):
@@ -238,7 +238,7 @@ def fold_kernel(
     H: tl.constexpr, HV: tl.constexpr, K: tl.constexpr, V: tl.constexpr, L: tl.constexpr,
     GROUP: tl.constexpr, BK: tl.constexpr, BV: tl.constexpr, BL: tl.constexpr, NV: tl.constexpr,
     FOLD_DOT: tl.constexpr, DBV: tl.constexpr, DNV: tl.constexpr, BKT: tl.constexpr, NK: tl.constexpr,
-    DECODE_FOLD_DOT: tl.constexpr, NSPLIT: tl.constexpr, HPP: tl.constexpr, STREAM_STAGES: tl.constexpr, FLUSH_STAGES: tl.constexpr, FUSED_FLUSH: tl.constexpr, STREAM_FIRST: tl.constexpr, READ_WORDS: tl.constexpr, READ_MMA: tl.constexpr, HEAD_SCORES: tl.constexpr, ONEPASS_FLUSH: tl.constexpr, FLUSH_ORDER: tl.constexpr, SPLIT_HEAD: tl.constexpr, WS: tl.constexpr, ROWS_P2: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
+    DECODE_FOLD_DOT: tl.constexpr, NSPLIT: tl.constexpr, HPP: tl.constexpr, STREAM_STAGES: tl.constexpr, FLUSH_STAGES: tl.constexpr, FUSED_FLUSH: tl.constexpr, STREAM_FIRST: tl.constexpr, READ_WORDS: tl.constexpr, READ_MMA: tl.constexpr, HEAD_SCORES: tl.constexpr, RECORD_BLOCK: tl.constexpr, ONEPASS_FLUSH: tl.constexpr, FLUSH_ORDER: tl.constexpr, SPLIT_HEAD: tl.constexpr, WS: tl.constexpr, ROWS_P2: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
     RING: tl.constexpr, CAP: tl.constexpr, VERIFY_FOLDS: tl.constexpr, T_MAX: tl.constexpr, BT: tl.constexpr, BLF: tl.constexpr, BVW: tl.constexpr,
 ):
     """Fold committed records into full states: of row i_b, value head i_hv (a grid over
@@ -473,7 +473,7 @@ def conventional_decode_kernel(
     H: tl.constexpr, HV: tl.constexpr, K: tl.constexpr, V: tl.constexpr, L: tl.constexpr,
     GROUP: tl.constexpr, BK: tl.constexpr, BV: tl.constexpr, BL: tl.constexpr, NV: tl.constexpr,
     FOLD_DOT: tl.constexpr, DBV: tl.constexpr, DNV: tl.constexpr, BKT: tl.constexpr, NK: tl.constexpr,
-    DECODE_FOLD_DOT: tl.constexpr, NSPLIT: tl.constexpr, HPP: tl.constexpr, STREAM_STAGES: tl.constexpr, FLUSH_STAGES: tl.constexpr, FUSED_FLUSH: tl.constexpr, STREAM_FIRST: tl.constexpr, READ_WORDS: tl.constexpr, READ_MMA: tl.constexpr, HEAD_SCORES: tl.constexpr, ONEPASS_FLUSH: tl.constexpr, FLUSH_ORDER: tl.constexpr, SPLIT_HEAD: tl.constexpr, WS: tl.constexpr, ROWS_P2: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
+    DECODE_FOLD_DOT: tl.constexpr, NSPLIT: tl.constexpr, HPP: tl.constexpr, STREAM_STAGES: tl.constexpr, FLUSH_STAGES: tl.constexpr, FUSED_FLUSH: tl.constexpr, STREAM_FIRST: tl.constexpr, READ_WORDS: tl.constexpr, READ_MMA: tl.constexpr, HEAD_SCORES: tl.constexpr, RECORD_BLOCK: tl.constexpr, ONEPASS_FLUSH: tl.constexpr, FLUSH_ORDER: tl.constexpr, SPLIT_HEAD: tl.constexpr, WS: tl.constexpr, ROWS_P2: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
     RING: tl.constexpr, CAP: tl.constexpr, VERIFY_FOLDS: tl.constexpr, T_MAX: tl.constexpr, BT: tl.constexpr, BLF: tl.constexpr, BVW: tl.constexpr,
 ):
     """The conventional decode step for row i_b, value head i_hv, value tile i_v:
@@ -528,7 +528,7 @@ def quantize_kernel(
     H: tl.constexpr, HV: tl.constexpr, K: tl.constexpr, V: tl.constexpr, L: tl.constexpr,
     GROUP: tl.constexpr, BK: tl.constexpr, BV: tl.constexpr, BL: tl.constexpr, NV: tl.constexpr,
     FOLD_DOT: tl.constexpr, DBV: tl.constexpr, DNV: tl.constexpr, BKT: tl.constexpr, NK: tl.constexpr,
-    DECODE_FOLD_DOT: tl.constexpr, NSPLIT: tl.constexpr, HPP: tl.constexpr, STREAM_STAGES: tl.constexpr, FLUSH_STAGES: tl.constexpr, FUSED_FLUSH: tl.constexpr, STREAM_FIRST: tl.constexpr, READ_WORDS: tl.constexpr, READ_MMA: tl.constexpr, HEAD_SCORES: tl.constexpr, ONEPASS_FLUSH: tl.constexpr, FLUSH_ORDER: tl.constexpr, SPLIT_HEAD: tl.constexpr, WS: tl.constexpr, ROWS_P2: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
+    DECODE_FOLD_DOT: tl.constexpr, NSPLIT: tl.constexpr, HPP: tl.constexpr, STREAM_STAGES: tl.constexpr, FLUSH_STAGES: tl.constexpr, FUSED_FLUSH: tl.constexpr, STREAM_FIRST: tl.constexpr, READ_WORDS: tl.constexpr, READ_MMA: tl.constexpr, HEAD_SCORES: tl.constexpr, RECORD_BLOCK: tl.constexpr, ONEPASS_FLUSH: tl.constexpr, FLUSH_ORDER: tl.constexpr, SPLIT_HEAD: tl.constexpr, WS: tl.constexpr, ROWS_P2: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
     RING: tl.constexpr, CAP: tl.constexpr, VERIFY_FOLDS: tl.constexpr, T_MAX: tl.constexpr, BT: tl.constexpr, BLF: tl.constexpr, BVW: tl.constexpr,
 ):
     """Store full fp32 states src [rows, HV, V, K] into the quantised copy (the read copy,
@@ -561,7 +561,7 @@ def verify_kernel(
     H: tl.constexpr, HV: tl.constexpr, K: tl.constexpr, V: tl.constexpr, L: tl.constexpr,
     GROUP: tl.constexpr, BK: tl.constexpr, BV: tl.constexpr, BL: tl.constexpr, NV: tl.constexpr,
     FOLD_DOT: tl.constexpr, DBV: tl.constexpr, DNV: tl.constexpr, BKT: tl.constexpr, NK: tl.constexpr,
-    DECODE_FOLD_DOT: tl.constexpr, NSPLIT: tl.constexpr, HPP: tl.constexpr, STREAM_STAGES: tl.constexpr, FLUSH_STAGES: tl.constexpr, FUSED_FLUSH: tl.constexpr, STREAM_FIRST: tl.constexpr, READ_WORDS: tl.constexpr, READ_MMA: tl.constexpr, HEAD_SCORES: tl.constexpr, ONEPASS_FLUSH: tl.constexpr, FLUSH_ORDER: tl.constexpr, SPLIT_HEAD: tl.constexpr, WS: tl.constexpr, ROWS_P2: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
+    DECODE_FOLD_DOT: tl.constexpr, NSPLIT: tl.constexpr, HPP: tl.constexpr, STREAM_STAGES: tl.constexpr, FLUSH_STAGES: tl.constexpr, FUSED_FLUSH: tl.constexpr, STREAM_FIRST: tl.constexpr, READ_WORDS: tl.constexpr, READ_MMA: tl.constexpr, HEAD_SCORES: tl.constexpr, RECORD_BLOCK: tl.constexpr, ONEPASS_FLUSH: tl.constexpr, FLUSH_ORDER: tl.constexpr, SPLIT_HEAD: tl.constexpr, WS: tl.constexpr, ROWS_P2: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
     RING: tl.constexpr, CAP: tl.constexpr, VERIFY_FOLDS: tl.constexpr, T_MAX: tl.constexpr, BT: tl.constexpr, BLF: tl.constexpr, BVW: tl.constexpr,
     FOLDING: tl.constexpr,
 ):
@@ -894,7 +894,7 @@ def conventional_verify_kernel(
     H: tl.constexpr, HV: tl.constexpr, K: tl.constexpr, V: tl.constexpr, L: tl.constexpr,
     GROUP: tl.constexpr, BK: tl.constexpr, BV: tl.constexpr, BL: tl.constexpr, NV: tl.constexpr,
     FOLD_DOT: tl.constexpr, DBV: tl.constexpr, DNV: tl.constexpr, BKT: tl.constexpr, NK: tl.constexpr,
-    DECODE_FOLD_DOT: tl.constexpr, NSPLIT: tl.constexpr, HPP: tl.constexpr, STREAM_STAGES: tl.constexpr, FLUSH_STAGES: tl.constexpr, FUSED_FLUSH: tl.constexpr, STREAM_FIRST: tl.constexpr, READ_WORDS: tl.constexpr, READ_MMA: tl.constexpr, HEAD_SCORES: tl.constexpr, ONEPASS_FLUSH: tl.constexpr, FLUSH_ORDER: tl.constexpr, SPLIT_HEAD: tl.constexpr, WS: tl.constexpr, ROWS_P2: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
+    DECODE_FOLD_DOT: tl.constexpr, NSPLIT: tl.constexpr, HPP: tl.constexpr, STREAM_STAGES: tl.constexpr, FLUSH_STAGES: tl.constexpr, FUSED_FLUSH: tl.constexpr, STREAM_FIRST: tl.constexpr, READ_WORDS: tl.constexpr, READ_MMA: tl.constexpr, HEAD_SCORES: tl.constexpr, RECORD_BLOCK: tl.constexpr, ONEPASS_FLUSH: tl.constexpr, FLUSH_ORDER: tl.constexpr, SPLIT_HEAD: tl.constexpr, WS: tl.constexpr, ROWS_P2: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
     RING: tl.constexpr, CAP: tl.constexpr, VERIFY_FOLDS: tl.constexpr, T_MAX: tl.constexpr, BT: tl.constexpr, BLF: tl.constexpr, BVW: tl.constexpr,
 ):
     """The conventional speculative step (as serving engines do it) for row i_b, value
@@ -959,7 +959,7 @@ def conventional_select_kernel(
     H: tl.constexpr, HV: tl.constexpr, K: tl.constexpr, V: tl.constexpr, L: tl.constexpr,
     GROUP: tl.constexpr, BK: tl.constexpr, BV: tl.constexpr, BL: tl.constexpr, NV: tl.constexpr,
     FOLD_DOT: tl.constexpr, DBV: tl.constexpr, DNV: tl.constexpr, BKT: tl.constexpr, NK: tl.constexpr,
-    DECODE_FOLD_DOT: tl.constexpr, NSPLIT: tl.constexpr, HPP: tl.constexpr, STREAM_STAGES: tl.constexpr, FLUSH_STAGES: tl.constexpr, FUSED_FLUSH: tl.constexpr, STREAM_FIRST: tl.constexpr, READ_WORDS: tl.constexpr, READ_MMA: tl.constexpr, HEAD_SCORES: tl.constexpr, ONEPASS_FLUSH: tl.constexpr, FLUSH_ORDER: tl.constexpr, SPLIT_HEAD: tl.constexpr, WS: tl.constexpr, ROWS_P2: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
+    DECODE_FOLD_DOT: tl.constexpr, NSPLIT: tl.constexpr, HPP: tl.constexpr, STREAM_STAGES: tl.constexpr, FLUSH_STAGES: tl.constexpr, FUSED_FLUSH: tl.constexpr, STREAM_FIRST: tl.constexpr, READ_WORDS: tl.constexpr, READ_MMA: tl.constexpr, HEAD_SCORES: tl.constexpr, RECORD_BLOCK: tl.constexpr, ONEPASS_FLUSH: tl.constexpr, FLUSH_ORDER: tl.constexpr, SPLIT_HEAD: tl.constexpr, WS: tl.constexpr, ROWS_P2: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
     RING: tl.constexpr, CAP: tl.constexpr, VERIFY_FOLDS: tl.constexpr, T_MAX: tl.constexpr, BT: tl.constexpr, BLF: tl.constexpr, BVW: tl.constexpr,
 ):
     """Install the state after the row's last accepted draft (snap[i_b, a - 1]) as its

@@ -2,8 +2,8 @@
 # the templates and run `replaygen build`.
 # kernel: mamba2__ngroups8_nheads96_dstate128_headdim80__L16__state_fp32__read_nvfp4__rec_bf16
 # spec sha256: b9b9d1221036064279430b56c5d997514355cbb9c52adf3b69fc5581e1456b5e
-# templates sha256: 8f4847fe07c640908ecff99d597bf4c55c9c1fe4941a21a82322e8b8adba86df
-# generator sha256: 9257e98d4136b80d4dc4e0ef8137f21a4aa43edf8b515811dd6ed845790ad631
+# templates sha256: c89e67bd94327e2b4fb07eba8dadedf4badbb6d31028f9d387527c6d7b06f624
+# generator sha256: c722465f5759f552367926ac9e2f76a2d19a75f45692178b4f76dde38c330e78
 """ReplaySSM kernels for mamba2: mamba2__ngroups8_nheads96_dstate128_headdim80__L16__state_fp32__read_nvfp4__rec_bf16.
 
 Replay form: S_t = C·exp(G_t) + Σ_j w_j (exp(G_t - G_j)·k_j)ᵀ,  G_j = Σ_(i<=j) g_i
@@ -18,12 +18,35 @@ from replaygen import devmath, formats, launch_order
 CONSTEXPRS = dict(H=8, HV=96, K=128, V=80, L=16, GROUP=12,
                   BK=128, BV=16, BL=16, NV=5,
                   FOLD_DOT=True, DBV=128, DNV=1,
-                  BKT=32, NK=4, DECODE_FOLD_DOT=True, NSPLIT=1, HPP=1, STREAM_STAGES=3, FLUSH_STAGES=2, FUSED_FLUSH=False, STREAM_FIRST=False, READ_WORDS=False, READ_MMA=False, HEAD_SCORES=False, ONEPASS_FLUSH=False, FLUSH_ORDER=0, SPLIT_HEAD=0, WS=0, ROWS_P2=1,
+                  BKT=32, NK=4, DECODE_FOLD_DOT=True, NSPLIT=1, HPP=1, STREAM_STAGES=3, FLUSH_STAGES=2, FUSED_FLUSH=False, STREAM_FIRST=False, READ_WORDS=False, READ_MMA=False, HEAD_SCORES=False, RECORD_BLOCK=0, ONEPASS_FLUSH=False, FLUSH_ORDER=0, SPLIT_HEAD=0, WS=0, ROWS_P2=1,
                   KH=64, KS=8, NB=8,
                   RING=16, CAP=15, VERIFY_FOLDS=False, T_MAX=1, BT=16, BLF=16, BVW=128)
 NUM_WARPS = 2
 DECODE_WARPS = 2
 VERIFY_WARPS = 4
+
+
+@triton.jit
+def replay_decode_record_block(j0, n, i_slot, i_kh, i_hv, o_v, m_v, t_query, rec_weight, ring_B_ptr, ring_x_ptr, ring_delta_ptr,
+                               H: tl.constexpr, HV: tl.constexpr, K: tl.constexpr, V: tl.constexpr,
+                               RING: tl.constexpr, BK: tl.constexpr, BL: tl.constexpr, RECORD_BLOCK: tl.constexpr):
+    """The output terms of the committed records j0 .. j0 + RECORD_BLOCK - 1 (those below
+    the cursor n) for one value tile (rows o_v): Σ_j w_j (k_j·q) v_j over the block
+    (and with the token's key k for a delta rule's correction), w_j the record's decay to
+    the token, read from the ring-wide rec_weight [BL] at the block's rows."""
+    o_l = j0 + tl.arange(0, RECORD_BLOCK)
+    m_l = o_l < n
+    o_k = tl.arange(0, BK)
+    m_k = o_k < K
+    r_delta = tl.load(ring_delta_ptr + (i_slot * HV + i_hv) * RING + o_l, mask=m_l, other=0.0).to(tl.float32)  # [RECORD_BLOCK]
+    r_B = tl.load(ring_B_ptr + ((i_slot * H + i_kh) * RING + o_l[:, None]) * K + o_k[None, :], mask=m_l[:, None] & m_k[None, :], other=0.0).to(tl.float32)  # [RECORD_BLOCK, BK]
+    rec_key = r_B
+    r_x = tl.load(ring_x_ptr + ((i_slot * HV + i_hv) * RING + o_l[:, None]) * V + o_v[None, :], mask=m_l[:, None] & m_v[None, :], other=0.0).to(tl.float32)  # [RECORD_BLOCK, BV]
+    rec_value = r_delta[:, None] * r_x
+    rec_value = tl.where(m_l[:, None], rec_value, 0.0)
+    w = tl.sum(tl.where(tl.arange(0, BL)[None, :] == o_l[:, None], rec_weight[None, :], 0.0), axis=1)  # [RECORD_BLOCK]
+    s_q = w * tl.sum(rec_key * t_query[None, :], axis=1)  # (zero past n: the rows' loads are masked)
+    return tl.sum(rec_value * s_q[:, None], axis=0)
 
 
 @triton.jit
@@ -34,7 +57,7 @@ def replay_decode_kernel(
     H: tl.constexpr, HV: tl.constexpr, K: tl.constexpr, V: tl.constexpr, L: tl.constexpr,
     GROUP: tl.constexpr, BK: tl.constexpr, BV: tl.constexpr, BL: tl.constexpr, NV: tl.constexpr,
     FOLD_DOT: tl.constexpr, DBV: tl.constexpr, DNV: tl.constexpr, BKT: tl.constexpr, NK: tl.constexpr,
-    DECODE_FOLD_DOT: tl.constexpr, NSPLIT: tl.constexpr, HPP: tl.constexpr, STREAM_STAGES: tl.constexpr, FLUSH_STAGES: tl.constexpr, FUSED_FLUSH: tl.constexpr, STREAM_FIRST: tl.constexpr, READ_WORDS: tl.constexpr, READ_MMA: tl.constexpr, HEAD_SCORES: tl.constexpr, ONEPASS_FLUSH: tl.constexpr, FLUSH_ORDER: tl.constexpr, SPLIT_HEAD: tl.constexpr, WS: tl.constexpr, ROWS_P2: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
+    DECODE_FOLD_DOT: tl.constexpr, NSPLIT: tl.constexpr, HPP: tl.constexpr, STREAM_STAGES: tl.constexpr, FLUSH_STAGES: tl.constexpr, FUSED_FLUSH: tl.constexpr, STREAM_FIRST: tl.constexpr, READ_WORDS: tl.constexpr, READ_MMA: tl.constexpr, HEAD_SCORES: tl.constexpr, RECORD_BLOCK: tl.constexpr, ONEPASS_FLUSH: tl.constexpr, FLUSH_ORDER: tl.constexpr, SPLIT_HEAD: tl.constexpr, WS: tl.constexpr, ROWS_P2: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
     RING: tl.constexpr, CAP: tl.constexpr, VERIFY_FOLDS: tl.constexpr, T_MAX: tl.constexpr, BT: tl.constexpr, BLF: tl.constexpr, BVW: tl.constexpr,
     FOLD_EVERY_STEP: tl.constexpr,
 ):
@@ -99,9 +122,10 @@ def replay_decode_kernel(
                 b_C = tl.load(C_ptr + i_b * stride_C + i_kh * K + o_k, mask=m_k, other=0.0).to(tl.float32)
                 t_query = b_C
                 t_key = b_B
-                r_B = tl.load(ring_B_ptr + ((i_slot * H + i_kh) * RING + o_l[:, None]) * K + o_k[None, :], mask=m_l[:, None] & m_k[None, :], other=0.0).to(tl.float32)  # [BL, BK]
-                rec_key = r_B
-                g_s_q = tl.sum(rec_key * t_query[None, :], axis=1)  # [BL] (zero past n)
+                if RECORD_BLOCK == 0:  # (static) else each value tile's record blocks take them
+                    r_B = tl.load(ring_B_ptr + ((i_slot * H + i_kh) * RING + o_l[:, None]) * K + o_k[None, :], mask=m_l[:, None] & m_k[None, :], other=0.0).to(tl.float32)  # [BL, BK]
+                    rec_key = r_B
+                    g_s_q = tl.sum(rec_key * t_query[None, :], axis=1)  # [BL] (zero past n)
                 g_s_kq = tl.sum(t_key * t_query, axis=0)
         for i_g in range(HPP):  # the program's value heads (HPP: Launch.heads; one by default)
             i_hv = i_hv0 + i_g
@@ -223,14 +247,24 @@ def replay_decode_kernel(
                 if HAS_z:
                     b_z = tl.load(z_ptr + i_b * stride_z + i_hv * V + o_v, mask=m_v, other=0.0).to(tl.float32)
                 t_value = b_delta * b_x
-                r_x = tl.load(ring_x_ptr + ((i_slot * HV + i_hv) * RING + o_l[:, None]) * V + o_v[None, :], mask=m_l[:, None] & m_v[None, :], other=0.0).to(tl.float32)  # [BL, BV]
-                rec_value = r_delta[:, None] * r_x
-                rec_value = tl.where(m_l[:, None], rec_value, 0.0)
                 if HEAD_SCORES:  # (static) the head's scores (the stream took none)
                     s_q = h_s_q
                     s_kq = h_s_kq
+                if RECORD_BLOCK > 0:  # (static) the committed records' terms, block by block
+                    rec_q = tl.zeros([DBV], tl.float32)
+                    for j0 in range(0, n, RECORD_BLOCK):
+                        b_q = replay_decode_record_block(j0, n, i_slot, i_kh, i_hv, o_v, m_v, t_query, rec_weight, ring_B_ptr, ring_x_ptr, ring_delta_ptr, H, HV, K, V, RING, BK, BL, RECORD_BLOCK)
+                        rec_q += b_q
+                    # (a name for the fold code below, which Triton compiles behind FLUSH, a
+                    # constant False in this launch: its flush is in the fold launch)
+                    rec_value = tl.zeros([BL, DBV], tl.float32)
+                else:
+                    r_x = tl.load(ring_x_ptr + ((i_slot * HV + i_hv) * RING + o_l[:, None]) * V + o_v[None, :], mask=m_l[:, None] & m_v[None, :], other=0.0).to(tl.float32)  # [BL, BV]
+                    rec_value = r_delta[:, None] * r_x
+                    rec_value = tl.where(m_l[:, None], rec_value, 0.0)
+                    rec_q = tl.sum(rec_value * s_q[:, None], axis=0)
                 w_t = t_value  # [DBV]
-                out = acc_q + tl.sum(rec_value * s_q[:, None], axis=0) + w_t * s_kq
+                out = acc_q + rec_q + w_t * s_kq
                 out = out + b_D * b_x
                 if HAS_z:
                     out = out * (((b_z) / (1.0 + devmath.exp(-(b_z)))))
@@ -338,7 +372,7 @@ def fold_kernel(
     H: tl.constexpr, HV: tl.constexpr, K: tl.constexpr, V: tl.constexpr, L: tl.constexpr,
     GROUP: tl.constexpr, BK: tl.constexpr, BV: tl.constexpr, BL: tl.constexpr, NV: tl.constexpr,
     FOLD_DOT: tl.constexpr, DBV: tl.constexpr, DNV: tl.constexpr, BKT: tl.constexpr, NK: tl.constexpr,
-    DECODE_FOLD_DOT: tl.constexpr, NSPLIT: tl.constexpr, HPP: tl.constexpr, STREAM_STAGES: tl.constexpr, FLUSH_STAGES: tl.constexpr, FUSED_FLUSH: tl.constexpr, STREAM_FIRST: tl.constexpr, READ_WORDS: tl.constexpr, READ_MMA: tl.constexpr, HEAD_SCORES: tl.constexpr, ONEPASS_FLUSH: tl.constexpr, FLUSH_ORDER: tl.constexpr, SPLIT_HEAD: tl.constexpr, WS: tl.constexpr, ROWS_P2: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
+    DECODE_FOLD_DOT: tl.constexpr, NSPLIT: tl.constexpr, HPP: tl.constexpr, STREAM_STAGES: tl.constexpr, FLUSH_STAGES: tl.constexpr, FUSED_FLUSH: tl.constexpr, STREAM_FIRST: tl.constexpr, READ_WORDS: tl.constexpr, READ_MMA: tl.constexpr, HEAD_SCORES: tl.constexpr, RECORD_BLOCK: tl.constexpr, ONEPASS_FLUSH: tl.constexpr, FLUSH_ORDER: tl.constexpr, SPLIT_HEAD: tl.constexpr, WS: tl.constexpr, ROWS_P2: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
     RING: tl.constexpr, CAP: tl.constexpr, VERIFY_FOLDS: tl.constexpr, T_MAX: tl.constexpr, BT: tl.constexpr, BLF: tl.constexpr, BVW: tl.constexpr,
 ):
     """Fold committed records into full states: of row i_b, value head i_hv (a grid over
@@ -569,7 +603,7 @@ def conventional_decode_kernel(
     H: tl.constexpr, HV: tl.constexpr, K: tl.constexpr, V: tl.constexpr, L: tl.constexpr,
     GROUP: tl.constexpr, BK: tl.constexpr, BV: tl.constexpr, BL: tl.constexpr, NV: tl.constexpr,
     FOLD_DOT: tl.constexpr, DBV: tl.constexpr, DNV: tl.constexpr, BKT: tl.constexpr, NK: tl.constexpr,
-    DECODE_FOLD_DOT: tl.constexpr, NSPLIT: tl.constexpr, HPP: tl.constexpr, STREAM_STAGES: tl.constexpr, FLUSH_STAGES: tl.constexpr, FUSED_FLUSH: tl.constexpr, STREAM_FIRST: tl.constexpr, READ_WORDS: tl.constexpr, READ_MMA: tl.constexpr, HEAD_SCORES: tl.constexpr, ONEPASS_FLUSH: tl.constexpr, FLUSH_ORDER: tl.constexpr, SPLIT_HEAD: tl.constexpr, WS: tl.constexpr, ROWS_P2: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
+    DECODE_FOLD_DOT: tl.constexpr, NSPLIT: tl.constexpr, HPP: tl.constexpr, STREAM_STAGES: tl.constexpr, FLUSH_STAGES: tl.constexpr, FUSED_FLUSH: tl.constexpr, STREAM_FIRST: tl.constexpr, READ_WORDS: tl.constexpr, READ_MMA: tl.constexpr, HEAD_SCORES: tl.constexpr, RECORD_BLOCK: tl.constexpr, ONEPASS_FLUSH: tl.constexpr, FLUSH_ORDER: tl.constexpr, SPLIT_HEAD: tl.constexpr, WS: tl.constexpr, ROWS_P2: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
     RING: tl.constexpr, CAP: tl.constexpr, VERIFY_FOLDS: tl.constexpr, T_MAX: tl.constexpr, BT: tl.constexpr, BLF: tl.constexpr, BVW: tl.constexpr,
 ):
     """The conventional decode step for row i_b, value head i_hv, value tile i_v:
@@ -624,7 +658,7 @@ def quantize_kernel(
     H: tl.constexpr, HV: tl.constexpr, K: tl.constexpr, V: tl.constexpr, L: tl.constexpr,
     GROUP: tl.constexpr, BK: tl.constexpr, BV: tl.constexpr, BL: tl.constexpr, NV: tl.constexpr,
     FOLD_DOT: tl.constexpr, DBV: tl.constexpr, DNV: tl.constexpr, BKT: tl.constexpr, NK: tl.constexpr,
-    DECODE_FOLD_DOT: tl.constexpr, NSPLIT: tl.constexpr, HPP: tl.constexpr, STREAM_STAGES: tl.constexpr, FLUSH_STAGES: tl.constexpr, FUSED_FLUSH: tl.constexpr, STREAM_FIRST: tl.constexpr, READ_WORDS: tl.constexpr, READ_MMA: tl.constexpr, HEAD_SCORES: tl.constexpr, ONEPASS_FLUSH: tl.constexpr, FLUSH_ORDER: tl.constexpr, SPLIT_HEAD: tl.constexpr, WS: tl.constexpr, ROWS_P2: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
+    DECODE_FOLD_DOT: tl.constexpr, NSPLIT: tl.constexpr, HPP: tl.constexpr, STREAM_STAGES: tl.constexpr, FLUSH_STAGES: tl.constexpr, FUSED_FLUSH: tl.constexpr, STREAM_FIRST: tl.constexpr, READ_WORDS: tl.constexpr, READ_MMA: tl.constexpr, HEAD_SCORES: tl.constexpr, RECORD_BLOCK: tl.constexpr, ONEPASS_FLUSH: tl.constexpr, FLUSH_ORDER: tl.constexpr, SPLIT_HEAD: tl.constexpr, WS: tl.constexpr, ROWS_P2: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
     RING: tl.constexpr, CAP: tl.constexpr, VERIFY_FOLDS: tl.constexpr, T_MAX: tl.constexpr, BT: tl.constexpr, BLF: tl.constexpr, BVW: tl.constexpr,
 ):
     """Store full fp32 states src [rows, HV, V, K] into the quantised copy (the read copy,
@@ -657,7 +691,7 @@ def verify_kernel(
     H: tl.constexpr, HV: tl.constexpr, K: tl.constexpr, V: tl.constexpr, L: tl.constexpr,
     GROUP: tl.constexpr, BK: tl.constexpr, BV: tl.constexpr, BL: tl.constexpr, NV: tl.constexpr,
     FOLD_DOT: tl.constexpr, DBV: tl.constexpr, DNV: tl.constexpr, BKT: tl.constexpr, NK: tl.constexpr,
-    DECODE_FOLD_DOT: tl.constexpr, NSPLIT: tl.constexpr, HPP: tl.constexpr, STREAM_STAGES: tl.constexpr, FLUSH_STAGES: tl.constexpr, FUSED_FLUSH: tl.constexpr, STREAM_FIRST: tl.constexpr, READ_WORDS: tl.constexpr, READ_MMA: tl.constexpr, HEAD_SCORES: tl.constexpr, ONEPASS_FLUSH: tl.constexpr, FLUSH_ORDER: tl.constexpr, SPLIT_HEAD: tl.constexpr, WS: tl.constexpr, ROWS_P2: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
+    DECODE_FOLD_DOT: tl.constexpr, NSPLIT: tl.constexpr, HPP: tl.constexpr, STREAM_STAGES: tl.constexpr, FLUSH_STAGES: tl.constexpr, FUSED_FLUSH: tl.constexpr, STREAM_FIRST: tl.constexpr, READ_WORDS: tl.constexpr, READ_MMA: tl.constexpr, HEAD_SCORES: tl.constexpr, RECORD_BLOCK: tl.constexpr, ONEPASS_FLUSH: tl.constexpr, FLUSH_ORDER: tl.constexpr, SPLIT_HEAD: tl.constexpr, WS: tl.constexpr, ROWS_P2: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
     RING: tl.constexpr, CAP: tl.constexpr, VERIFY_FOLDS: tl.constexpr, T_MAX: tl.constexpr, BT: tl.constexpr, BLF: tl.constexpr, BVW: tl.constexpr,
     FOLDING: tl.constexpr,
 ):
@@ -925,7 +959,7 @@ def conventional_verify_kernel(
     H: tl.constexpr, HV: tl.constexpr, K: tl.constexpr, V: tl.constexpr, L: tl.constexpr,
     GROUP: tl.constexpr, BK: tl.constexpr, BV: tl.constexpr, BL: tl.constexpr, NV: tl.constexpr,
     FOLD_DOT: tl.constexpr, DBV: tl.constexpr, DNV: tl.constexpr, BKT: tl.constexpr, NK: tl.constexpr,
-    DECODE_FOLD_DOT: tl.constexpr, NSPLIT: tl.constexpr, HPP: tl.constexpr, STREAM_STAGES: tl.constexpr, FLUSH_STAGES: tl.constexpr, FUSED_FLUSH: tl.constexpr, STREAM_FIRST: tl.constexpr, READ_WORDS: tl.constexpr, READ_MMA: tl.constexpr, HEAD_SCORES: tl.constexpr, ONEPASS_FLUSH: tl.constexpr, FLUSH_ORDER: tl.constexpr, SPLIT_HEAD: tl.constexpr, WS: tl.constexpr, ROWS_P2: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
+    DECODE_FOLD_DOT: tl.constexpr, NSPLIT: tl.constexpr, HPP: tl.constexpr, STREAM_STAGES: tl.constexpr, FLUSH_STAGES: tl.constexpr, FUSED_FLUSH: tl.constexpr, STREAM_FIRST: tl.constexpr, READ_WORDS: tl.constexpr, READ_MMA: tl.constexpr, HEAD_SCORES: tl.constexpr, RECORD_BLOCK: tl.constexpr, ONEPASS_FLUSH: tl.constexpr, FLUSH_ORDER: tl.constexpr, SPLIT_HEAD: tl.constexpr, WS: tl.constexpr, ROWS_P2: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
     RING: tl.constexpr, CAP: tl.constexpr, VERIFY_FOLDS: tl.constexpr, T_MAX: tl.constexpr, BT: tl.constexpr, BLF: tl.constexpr, BVW: tl.constexpr,
 ):
     """The conventional speculative step (as serving engines do it) for row i_b, value
@@ -990,7 +1024,7 @@ def conventional_select_kernel(
     H: tl.constexpr, HV: tl.constexpr, K: tl.constexpr, V: tl.constexpr, L: tl.constexpr,
     GROUP: tl.constexpr, BK: tl.constexpr, BV: tl.constexpr, BL: tl.constexpr, NV: tl.constexpr,
     FOLD_DOT: tl.constexpr, DBV: tl.constexpr, DNV: tl.constexpr, BKT: tl.constexpr, NK: tl.constexpr,
-    DECODE_FOLD_DOT: tl.constexpr, NSPLIT: tl.constexpr, HPP: tl.constexpr, STREAM_STAGES: tl.constexpr, FLUSH_STAGES: tl.constexpr, FUSED_FLUSH: tl.constexpr, STREAM_FIRST: tl.constexpr, READ_WORDS: tl.constexpr, READ_MMA: tl.constexpr, HEAD_SCORES: tl.constexpr, ONEPASS_FLUSH: tl.constexpr, FLUSH_ORDER: tl.constexpr, SPLIT_HEAD: tl.constexpr, WS: tl.constexpr, ROWS_P2: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
+    DECODE_FOLD_DOT: tl.constexpr, NSPLIT: tl.constexpr, HPP: tl.constexpr, STREAM_STAGES: tl.constexpr, FLUSH_STAGES: tl.constexpr, FUSED_FLUSH: tl.constexpr, STREAM_FIRST: tl.constexpr, READ_WORDS: tl.constexpr, READ_MMA: tl.constexpr, HEAD_SCORES: tl.constexpr, RECORD_BLOCK: tl.constexpr, ONEPASS_FLUSH: tl.constexpr, FLUSH_ORDER: tl.constexpr, SPLIT_HEAD: tl.constexpr, WS: tl.constexpr, ROWS_P2: tl.constexpr, KH: tl.constexpr, KS: tl.constexpr, NB: tl.constexpr,
     RING: tl.constexpr, CAP: tl.constexpr, VERIFY_FOLDS: tl.constexpr, T_MAX: tl.constexpr, BT: tl.constexpr, BLF: tl.constexpr, BVW: tl.constexpr,
 ):
     """Install the state after the row's last accepted draft (snap[i_b, a - 1]) as its
