@@ -126,14 +126,16 @@ issue4_retune() {
 READ_COPY_DECODES=("gdn qwen3.5-4b nvfp4" "mamba2 nemotron3-nano-4b nvfp4" "gdn qwen3.5-4b fp8"
                    "mamba2 nemotron3-nano-4b fp8")
 
-# refine_decodes BUDGET_S DECODE...: each DECODE ("variant geometry read") refined from its
-# tabled launches (tune_decode with TUNE_REFINE=1, BUDGET_S s; TUNE_PHASES as the caller
-# sets it), then the sweeps' phases and batch-256 read-copy lines printed.
+# refine_decodes BUDGET_S DECODE...: each DECODE ("variant geometry read [sr|kchunks|vtiles]",
+# tune_decode's arguments without the budget) refined from its tabled launches
+# (tune_decode with TUNE_REFINE=1, BUDGET_S s; TUNE_PHASES as the caller sets it), then
+# the sweeps' phases and batch-256 read-copy lines printed.
 refine_decodes() {
     local budget=$1 c
     shift
     for c in "$@"; do
-        TUNE_REFINE=1 tune_decode $c "$budget"
+        local a=($c)
+        TUNE_REFINE=1 tune_decode "${a[0]}" "${a[1]}" "${a[2]}" "$budget" "${a[3]:-}"
     done
     grep -E "^phase|budget|replaygen tune:|read_(nvfp4|fp8row)__rec_bf16 +replay_decode +256 " "$OUT/tune.log" | cut -c1-260
 }

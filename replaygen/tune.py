@@ -48,7 +48,10 @@ two best at each batch with the records' scores taken once per program at the he
 their own register cap and at each of the caps, one-warp launches also at 104 and 96
 (phase 4d, Launch.head_scores); where a key group's value heads share those scores
 (plan.decode_shares_keys), the two best of those at each batch with programs over every
-divisor of the group (phase 4e, Launch.heads); then the two best of those at each batch with that fold launch
+divisor of the group (phase 4e, Launch.heads); where the records' code reads only ring
+fields (plan.record_blocks), the two best of those with their flush in the fold launch
+with the records' terms from the committed records in blocks of 4 and 8 (phase 4f,
+Launch.record_block); then the two best of those at each batch with that fold launch
 at each warp count (phase 5, Launch.fold_warps), and the two best after that with the
 fold launch's blocks split over 1 to 32 programs (phase 6, Launch.fold_split), and the
 two best after that with that fold launch's tile loop pipelined 2 and 3 stages deep
@@ -431,6 +434,26 @@ def decode_heads_candidates(plan, times: dict[Launch, dict[int, float]], keep: i
     return _untimed((dataclasses.replace(c, heads=d) for c in bases for d in group_divisors(plan)), times)
 
 
+# phase 4f's record blocks (H100, session 60, A/B at batch 256 against whole-ring tiles:
+# GDN 4B NVFP4 blocks of 8 1.064x at n = L/2, 1.029x amortised; Mamba-2 Nano NVFP4
+# blocks of 4 1.031x / 1.009x, of 8 0.978x amortised; the FP8 decodes within 1% or slower)
+RECORD_BLOCKS = (4, 8)
+
+
+def record_block_candidates(plan, times: dict[Launch, dict[int, float]], keep: int = 2) -> list[Launch]:
+    """Phase 4f (the key-chunk decode, plan.record_blocks): at each batch the `keep`
+    fastest launches with the records' scores at the head and the flush in the fold
+    launch, with each value tile's records' terms taken from the committed records only,
+    RECORD_BLOCKS rows at a time (Launch.record_block; at the ring's size or more a
+    block is the whole ring, no better than its tiles, so those are not tried)."""
+    if not plan.record_blocks:
+        return []
+    blocks = [b for b in RECORD_BLOCKS if b < plan.L]
+    # (a launch with record blocks has head scores: timed ones are among those passed)
+    return _fold_launch_variants(plan, {c: t for c, t in times.items() if c.head_scores},
+                                 keep, "record_block", blocks, unset=0)
+
+
 def fold_warps_candidates(plan, times: dict[Launch, dict[int, float]], keep: int = 2) -> list[Launch]:
     """Phase 5 (decode): at each batch the `keep` fastest launches whose flush is separate,
     with that fold launch at each warp count (Launch.fold_warps). After a decode step one
@@ -662,6 +685,8 @@ def _phases():
              lambda j, t: head_scores_candidates(j.kern.plan, t)),
             ("phase 4e (decode programs over several value heads of a key group)", ("replay_decode",),
              lambda j, t: decode_heads_candidates(j.kern.plan, t)),
+            ("phase 4f (the decode's records in blocks of the committed ones)", ("replay_decode",),
+             lambda j, t: record_block_candidates(j.kern.plan, t)),
             ("phase 5 (the warps of the separate fold launch)", ("replay_decode",),
              lambda j, t: fold_warps_candidates(j.kern.plan, t)),
             ("phase 6 (the split of the separate fold launch's blocks)", ("replay_decode",),

@@ -1068,6 +1068,28 @@ def test_phase_seven_pipelines_the_separate_fold_and_the_depth_round_trips(tmp_p
     assert TuningTable.read(path, "gdn").lookup("cfg", "replay_decode", "G", 1).fold_stages == 3
 
 
+def test_phase_4f_takes_the_records_in_blocks():
+    """Phase 4f (plan.record_blocks): at each batch the `keep` fastest launches with the
+    records' scores at the head and the flush in the fold launch, with record blocks of
+    RECORD_BLOCKS rows below the ring's length; launches without head scores, with the
+    flush fused, or with blocks already are not bases; none for a plan without record
+    blocks (KDA's key chunks: per-channel decays)."""
+    from replaygen.tune import RECORD_BLOCKS, record_block_candidates
+    gdn = load("gdn", H=1, HV=2, K=16, V=16, L=16, tuning=False).plan
+    hs = Launch(128, 1, 1, BKT=32, separate_flush=True, head_scores=True)
+    fused = Launch(64, 1, 1, BKT=32, head_scores=True)        # (gdn fp32's decode folds in its launch)
+    plain = Launch(64, 1, 3, BKT=32, separate_flush=True)
+    blocked = dataclasses.replace(hs, BV=64, record_block=4)
+    times = {plain: {256: 0.10}, fused: {256: 0.11}, blocked: {256: 0.12}, hs: {256: 0.13}}
+    got = record_block_candidates(gdn, times, keep=1)
+    assert got == [dataclasses.replace(hs, record_block=b) for b in RECORD_BLOCKS]
+    assert record_block_candidates(gdn, {**times, got[0]: {256: 0.2}}, keep=1) == got[1:]
+    short = load("gdn", H=1, HV=2, K=16, V=16, L=6, tuning=False).plan
+    assert [c.record_block for c in record_block_candidates(short, times, keep=1)] == [4]
+    kda = load("kda", H=1, HV=1, K=16, V=32, L=16, decode_structure="kchunks", tuning=False).plan
+    assert record_block_candidates(kda, times) == []
+
+
 def test_register_caps_round_trip_and_extend_the_best_verify_and_decode_launches(tmp_path):
     """A register cap (Launch.maxnreg, Triton's maxnreg option) is stored only when set,
     read back, and passed to the launch; phase 2b tries the two best uncapped launches of
