@@ -797,13 +797,13 @@ def incumbent_report(jobs: list[Job], batches) -> list[str]:
 
 def report(tables: dict[str, TuningTable], log=print) -> None:
     log(f"\n{'configuration':<62} {'kernel':<20} {'batch':>5} {'BV':>3} {'BKT':>3} {'w':>2} {'s':>2} "
-        f"{'sp':>2} {'sf':>2} {'fw':>2} {'fs':>2} {'fd':>2} {'reg':>3} {'hd':>2} {'1st':>3} {'wd':>2} {'mm':>2} {'hl':>2} {'hw':>2} {'1p':>2} {'ord':>3} {'hs':>2} {'ms':>9} {'plan ms':>9} {'gain':>6}")
+        f"{'sp':>2} {'sf':>2} {'fw':>2} {'fs':>2} {'fd':>2} {'reg':>3} {'hd':>2} {'1st':>3} {'wd':>2} {'mm':>2} {'hl':>2} {'hw':>2} {'1p':>2} {'ord':>3} {'hs':>2} {'rb':>2} {'ms':>9} {'plan ms':>9} {'gain':>6}")
     for t in tables.values():
         for gpu, config, kernel, b, launch, info in t.entries():
             gain = info.get("plan_ms", info["ms"]) / info["ms"]
             log(f"{config:<62} {kernel:<20} {b:>5} {launch.BV:>3} {launch.BKT or '-':>3} {launch.num_warps:>2} "
                 f"{launch.num_stages:>2} {launch.split:>2} {'y' if launch.separate_flush else '-':>2} {launch.fold_warps or '-':>2} {launch.fold_split or '-':>2} {launch.fold_stages or '-':>2} {launch.maxnreg or '-':>3} {launch.heads:>2} {'y' if launch.stream_first else '-':>3} {'y' if launch.read_words else '-':>2} "
-                f"{'y' if launch.read_mma else '-':>2} {'y' if launch.head_launch else '-':>2} {launch.head_warps or '-':>2} {'y' if launch.onepass_flush else '-':>2} {launch.flush_order or '-':>3} {'y' if launch.head_scores else '-':>2} {info['ms']:>9.4f} {info.get('plan_ms', float('nan')):>9.4f} "
+                f"{'y' if launch.read_mma else '-':>2} {'y' if launch.head_launch else '-':>2} {launch.head_warps or '-':>2} {'y' if launch.onepass_flush else '-':>2} {launch.flush_order or '-':>3} {'y' if launch.head_scores else '-':>2} {launch.record_block or '-':>2} {info['ms']:>9.4f} {info.get('plan_ms', float('nan')):>9.4f} "
                 f"{gain:>5.2f}x")
 
 
