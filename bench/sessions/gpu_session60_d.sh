@@ -6,7 +6,8 @@
 # - H100: phase 4f alone (its tabled NVFP4 and Nano FP8 launches take head scores
 #   already), TUNE_S s each (default 30), for the fp32 and fp16-SR NVFP4 decodes of GDN
 #   4B and Mamba-2 Nano and Nano's FP8 decode.
-# - H200: issue 4's table first (none since session 54), then phases 4d, 4e and 4f (its
+# - H200: issue 4's table first (none since session 54; SKIP_BEFORE=1 skips it), then
+#   phases 4d, 4e and 4f (its
 #   entries stream first or take no head scores, so 4f needs 4d's bases), TUNE_S s each
 #   (default 60), for the fp32 NVFP4 decodes of both and Nano's FP8 decode.
 # Commit $OUT/tables/{gdn,mamba2}.json where the table after wins.
@@ -14,7 +15,7 @@
 source "$(dirname "$0")/../gpu_env.sh"
 export PYTHONPATH=.
 if grep -q H200 "$OUT/gpu.txt"; then
-    issue4_table table_before
+    [ -z "${SKIP_BEFORE:-}" ] && issue4_table table_before   # (SKIP_BEFORE=1: ~2 min less)
     TUNE_PHASES=4d,4e,4f refine_decodes "${TUNE_S:-60}" "gdn qwen3.5-4b nvfp4" \
         "mamba2 nemotron3-nano-4b nvfp4" "mamba2 nemotron3-nano-4b fp8"
 else
