@@ -467,6 +467,13 @@ class KernelPlan:
         return record_blocks(self)
 
     @property
+    def record_block_fields(self) -> tuple[str, ...]:
+        """The ring fields the records' key and value code reads (plan.record_chunk_code,
+        plan.record_tile_code): what a record block loads (replay_decode_record_block)."""
+        read = set().union(*(_names_read(s.expr) for s in self.record_chunk_code + self.record_tile_code))
+        return tuple(f.name for f in self.ring if f"r_{f.name}" in read)
+
+    @property
     def key_head_inputs(self) -> tuple[TensorArg, ...]:
         """The inputs and parameters of the key heads or of no head (what key_head_code
         may read)."""
@@ -715,11 +722,15 @@ def record_blocks(plan: "KernelPlan") -> bool:
         return False
     known = {f"r_{f.name}" for f in plan.ring} | {"o_l", "m_l", "tl", "devmath"}
     for s in plan.record_chunk_code + plan.record_tile_code:
-        names = {n.id for n in ast.walk(ast.parse(s.expr, mode="eval")) if isinstance(n, ast.Name)}
-        if names - known:
+        if _names_read(s.expr) - known:
             return False
         known.add(s.target)
     return True
+
+
+def _names_read(expr: str) -> set[str]:
+    """The names a statement's expression (Triton source) reads."""
+    return {n.id for n in ast.walk(ast.parse(expr, mode="eval")) if isinstance(n, ast.Name)}
 
 
 def onepass_flushes(plan: "KernelPlan") -> bool:

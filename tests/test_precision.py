@@ -250,6 +250,8 @@ def test_cumulative_gate_record_precision(variant, device):
     ("fp32+fp8row", (16, 32, 1, True, True)),    # ... two passes over V, flush separate
     ("fp32+fp8row", (16, 32, 1, True, False, True)),    # the records' scores at the head
     ("fp32+nvfp4", (16, 16, 1, False, False, True)),    # ... (the flush in the fold launch)
+    ("fp32+nvfp4", (16, 16, 1, False, False, True, 2)),    # ... and the records in blocks of 2
+    ("fp32+fp8row", (16, 32, 1, True, False, True, 4)),    # ... of 4 (the H100's GDN NVFP4 entry: 8)
 ])
 def test_read_copy_key_chunks_with_other_launches(precision, launch, device):
     """The key-chunk decode of a read copy reads and writes its scales per row (tile
@@ -262,21 +264,24 @@ def test_read_copy_key_chunks_with_other_launches(precision, launch, device):
     products take the checkpoint's decay after the stream, where otherwise it is applied
     with the probes' scales (the other cases, K = 20, multiply per element). The
     launches taking the records' scores at the head (Launch.head_scores) run at K = 32
-    too: their streams carry the word products alone."""
+    too: their streams carry the word products alone; with record blocks
+    (Launch.record_block) each value tile takes the records' terms from the committed
+    records only, at the harness's staggered cursors."""
     from replaygen.plan import decode_is_chunked
     from replaygen.tuning import Launch
     # (NVFP4 and stochastic rounding default to value tiles, measured faster amortised;
     # their key-chunk path stays selectable and is checked here, forced)
     bv, bkt, warps, *flags = launch
-    separate, first, head = (list(flags) + [False, False, False])[:3]
+    separate, first, head, block = (list(flags) + [False, False, False, 0])[:4]
     h = Harness(_config("gdn", precision, decode_structure="kchunks", K=32 if first or head else 20),
                 num_slots=3, device=device, seed=3, check_conventional=False)
     assert decode_is_chunked(h.kern.plan) and bool(h.kern.plan.read_word_keys) == (first or head)
     h.kern.forced["replay_decode"] = Launch(BV=bv, BKT=bkt, num_warps=warps, num_stages=1,
                                             separate_flush=separate, stream_first=first,
-                                            head_scores=head)
+                                            head_scores=head, record_block=block)
     consts = h.kern.launch_args("replay_decode", 3, device)[0]
     assert consts["STREAM_FIRST"] is first and consts["HEAD_SCORES"] is head
+    assert consts["RECORD_BLOCK"] == block
     h.run([Step(r) for r in ROWS])
     assert h.device_flushes >= 3
 

@@ -2,8 +2,8 @@
 # the templates and run `replaygen build`.
 # kernel: gdn__H16_HV64_K128_V128__L16__state_fp32__rec_bf16
 # spec sha256: 269ae606d36dd56b152535499facfacd42680cd4fda27f9a1b04094384a173fb
-# templates sha256: c89e67bd94327e2b4fb07eba8dadedf4badbb6d31028f9d387527c6d7b06f624
-# generator sha256: c722465f5759f552367926ac9e2f76a2d19a75f45692178b4f76dde38c330e78
+# templates sha256: 7e9c65aadedc8e84e427876ac910e9d6dc988540513166e26e97e4c10eaf7fca
+# generator sha256: 65870451b7ee66db6a3ad883470af45fe17086bd01bac53575deffa76ffd9322
 """ReplaySSM kernels for gdn: gdn__H16_HV64_K128_V128__L16__state_fp32__rec_bf16.
 
 Replay form: S_t = C·exp(G_t) + Σ_j u_j (exp(G_t - G_j)·k_j)ᵀ,  G_j = Σ_(i<=j) g_i
@@ -38,7 +38,6 @@ def replay_decode_record_block(j0, n, i_slot, i_kh, i_hv, o_v, m_v, t_query, t_k
     m_l = o_l < n
     o_k = tl.arange(0, BK)
     m_k = o_k < K
-    r_g = tl.load(ring_g_ptr + (i_slot * HV + i_hv) * RING + o_l, mask=m_l, other=0.0).to(tl.float32)  # [RECORD_BLOCK]
     r_k_hat = tl.load(ring_k_hat_ptr + ((i_slot * H + i_kh) * RING + o_l[:, None]) * K + o_k[None, :], mask=m_l[:, None] & m_k[None, :], other=0.0).to(tl.float32)  # [RECORD_BLOCK, BK]
     rec_key = r_k_hat
     r_u = tl.load(ring_u_ptr + ((i_slot * HV + i_hv) * RING + o_l[:, None]) * V + o_v[None, :], mask=m_l[:, None] & m_v[None, :], other=0.0).to(tl.float32)  # [RECORD_BLOCK, BV]
