@@ -14,7 +14,6 @@ as numbers (the kernels are specialised per configuration).
 from __future__ import annotations
 
 import ast
-
 import dataclasses
 from dataclasses import dataclass
 

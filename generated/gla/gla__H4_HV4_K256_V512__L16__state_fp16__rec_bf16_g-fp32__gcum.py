@@ -2,8 +2,8 @@
 # the templates and run `replaygen build`.
 # kernel: gla__H4_HV4_K256_V512__L16__state_fp16__rec_bf16_g-fp32__gcum
 # spec sha256: 2a7fe42937c3f75572badc158aa6b5a3525d5a4bced8d5656b63326bdec79ab1
-# templates sha256: 7e9c65aadedc8e84e427876ac910e9d6dc988540513166e26e97e4c10eaf7fca
-# generator sha256: 65870451b7ee66db6a3ad883470af45fe17086bd01bac53575deffa76ffd9322
+# templates sha256: 9aa0adbd2fc0650f8a77e1c2fbe7e08636d3567941d494dedc5632435ef60c27
+# generator sha256: cc38328052367acfc1d70a85ead671d0c0da44cad5a29c1e06ad2758a38fc31a
 """ReplaySSM kernels for gla: gla__H4_HV4_K256_V512__L16__state_fp16__rec_bf16_g-fp32__gcum.
 
 Replay form: S_t = C·Diag(exp(G_t)) + Σ_j w_j (Diag(exp(G_t - G_j))·k_j)ᵀ,  G_j = Σ_(i<=j) g_i

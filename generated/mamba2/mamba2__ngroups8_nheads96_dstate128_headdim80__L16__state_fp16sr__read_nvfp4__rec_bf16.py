@@ -2,8 +2,8 @@
 # the templates and run `replaygen build`.
 # kernel: mamba2__ngroups8_nheads96_dstate128_headdim80__L16__state_fp16sr__read_nvfp4__rec_bf16
 # spec sha256: b9b9d1221036064279430b56c5d997514355cbb9c52adf3b69fc5581e1456b5e
-# templates sha256: 7e9c65aadedc8e84e427876ac910e9d6dc988540513166e26e97e4c10eaf7fca
-# generator sha256: 65870451b7ee66db6a3ad883470af45fe17086bd01bac53575deffa76ffd9322
+# templates sha256: 9aa0adbd2fc0650f8a77e1c2fbe7e08636d3567941d494dedc5632435ef60c27
+# generator sha256: cc38328052367acfc1d70a85ead671d0c0da44cad5a29c1e06ad2758a38fc31a
 """ReplaySSM kernels for mamba2: mamba2__ngroups8_nheads96_dstate128_headdim80__L16__state_fp16sr__read_nvfp4__rec_bf16.
 
 Replay form: S_t = C·exp(G_t) + Σ_j w_j (exp(G_t - G_j)·k_j)ᵀ,  G_j = Σ_(i<=j) g_i
