@@ -353,7 +353,7 @@ def read_words_candidates(plan, times: dict[Launch, dict[int, float]], keep: int
     of KDA's FP8 row copy was 358 instructions per [8, 128] tile at one warp."""
     if decode_is_chunked(plan) or not plan.vtile_read_words:
         return []
-    return _fold_launch_variants(plan, times, keep, "read_words", (True,), unset=False)
+    return _separate_flush_variants(plan, times, keep, "read_words", (True,), unset=False)
 
 
 # phase 4c's tiles and warps: wgmma's e4m3 product takes a warpgroup (four warps) and
@@ -387,12 +387,13 @@ def read_mma_candidates(plan, times: dict[Launch, dict[int, float]]) -> list[Lau
     return out
 
 
-def _fold_launch_variants(plan, times: dict[Launch, dict[int, float]], keep: int, field: str,
-                          values, unset=None) -> list[Launch]:
+def _separate_flush_variants(plan, times: dict[Launch, dict[int, float]], keep: int, field: str,
+                             values, unset=None, accept=lambda c: True) -> list[Launch]:
     """At each batch the `keep` fastest launches whose flush is separate (Launch.
-    separate_flush, or a plan whose decode always leaves it to the fold launch) and whose
-    `field` is `unset`, with `field` set to each of `values`; those not timed yet."""
-    bases = _fastest_at_each_batch(times, keep, lambda c: getattr(c, field) == unset
+    separate_flush, or a plan whose decode always leaves it to the fold launch), whose
+    `field` is `unset` and that `accept` takes, with `field` set to each of `values`;
+    those not timed yet."""
+    bases = _fastest_at_each_batch(times, keep, lambda c: getattr(c, field) == unset and accept(c)
                                    and (c.separate_flush or not plan.FUSED_FLUSH))
     return _untimed((dataclasses.replace(c, **{field: v}) for c in bases for v in values), times)
 
@@ -449,9 +450,8 @@ def record_block_candidates(plan, times: dict[Launch, dict[int, float]], keep: i
     if not plan.record_blocks:
         return []
     blocks = [b for b in RECORD_BLOCKS if b < plan.L]
-    # (a launch with record blocks has head scores: timed ones are among those passed)
-    return _fold_launch_variants(plan, {c: t for c, t in times.items() if c.head_scores},
-                                 keep, "record_block", blocks, unset=0)
+    return _separate_flush_variants(plan, times, keep, "record_block", blocks, unset=0,
+                                    accept=lambda c: c.head_scores)
 
 
 def fold_warps_candidates(plan, times: dict[Launch, dict[int, float]], keep: int = 2) -> list[Launch]:
@@ -459,7 +459,7 @@ def fold_warps_candidates(plan, times: dict[Launch, dict[int, float]], keep: int
     with that fold launch at each warp count (Launch.fold_warps). After a decode step one
     row in L folds: a few busy programs, whose best shape is not that of a flush of every
     row (the fold's own table entry)."""
-    return _fold_launch_variants(plan, times, keep, "fold_warps", WARPS)
+    return _separate_flush_variants(plan, times, keep, "fold_warps", WARPS)
 
 
 # 16 and 32: a few large blocks queued (GLA's 512 KiB heads: 64 blocks after a staggered
@@ -473,7 +473,7 @@ def fold_split_candidates(plan, times: dict[Launch, dict[int, float]], keep: int
     (Launch.fold_split; unset: plan.fold_split; a split of more programs than the fold's
     value tiles runs as one per tile, so those past the tile count are not tried)."""
     splits = [s for s in FOLD_SPLITS if s != plan.fold_split and s // 2 < plan.NV]
-    return _fold_launch_variants(plan, times, keep, "fold_split", splits)
+    return _separate_flush_variants(plan, times, keep, "fold_split", splits)
 
 
 # phase 7's depths: 3 gave Mamba-2 Nano NVFP4 2.2% and cost GDN 4B FP8 1.1%, 2 and 4 did
@@ -485,7 +485,7 @@ def fold_stages_candidates(plan, times: dict[Launch, dict[int, float]], keep: in
     """Phase 7 (decode): at each batch the `keep` fastest launches whose flush is separate,
     with that fold launch's tile loop software-pipelined each of FOLD_STAGES deep
     (Launch.fold_stages; unset: a plain loop)."""
-    return _fold_launch_variants(plan, times, keep, "fold_stages", FOLD_STAGES)
+    return _separate_flush_variants(plan, times, keep, "fold_stages", FOLD_STAGES)
 
 
 SPLITS = (2, 4, 8, 16, 32)
