@@ -28,7 +28,7 @@ from .plan import (MAX_ORDERED_PROGRAMS, MAX_ORDERED_ROWS, KernelPlan, launch_co
 from . import render
 from .render import render_module
 from .spec import Spec, load_spec, load_variant
-from .tuning import Launch, TuningTable, compile_options, table_for
+from .tuning import FOLD_PROGRAMS_PER_SM, Launch, TuningTable, compile_options, table_for
 
 TORCH_DTYPES = {"fp32": torch.float32, "bf16": torch.bfloat16, "fp16": torch.float16}
 # Storage of the quantised formats (replaygen/formats.py): e4m3 values, packed NVFP4 bytes.
@@ -285,22 +285,22 @@ def capability(device: torch.device) -> str:
     return f"{major}.{minor}"
 
 
-# Programs per multiprocessor of the queued fold launch (Kernels._fold_queued): what a
-# [16, 128] fold of 4 warps and ~120 registers keeps resident on an H200 (ncu, session
-# 11: 4 blocks per SM). The Triton interpreter runs programs one after another: 3 there,
-# so that tests see programs take several blocks and share one.
-FOLD_PROGRAMS_PER_SM = 4
+# The Triton interpreter runs programs one after another, as on one multiprocessor: 3
+# programs of a queued fold launch there (tuning.FOLD_PROGRAMS_PER_SM per multiprocessor
+# on a GPU), so that tests see programs take several blocks and share one.
 INTERPRETER_FOLD_PROGRAMS = 3
-_FOLD_PROGRAMS: dict[tuple[str, int | None], int] = {}
+_FOLD_PROGRAMS: dict[tuple[str, int | None, int | None], int] = {}
 
 
-def fold_programs(device: torch.device) -> int:
-    """The most programs a queued fold launch runs (cached per device)."""
-    key = (device.type, device.index)
+def fold_programs(device: torch.device, per_sm: int | None = None) -> int:
+    """The most programs a queued fold launch runs: per_sm per multiprocessor (None:
+    FOLD_PROGRAMS_PER_SM, or INTERPRETER_FOLD_PROGRAMS in the interpreter, which counts
+    as one multiprocessor); cached per device."""
+    key = (device.type, device.index, per_sm)
     n = _FOLD_PROGRAMS.get(key)
     if n is None:
-        n = (multiprocessors(device) * FOLD_PROGRAMS_PER_SM
-             if device.type == "cuda" else INTERPRETER_FOLD_PROGRAMS)
+        default = FOLD_PROGRAMS_PER_SM if device.type == "cuda" else INTERPRETER_FOLD_PROGRAMS
+        n = multiprocessors(device) * (default if per_sm is None else per_sm)
         _FOLD_PROGRAMS[key] = n
     return n
 
@@ -529,7 +529,8 @@ class Kernels:
         holds at once (fold_programs). After a decode step with staggered rows one block
         in L is queued: the grid over every (row, value head) this replaced ran L times
         the programs, nearly all of them idle, each taking a place on the GPU (bench/NOTES.md,
-        session 11). The decode launch's fold_stages pipelines the fold's tile loop."""
+        session 11). The decode launch's fold_stages pipelines the fold's tile loop, and
+        its fold_programs sets the programs per multiprocessor."""
         consts, launch = self.launch_args("fold", rows, state.device)
         if chosen is not None and chosen.fold_warps is not None:
             launch = {**launch, "num_warps": chosen.fold_warps}   # the decode launch's choice
@@ -537,7 +538,8 @@ class Kernels:
                  else self.plan.fold_split)
         split = min(split, consts["NV"])
         stages = chosen.fold_stages if chosen is not None else None   # (None: a plain tile loop)
-        programs = min(rows * self.plan.HV * split, fold_programs(state.device))
+        per_sm = chosen.fold_programs if chosen is not None else None
+        programs = min(rows * self.plan.HV * split, fold_programs(state.device, per_sm))
         # slots, accepted and dst are unused when QUEUED: int32 and fp32 stand-ins of the
         # types the other modes pass, so the launch specialises as the sm_90 check compiles it
         self.module.fold_kernel[(programs,)](

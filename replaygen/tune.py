@@ -52,7 +52,8 @@ divisor of the group (phase 4e, Launch.heads); where the records' code reads onl
 fields (plan.record_blocks), the two best of those with their flush in the fold launch
 with the records' terms from the committed records in blocks of 4 and 8 (phase 4f,
 Launch.record_block); then the two best of those at each batch with that fold launch
-at each warp count (phase 5, Launch.fold_warps), and the two best after that with the
+at each warp count, at its default grid and at one of as many warps per multiprocessor
+(phase 5, Launch.fold_warps and fold_programs), and the two best after that with the
 fold launch's blocks split over 1 to 32 programs (phase 6, Launch.fold_split), and the
 two best after that with that fold launch's tile loop pipelined 2 and 3 stages deep
 (phase 7, Launch.fold_stages). What is
@@ -75,7 +76,8 @@ from pathlib import Path
 from .errors import ConfigError
 from .plan import (_next_pow2, decode_is_chunked, decode_splits, launch_constants, launch_kind,
                    plan_tiles, streams_first, verify_is_chunked)
-from .tuning import DECODE_KERNELS, SPECULATIVE_KERNELS, TUNING_FILE, Launch, TuningTable
+from .tuning import (DECODE_KERNELS, FOLD_PROGRAMS_PER_SM, SPECULATIVE_KERNELS, TUNING_FILE,
+                     Launch, TuningTable)
 
 BLOCK_VS = (8, 16, 32, 64)
 # the key-chunked decode kernel's [DBV, BKT] chunks (main's sweeps: [64, 32] and [128, 32]
@@ -388,14 +390,17 @@ def read_mma_candidates(plan, times: dict[Launch, dict[int, float]]) -> list[Lau
 
 
 def _separate_flush_variants(plan, times: dict[Launch, dict[int, float]], keep: int, field: str,
-                             values, unset=None, accept=lambda c: True) -> list[Launch]:
+                             values, unset=None, accept=lambda c: True,
+                             also=lambda v: ()) -> list[Launch]:
     """At each batch the `keep` fastest launches whose flush is separate (Launch.
     separate_flush, or a plan whose decode always leaves it to the fold launch), whose
-    `field` is `unset` and that `accept` takes, with `field` set to each of `values`;
-    those not timed yet."""
+    `field` is `unset` and that `accept` takes, with `field` set to each of `values`,
+    each followed by the same with each of also(value)'s other fields set too; those
+    not timed yet."""
     bases = _fastest_at_each_batch(times, keep, lambda c: getattr(c, field) == unset and accept(c)
                                    and (c.separate_flush or not plan.FUSED_FLUSH))
-    return _untimed((dataclasses.replace(c, **{field: v}) for c in bases for v in values), times)
+    return _untimed((dataclasses.replace(c, **{field: v}, **more) for c in bases for v in values
+                     for more in ({}, *also(v))), times)
 
 
 # phase 4d's extra caps at one warp: 19 and 21 programs per SM
@@ -454,12 +459,24 @@ def record_block_candidates(plan, times: dict[Launch, dict[int, float]], keep: i
                                     accept=lambda c: c.head_scores)
 
 
+# The warps per multiprocessor of the queued fold's default grid: FOLD_PROGRAMS_PER_SM
+# programs of 4 warps
+FOLD_WARPS_PER_SM = 4 * FOLD_PROGRAMS_PER_SM
+
+
 def fold_warps_candidates(plan, times: dict[Launch, dict[int, float]], keep: int = 2) -> list[Launch]:
     """Phase 5 (decode): at each batch the `keep` fastest launches whose flush is separate,
-    with that fold launch at each warp count (Launch.fold_warps). After a decode step one
-    row in L folds: a few busy programs, whose best shape is not that of a flush of every
-    row (the fold's own table entry)."""
-    return _separate_flush_variants(plan, times, keep, "fold_warps", WARPS)
+    with that fold launch at each warp count (Launch.fold_warps), each also with a grid of
+    FOLD_WARPS_PER_SM warps per multiprocessor where the default grid holds a different
+    number (Launch.fold_programs: 8 programs of 2 warps, 16 of 1, 2 of 8). After a decode
+    step one row in L folds: a few busy programs, whose best shape is not that of a flush
+    of every row (the fold's own table entry). The default grid of 4 programs per
+    multiprocessor left fewer-warp folds with fewer warps (session 58's ncu of the NVFP4
+    fold: 35% of issue slots busy, waiting on memory and barriers, at 16 warps per SM)."""
+    def same_warps(w):
+        per_sm = FOLD_WARPS_PER_SM // w
+        return ({"fold_programs": per_sm},) if per_sm >= 1 and per_sm != FOLD_PROGRAMS_PER_SM else ()
+    return _separate_flush_variants(plan, times, keep, "fold_warps", WARPS, also=same_warps)
 
 
 # 16 and 32: a few large blocks queued (GLA's 512 KiB heads: 64 blocks after a staggered
@@ -797,12 +814,12 @@ def incumbent_report(jobs: list[Job], batches) -> list[str]:
 
 def report(tables: dict[str, TuningTable], log=print) -> None:
     log(f"\n{'configuration':<62} {'kernel':<20} {'batch':>5} {'BV':>3} {'BKT':>3} {'w':>2} {'s':>2} "
-        f"{'sp':>2} {'sf':>2} {'fw':>2} {'fs':>2} {'fd':>2} {'reg':>3} {'hd':>2} {'1st':>3} {'wd':>2} {'mm':>2} {'hl':>2} {'hw':>2} {'1p':>2} {'ord':>3} {'hs':>2} {'rb':>2} {'ms':>9} {'plan ms':>9} {'gain':>6}")
+        f"{'sp':>2} {'sf':>2} {'fw':>2} {'fp':>2} {'fs':>2} {'fd':>2} {'reg':>3} {'hd':>2} {'1st':>3} {'wd':>2} {'mm':>2} {'hl':>2} {'hw':>2} {'1p':>2} {'ord':>3} {'hs':>2} {'rb':>2} {'ms':>9} {'plan ms':>9} {'gain':>6}")
     for t in tables.values():
         for gpu, config, kernel, b, launch, info in t.entries():
             gain = info.get("plan_ms", info["ms"]) / info["ms"]
             log(f"{config:<62} {kernel:<20} {b:>5} {launch.BV:>3} {launch.BKT or '-':>3} {launch.num_warps:>2} "
-                f"{launch.num_stages:>2} {launch.split:>2} {'y' if launch.separate_flush else '-':>2} {launch.fold_warps or '-':>2} {launch.fold_split or '-':>2} {launch.fold_stages or '-':>2} {launch.maxnreg or '-':>3} {launch.heads:>2} {'y' if launch.stream_first else '-':>3} {'y' if launch.read_words else '-':>2} "
+                f"{launch.num_stages:>2} {launch.split:>2} {'y' if launch.separate_flush else '-':>2} {launch.fold_warps or '-':>2} {launch.fold_programs or '-':>2} {launch.fold_split or '-':>2} {launch.fold_stages or '-':>2} {launch.maxnreg or '-':>3} {launch.heads:>2} {'y' if launch.stream_first else '-':>3} {'y' if launch.read_words else '-':>2} "
                 f"{'y' if launch.read_mma else '-':>2} {'y' if launch.head_launch else '-':>2} {launch.head_warps or '-':>2} {'y' if launch.onepass_flush else '-':>2} {launch.flush_order or '-':>3} {'y' if launch.head_scores else '-':>2} {launch.record_block or '-':>2} {info['ms']:>9.4f} {info.get('plan_ms', float('nan')):>9.4f} "
                 f"{gain:>5.2f}x")
 

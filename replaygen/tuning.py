@@ -69,7 +69,8 @@ BATCH_BUCKETS = (1, 8, 64, 256, 512)
 ENTRY_KEYS = {"config", "kernel", "batch", "BV", "num_warps", "num_stages"}
 OPTIONAL_KEYS = {"BKT", "split", "separate_flush", "maxnreg", "heads", "fold_warps", "fold_split",
                  "stream_first", "read_words", "onepass_flush", "flush_order", "read_mma",
-                 "head_launch", "head_warps", "head_scores", "fold_stages", "record_block"}
+                 "head_launch", "head_warps", "head_scores", "fold_stages", "record_block",
+                 "fold_programs"}
 MAX_SPLIT = 64
 INFO_ORDER = ("ms", "plan_ms")   # as written: a set's order changes from run to run
 INFO_KEYS = frozenset(INFO_ORDER)
@@ -83,6 +84,12 @@ STALE = 1.10
 MAX_FLUSH_ORDER = 64  # the flushing programs' spacing (Launch.flush_order); one in L flushes
 MAX_RECORD_BLOCK = 256   # a decode's record block (Launch.record_block): at most its ring tile
 MAX_FOLD_SPLIT = 64   # value tiles of a fold (V / BV, at most 64 for V <= 1024 and BV >= 16)
+# Programs per multiprocessor of the queued fold launch (runtime.Kernels._fold_queued)
+# unless the decode's launch names its own (Launch.fold_programs): what a [16, 128] fold
+# of 4 warps and ~120 registers keeps resident on an H200 (ncu, session 11: 4 blocks per
+# SM); at most MAX_FOLD_PROGRAMS (sm_90 holds 32 blocks per multiprocessor).
+FOLD_PROGRAMS_PER_SM = 4
+MAX_FOLD_PROGRAMS = 32
 
 
 @dataclass(frozen=True)
@@ -141,7 +148,11 @@ class Launch:
     slower, so it is a choice per configuration. record_block (with head_scores and a
     separate flush, plan.record_blocks): the records' terms of each value tile from the
     committed records only, record_block rows at a time (RECORD_BLOCK; 0: from
-    whole-ring tiles)."""
+    whole-ring tiles). fold_programs (decode only, with a separate flush): that fold
+    launch's grid in programs per multiprocessor (None: FOLD_PROGRAMS_PER_SM, 4,
+    which four-warp folds of 128 registers fill; at fewer warps per program that leaves
+    warps unused: 8 two-warp or 16 one-warp programs hold as many). Not a compile-time
+    constant: the launch's grid only."""
 
     BV: int
     num_warps: int
@@ -163,6 +174,7 @@ class Launch:
     head_scores: bool = False
     fold_stages: int | None = None
     record_block: int = 0
+    fold_programs: int | None = None
 
     def constants(self, plan, kernel: str) -> dict[str, int | bool]:
         """The tl.constexpr arguments of `kernel` launched so (plan.launch_constants)."""
@@ -249,6 +261,8 @@ class Launch:
             out["fold_stages"] = self.fold_stages
         if self.record_block:
             out["record_block"] = self.record_block
+        if self.fold_programs is not None:
+            out["fold_programs"] = self.fold_programs
         return out
 
 
@@ -455,7 +469,7 @@ class TuningTable:
                                  e.get("flush_order", 0), e.get("read_mma", False),
                                  e.get("head_launch", False), e.get("head_warps"),
                                  e.get("head_scores", False), e.get("fold_stages"),
-                                 e.get("record_block", 0)), **info)
+                                 e.get("record_block", 0), e.get("fold_programs")), **info)
         return table
 
     @classmethod
@@ -531,6 +545,11 @@ class TuningTable:
             self._fail(key, f"'record_block' is a power of two <= {MAX_RECORD_BLOCK} (absent: "
                             f"whole-ring tiles), and only for replay_decode, got "
                             f"{e['record_block']!r} for {e['kernel']!r}")
+        g = e.get("fold_programs")
+        if "fold_programs" in e and (isinstance(g, bool) or not isinstance(g, int)
+                                     or not 1 <= g <= MAX_FOLD_PROGRAMS or e["kernel"] != "replay_decode"):
+            self._fail(key, f"'fold_programs' is an integer in 1..{MAX_FOLD_PROGRAMS} (programs per "
+                            f"multiprocessor), and only for replay_decode, got {g!r} for {e['kernel']!r}")
         if "flush_order" in e and (not _power_of_two(e["flush_order"], MAX_FLUSH_ORDER)
                                    or e["kernel"] != "replay_decode"):
             self._fail(key, f"'flush_order' is a power of two <= {MAX_FLUSH_ORDER} (absent: grid "

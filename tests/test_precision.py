@@ -297,27 +297,44 @@ def test_read_copy_launch_errors():
         launch_constants(nv, "replay_decode", 8, 32)
 
 
-def test_queued_fold_takes_every_full_ring(device):
+@pytest.mark.parametrize("per_sm", [None, 1, 5])
+def test_queued_fold_takes_every_full_ring(per_sm, device, monkeypatch):
     """The key-chunk decode of an NVFP4 read copy leaves full rings to a second launch
     (plan.FUSED_FLUSH false): the decode queues each (slot, value head) block whose ring
     it filled, and the fold launch takes them in a grid that does not depend on how many
-    filled (runtime.fold_programs: 3 programs in the interpreter), each block split over
-    2 programs here (Launch.fold_split; V = 18 in 16-row tiles: 2 tiles; the plan's one
-    program per block runs in every other NVFP4 case of this file). Four slots whose
-    rings fill in the same step queue 8 blocks (16 work items for 3 programs), a decode
-    that folds every step queues every block, and rows fill one at a time; outputs and
-    states match the reference, and every fold launch empties the queue (Harness)."""
+    filled (runtime.fold_programs: 3 programs in the interpreter, which counts as one
+    multiprocessor, or Launch.fold_programs: per_sm, here one program that takes every
+    item, or five), each block split over 2 programs here (Launch.fold_split; V = 18 in
+    16-row tiles: 2 tiles; the plan's one program per block runs in every other NVFP4
+    case of this file). Four slots whose rings fill in the same step queue 8 blocks (16
+    work items for 3 programs), a decode that folds every step queues every block, and
+    rows fill one at a time; outputs and states match the reference, every fold launch
+    empties the queue (Harness), and the largest queued grid is the one asked for."""
     h = Harness(_config("gdn", "fp32+nvfp4", K=32), num_slots=4, device=device, seed=4,
                 check_conventional=False)
     from replaygen.plan import plan_tiles
+    from replaygen.runtime import fold_programs
     from replaygen.tuning import Launch
     p = h.kern.plan
     assert not p.FUSED_FLUSH and p.NV == 2
+    if torch.device(device).type == "cpu":
+        assert fold_programs(torch.device(device), per_sm) == (3 if per_sm is None else per_sm)
     bv, bkt, warps = plan_tiles(p, "replay_decode")
-    h.kern.forced["replay_decode"] = Launch(bv, warps, p.STREAM_STAGES, bkt, fold_split=2)
+    h.kern.forced["replay_decode"] = Launch(bv, warps, p.STREAM_STAGES, bkt, fold_split=2,
+                                            fold_programs=per_sm)
+    grids, fold = [], h.kern.module.fold_kernel
+
+    class Spy:   # the queued fold launches' grids (one-dimensional; the others are not)
+        def __getitem__(self, grid):
+            grids.append(grid)
+            return fold[grid]
+    monkeypatch.setattr(h.kern.module, "fold_kernel", Spy())
     h.run([Step((0, 1, 2, 3)), Step((3, 2, 1, 0)), Step((0, 1, 2, 3)),   # L = 3: all fill
            Step((1, -1, 3), fold=True), Step((0, 2)), Step((2, 0, 1)), Step((0, 3, 2))])
     assert h.device_flushes >= 4 + 2 + 1
+    per_machine = 3 if per_sm is None else per_sm   # (a GPU: times its multiprocessors)
+    if torch.device(device).type == "cpu":
+        assert max(g[0] for g in grids if len(g) == 1) == per_machine
 
 
 @pytest.mark.parametrize("precision,tiles", [("fp32+fp8row", 8), ("fp32+nvfp4", None)])

@@ -497,6 +497,11 @@ def test_merge_replaces_same_keys():
     (table_json([entry(fold_split=6)]), "entries[0]", "'fold_split' is a power of two"),
     (table_json([entry(kernel="fold", fold_split=2)]), "entries[0]",
      "only for replay_decode, got 2 for 'fold'"),
+    (table_json([entry(fold_programs=0)]), "entries[0]", "'fold_programs' is an integer in 1..32"),
+    (table_json([entry(fold_programs=33)]), "entries[0]", "'fold_programs' is an integer in 1..32"),
+    (table_json([entry(fold_programs=True)]), "entries[0]", "'fold_programs' is an integer in 1..32"),
+    (table_json([entry(kernel="fold", fold_programs=8)]), "entries[0]",
+     "(programs per multiprocessor), and only for replay_decode, got 8 for 'fold'"),
     (with_meta(table_json([entry()]), capability=9.0), "meta.capability",
      'must be a compute capability "major.minor", got 9.0'),
     (with_meta(table_json([entry()]), multiprocessors=0), "meta.multiprocessors",
@@ -1026,28 +1031,39 @@ def test_phase_1b_streams_the_best_key_chunk_decodes_first():
 def test_phase_five_tries_the_separate_fold_at_every_warp_count(tmp_path):
     """Phase 5: at each batch the `keep` fastest decode launches whose flush is separate
     (marked, or every launch where the plan never fuses it), with the fold launch at each
-    warp count; Launch.fold_warps round-trips through a table file."""
-    from replaygen.tune import WARPS, fold_warps_candidates
+    warp count, and where the default grid (4 programs per multiprocessor) holds other
+    than 16 warps per multiprocessor, also with a grid that holds 16 (Launch.
+    fold_programs: 16 one-warp, 8 two-warp, 2 eight-warp programs); Launch.fold_warps,
+    fold_split and fold_programs round-trip through a table file (fold_programs absent
+    when unset)."""
+    from replaygen.tune import FOLD_WARPS_PER_SM, WARPS, fold_warps_candidates
+    from replaygen.tuning import FOLD_PROGRAMS_PER_SM
     fused = load("gdn", H=1, HV=2, K=16, V=16, L=3, tuning=False).plan
     never = load("gdn", H=1, HV=2, K=32, V=16, L=3, read_dtype="nvfp4",
                  decode_structure="kchunks", tuning=False).plan
     assert fused.FUSED_FLUSH and not never.FUSED_FLUSH, "the test means to cover both plans"
     a, b = Launch(64, 1, 3, BKT=32), Launch(128, 2, 1, BKT=32, separate_flush=True)
     times = {a: {256: 0.20}, b: {256: 0.25}}
-    fw = lambda x: [dataclasses.replace(x, fold_warps=w) for w in WARPS]   # noqa: E731
+    assert WARPS == (1, 2, 4, 8) and FOLD_PROGRAMS_PER_SM == 4 and FOLD_WARPS_PER_SM == 16
+    fw = lambda x: [dataclasses.replace(x, fold_warps=w, **extra)   # noqa: E731
+                    for w, grids in ((1, (None, 16)), (2, (None, 8)), (4, (None,)), (8, (None, 2)))
+                    for extra in ({"fold_programs": g} if g else {} for g in grids)]
     assert fold_warps_candidates(fused, times) == fw(b)
     assert fold_warps_candidates(never, times) == fw(a) + fw(b)
     assert fold_warps_candidates(never, times, keep=1) == fw(a)
     times[fw(a)[0]] = {256: 0.1}   # timed already, and not extended again
     assert fold_warps_candidates(never, times, keep=1) == fw(a)[1:]
     t = TuningTable()
-    t.add("G", "cfg", "replay_decode", 1, fw(b)[2])
+    two = dataclasses.replace(b, fold_warps=2)
+    assert "fold_programs" not in two.as_dict()
+    t.add("G", "cfg", "replay_decode", 1, two)
     path = tmp_path / "tuning.json"
     t.write(path, "gdn")
-    assert TuningTable.read(path, "gdn").lookup("cfg", "replay_decode", "G", 1).fold_warps == WARPS[2]
-    t.add("G", "cfg", "replay_decode", 1, dataclasses.replace(fw(b)[2], fold_split=8))
+    assert TuningTable.read(path, "gdn").lookup("cfg", "replay_decode", "G", 1) == two
+    t.add("G", "cfg", "replay_decode", 1, dataclasses.replace(two, fold_split=8, fold_programs=8))
     t.write(path, "gdn")
-    assert TuningTable.read(path, "gdn").lookup("cfg", "replay_decode", "G", 1).fold_split == 8
+    back = TuningTable.read(path, "gdn").lookup("cfg", "replay_decode", "G", 1)
+    assert (back.fold_warps, back.fold_split, back.fold_programs) == (2, 8, 8)
 
 
 def test_phase_seven_pipelines_the_separate_fold_and_the_depth_round_trips(tmp_path):
