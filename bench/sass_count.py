@@ -130,6 +130,9 @@ def main(argv=None) -> int:
     ap.add_argument("--templates", default=None, help="render from this template folder")
     ap.add_argument("--lines", type=int, default=0, help="print the N busiest source lines")
     ap.add_argument("--json", default=None, help="append the counts to this JSON-lines file")
+    ap.add_argument("--flags", default=None, help="the kernel's compile-time flags replaced, "
+                    "K=V[,K=V...] (ints, True / False, None; e.g. QSTAGES=3,QSPLIT=1 for the "
+                    "queued fold as a decode entry's fold_stages and fold_split launch it)")
     ap.add_argument("--split-head", type=int, choices=(1, 2), default=None,
                     help="a verify launch with head_launch: compile its head launch (1, the "
                          "default) or its stream launch (2)")
@@ -157,6 +160,15 @@ def main(argv=None) -> int:
             BV, BKT, warps = plan_tiles(kern.plan, args.kernel)
             launch = Launch(BV=BV, BKT=BKT, num_warps=warps, num_stages=3)
         launch = dataclasses.replace(launch, **launch_fields(pairs, "--launch"))
+    if args.flags:
+        def value(text):
+            words = {"True": True, "False": False, "None": None}
+            return words[text] if text in words else int(text)
+        pairs = [item.split("=", 1) for item in args.flags.split(",")]
+        unknown = [k for k, _ in pairs if k not in flags]
+        if unknown:
+            raise SystemExit(f"--flags: {unknown[0]!r} is not a flag of {args.kernel} ({', '.join(flags)})")
+        flags = {**flags, **{k: value(v) for k, v in pairs}}
     warps = None
     if args.split_head:
         flags = {**flags, "SPLIT_HEAD": args.split_head}

@@ -320,3 +320,46 @@ def test_ncu_phases_splits_the_samples_at_the_first_cp_async(tmp_path):
     assert "stream: 32 samples (64.0%), 128 warp instructions executed; long_sb 30, lg 2" in text
     assert text.splitlines()[-2].split()[:3] == ["3", "S", "29"]   # the barrier, then the FMUL
     assert text.splitlines()[-1].split()[:3] == ["1", "H", "11"]
+
+
+def test_merge_tables_takes_each_calls_changed_entries_and_provenance(tmp_path):
+    """bench/merge_tables.py: calls chained on one machine each tuned from the committed
+    table; the merge takes, in run order, the entries whose launch a call changed (with
+    its times), keeps entries a call only re-timed as committed, chains each call's new
+    provenance records ahead of the committed ones, and refuses two calls that change one
+    entry differently, naming it."""
+    import json
+    mt = _load("merge_tables")
+
+    def entry(config, BV, ms, **more):
+        return {"config": config, "kernel": "replay_decode", "batch": 256, "BV": BV,
+                "num_warps": 1, "num_stages": 1, **more, "ms": ms}
+
+    def meta(command, earlier=()):
+        return {"gpu": "G", "command": command, "earlier": [{"gpu": "G", "command": c} for c in earlier]}
+
+    base = {"format": 1, "variant": "gdn", "gpus": {"G": {
+        "meta": meta("old", ["older"]), "entries": [entry("a", 16, 1.0), entry("b", 16, 2.0)]}}}
+    call1 = {"format": 1, "variant": "gdn", "gpus": {"G": {
+        "meta": meta("tune a", ["old", "older"]),
+        "entries": [entry("a", 32, 0.9), entry("b", 16, 2.1)]}}}          # a changed, b re-timed
+    call2 = {"format": 1, "variant": "gdn", "gpus": {"G": {
+        "meta": meta("tune b2", ["tune b1", "old", "older"]),
+        "entries": [entry("a", 16, 1.01), entry("b", 16, 1.5, head_scores=True)]}}}
+    for name, table in (("base", base), ("c1", call1), ("c2", call2)):
+        folder = tmp_path / name / "tables"
+        folder.mkdir(parents=True)
+        (folder / "gdn.json").write_text(json.dumps(table))
+    path = tmp_path / "base" / "tables" / "gdn.json"
+    assert mt.main(["gdn", str(tmp_path / "c1"), str(tmp_path / "c2"), "--table", str(path)]) == 0
+    out = json.loads(path.read_text())["gpus"]["G"]
+    assert out["entries"] == [entry("a", 32, 0.9), entry("b", 16, 1.5, head_scores=True)]
+    assert [out["meta"]["command"]] + [m["command"] for m in out["meta"]["earlier"]] == [
+        "tune b2", "tune b1", "tune a", "old", "older"]
+    # nothing changed: the committed table as it was
+    again, lines = mt.merge(base, [("c0", base)])
+    assert again == base and lines == []
+    clash = json.loads(json.dumps(call2))
+    clash["gpus"]["G"]["entries"][0] = entry("a", 64, 0.8)
+    with pytest.raises(SystemExit, match="a/replay_decode/256 changed by both c1 and c3, differently"):
+        mt.merge(base, [("c1", call1), ("c3", clash)])
