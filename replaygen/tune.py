@@ -389,18 +389,20 @@ def read_mma_candidates(plan, times: dict[Launch, dict[int, float]]) -> list[Lau
     return out
 
 
-def _separate_flush_variants(plan, times: dict[Launch, dict[int, float]], keep: int, field: str,
-                             values, unset=None, accept=lambda c: True,
-                             also=lambda v: ()) -> list[Launch]:
+def _separate_flush_bases(plan, times: dict[Launch, dict[int, float]], keep: int, accept) -> list[Launch]:
     """At each batch the `keep` fastest launches whose flush is separate (Launch.
-    separate_flush, or a plan whose decode always leaves it to the fold launch), whose
-    `field` is `unset` and that `accept` takes, with `field` set to each of `values`,
-    each followed by the same with each of also(value)'s other fields set too; those
-    not timed yet."""
-    bases = _fastest_at_each_batch(times, keep, lambda c: getattr(c, field) == unset and accept(c)
-                                   and (c.separate_flush or not plan.FUSED_FLUSH))
-    return _untimed((dataclasses.replace(c, **{field: v}, **more) for c in bases for v in values
-                     for more in ({}, *also(v))), times)
+    separate_flush, or a plan whose decode always leaves it to the fold launch) that
+    `accept` takes."""
+    return _fastest_at_each_batch(times, keep, lambda c: accept(c)
+                                  and (c.separate_flush or not plan.FUSED_FLUSH))
+
+
+def _separate_flush_variants(plan, times: dict[Launch, dict[int, float]], keep: int, field: str,
+                             values, unset=None, accept=lambda c: True) -> list[Launch]:
+    """The `_separate_flush_bases` whose `field` is `unset` and that `accept` takes, with
+    `field` set to each of `values`; those not timed yet."""
+    bases = _separate_flush_bases(plan, times, keep, lambda c: getattr(c, field) == unset and accept(c))
+    return _untimed((dataclasses.replace(c, **{field: v}) for c in bases for v in values), times)
 
 
 # phase 4d's extra caps at one warp: 19 and 21 programs per SM
@@ -465,18 +467,23 @@ FOLD_WARPS_PER_SM = 4 * FOLD_PROGRAMS_PER_SM
 
 
 def fold_warps_candidates(plan, times: dict[Launch, dict[int, float]], keep: int = 2) -> list[Launch]:
-    """Phase 5 (decode): at each batch the `keep` fastest launches whose flush is separate,
-    with that fold launch at each warp count (Launch.fold_warps), each also with a grid of
-    FOLD_WARPS_PER_SM warps per multiprocessor where the default grid holds a different
-    number (Launch.fold_programs: 8 programs of 2 warps, 16 of 1, 2 of 8). After a decode
-    step one row in L folds: a few busy programs, whose best shape is not that of a flush
-    of every row (the fold's own table entry). The default grid of 4 programs per
-    multiprocessor left fewer-warp folds with fewer warps (session 58's ncu of the NVFP4
-    fold: 35% of issue slots busy, waiting on memory and barriers, at 16 warps per SM)."""
-    def same_warps(w):
-        per_sm = FOLD_WARPS_PER_SM // w
-        return ({"fold_programs": per_sm},) if per_sm >= 1 and per_sm != FOLD_PROGRAMS_PER_SM else ()
-    return _separate_flush_variants(plan, times, keep, "fold_warps", WARPS, also=same_warps)
+    """Phase 5 (decode): at each batch the `keep` fastest launches whose flush is separate
+    and whose fold launch has the default grid, with that fold launch at each warp count
+    (Launch.fold_warps), each also with a grid of FOLD_WARPS_PER_SM warps per
+    multiprocessor where the default grid holds a different number (Launch.fold_programs:
+    8 programs of 2 warps, 16 of 1, 2 of 8); those not timed yet. A launch whose fold
+    warps are set already (a table's, in a refining sweep) is a base too: its variants
+    replace them. After a decode step one row in L folds: a few busy programs, whose best
+    shape is not that of a flush of every row (the fold's own table entry). The default
+    grid of 4 programs per multiprocessor left fewer-warp folds with fewer warps
+    (session 58's ncu of the NVFP4 fold: 35% of issue slots busy, waiting on memory and
+    barriers, at 16 warps per SM)."""
+    def grids(warps):   # the default grid, and one of FOLD_WARPS_PER_SM warps where that differs
+        same = FOLD_WARPS_PER_SM // warps
+        return (None, same) if same >= 1 and same != FOLD_PROGRAMS_PER_SM else (None,)
+    bases = _separate_flush_bases(plan, times, keep, lambda c: c.fold_programs is None)
+    return _untimed((dataclasses.replace(c, fold_warps=w, fold_programs=g)
+                     for c in bases for w in WARPS for g in grids(w)), times)
 
 
 # 16 and 32: a few large blocks queued (GLA's 512 KiB heads: 64 blocks after a staggered

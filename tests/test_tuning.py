@@ -1053,6 +1053,12 @@ def test_phase_five_tries_the_separate_fold_at_every_warp_count(tmp_path):
     assert fold_warps_candidates(never, times, keep=1) == fw(a)
     times[fw(a)[0]] = {256: 0.1}   # timed already, and not extended again
     assert fold_warps_candidates(never, times, keep=1) == fw(a)[1:]
+    # a tabled launch with its fold warps set (a refining sweep's base) is varied too; one
+    # with its own grid is not a base
+    tabled = dataclasses.replace(b, fold_warps=4)
+    assert fold_warps_candidates(fused, {tabled: {256: 0.1}}) == [
+        c for c in fw(b) if c != tabled]
+    assert fold_warps_candidates(fused, {fw(b)[1]: {256: 0.1}}) == []
     t = TuningTable()
     two = dataclasses.replace(b, fold_warps=2)
     assert "fold_programs" not in two.as_dict()
