@@ -49,6 +49,10 @@ of the folding rows is compared: check, one verify of T_MAX drafts with every ro
 L - 1 committed records (all fold first; outputs, materialised states, cursors 0); time,
 `time_kernel(.., "verify_fold", ..)`. `@` overrides replace the `verify_fold` entry's
 fields.
+With `--kernel conventional_decode` the conventional step is compared: check, one step
+per version from the same state pool and inputs (outputs and updated states); time,
+`time_kernel(.., "conventional_decode", ..)`. `@` overrides replace its tabled entry's
+fields.
 Dry run of the check in the interpreter (CPU): add `--no-time --batch 2`.
 """
 from __future__ import annotations
@@ -84,7 +88,7 @@ def load(folder: str, variant: str, geometry: str, read: str, device=None):
     common.use_templates(folder)
     kern = replaygen.load(variant, config=geometry, L=L, state_dtype="fp32", record_dtype="bf16",
                           read_dtype=None if read == "fp32" else read,
-                          max_drafts=T_MAX if KERNEL in SPECULATIVE else None,
+                          max_drafts=T_MAX if KERNEL in SPECULATIVE_KERNELS else None,
                           verify_folds=KERNEL == "verify_fold")
     if over:
         import dataclasses
@@ -190,13 +194,32 @@ def check_verify_fold(kerns, device) -> dict:
             "nan": [bool(torch.isnan(o).any() or torch.isnan(s).any()) for o, s in zip(outs, states)]}
 
 
-# the speculative kernels' comparisons: (check, timed quantities of Workload.time_kernel,
-# the launch constants recorded)
-SPECULATIVE = {"verify": (check_verify, ("verify",),
-                          ("BV", "NV", "BKT", "DBV", "HPP", "STREAM_STAGES")),
-               "verify_fold": (check_verify_fold, ("verify_fold",),
-                               ("BV", "NV", "BKT", "DBV", "HPP", "STREAM_STAGES")),
-               "fold": (check_fold, ("fold", "commit"), ("BV", "NV", "BL"))}
+def check_conventional(kerns, device) -> dict:
+    """One conventional step per version from the same state pool and inputs, against the
+    first version: outputs and the updated states."""
+    outs, states = [], []
+    for kern in kerns:
+        work = Workload(kern, BATCH, device, seed=7)   # same seed: the same pool and inputs
+        work.out.fill_(float("nan"))
+        work.conventional(BATCH)
+        outs.append(work.out[:BATCH].clone())
+        states.append(work.pool[:BATCH].clone())
+        del work
+    return {"out": [rel_err(o, outs[0].double()) for o in outs],
+            "state": [rel_err(s, states[0].double()) for s in states],
+            "nan": [bool(torch.isnan(o).any()) for o in outs]}
+
+
+# the speculative kernels (loaded with max_drafts = T_MAX)
+SPECULATIVE_KERNELS = ("verify", "verify_fold", "fold")
+# the comparisons other than the replay decode's: (check, timed quantities of
+# Workload.time_kernel, the launch constants recorded)
+KERNEL_CHECKS = {
+    "conventional_decode": (check_conventional, ("conventional_decode",), ("BV", "NV")),
+    "verify": (check_verify, ("verify",), ("BV", "NV", "BKT", "DBV", "HPP", "STREAM_STAGES")),
+    "verify_fold": (check_verify_fold, ("verify_fold",),
+                    ("BV", "NV", "BKT", "DBV", "HPP", "STREAM_STAGES")),
+    "fold": (check_fold, ("fold", "commit"), ("BV", "NV", "BL"))}
 
 
 def _check_line(check: dict) -> str:
@@ -210,9 +233,10 @@ def _check_line(check: dict) -> str:
     return " ".join(parts)
 
 
-def main_speculative(args, folders, device, timer) -> int:
-    """--kernel verify / fold: the check and the times per case (see the docstring)."""
-    check_fn, quantities, keys = SPECULATIVE[KERNEL]
+def main_kernel(args, folders, device, timer) -> int:
+    """--kernel verify / verify_fold / fold / conventional_decode: the check and the times per
+    case (see the docstring)."""
+    check_fn, quantities, keys = KERNEL_CHECKS[KERNEL]
     result = {"meta": environment(sys.argv), "kernel": KERNEL, "max_drafts": T_MAX,
               "templates": folders, "cases": []}
     for case in args.cases.split(","):
@@ -249,7 +273,8 @@ def main() -> int:
     ap.add_argument("--out", type=Path, required=True)
     ap.add_argument("--batch", type=int, default=BATCH)
     ap.add_argument("--no-time", action="store_true", help="the check only (runs on a CPU too)")
-    ap.add_argument("--kernel", choices=("replay_decode", "verify", "verify_fold", "fold"),
+    ap.add_argument("--kernel", choices=("replay_decode", "verify", "verify_fold", "fold",
+                                         "conventional_decode"),
                     default="replay_decode",
                     help="the kernel compared (default: %(default)s)")
     ap.add_argument("--max-drafts", type=int, default=T_MAX, help="T_MAX of --kernel verify")
@@ -259,9 +284,9 @@ def main() -> int:
     device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
     folders = args.templates.split(",")
     timer = None if args.no_time else Timer(device)
-    if KERNEL in SPECULATIVE:
+    if KERNEL in KERNEL_CHECKS:
         args.out.mkdir(parents=True, exist_ok=True)
-        return main_speculative(args, folders, device, timer)
+        return main_kernel(args, folders, device, timer)
     result = {"meta": environment(sys.argv), "templates": folders, "cases": []}
     args.out.mkdir(parents=True, exist_ok=True)
     for case in args.cases.split(","):

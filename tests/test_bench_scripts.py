@@ -363,3 +363,27 @@ def test_merge_tables_takes_each_calls_changed_entries_and_provenance(tmp_path):
     clash["gpus"]["G"]["entries"][0] = entry("a", 64, 0.8)
     with pytest.raises(SystemExit, match="a/replay_decode/256 changed by both c1 and c3, differently"):
         mt.merge(base, [("c1", call1), ("c3", clash)])
+
+
+def test_template_ab_checks_the_conventional_step_of_each_version(device):
+    """bench/template_ab.py --kernel conventional_decode: one conventional step per version
+    from the same pool and inputs; two launches of one kernel agree exactly, and a
+    version whose state update differs is seen in the states."""
+    from replaygen.plan import plan_tiles
+    from replaygen.tuning import Launch
+    ab = _load("template_ab")
+    ab.BATCH = 2
+    kerns = [load("gdn", H=1, HV=2, K=16, V=16, L=4, tuning=False) for _ in range(3)]
+    bv, _, warps = plan_tiles(kerns[0].plan, "conventional_decode")
+    kerns[1].forced["conventional_decode"] = Launch(bv // 2, warps, 1)
+    wrong = kerns[2].conventional_decode
+
+    def off_by_a_bit(pool, slots, **kw):   # the state written 1% too large
+        out = wrong(pool, slots, **kw)
+        pool[slots.long()] *= 1.01
+        return out
+    kerns[2].conventional_decode = off_by_a_bit
+    got = ab.check_conventional(kerns, torch.device(device))
+    assert got["out"][:2] == [0.0, 0.0] and got["state"][:2] == [0.0, 0.0]
+    assert got["state"][2] > 1e-3 and not any(got["nan"])
+    assert "conventional_decode" in ab.KERNEL_CHECKS
