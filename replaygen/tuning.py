@@ -300,12 +300,15 @@ class TuningTable:
         sweep becomes the GPU's meta and the sweeps before it are kept under its
         "earlier" list (newest first, each sweep once), since the merged entries still
         come from them. `replaygen tune` saves after every phase, so the same sweep is
-        merged into its own file several times: that adds nothing to "earlier"."""
+        merged into its own file several times: that adds nothing to "earlier". Sweeps
+        under `other`'s "earlier" that this table lacks come first: `other` was tuned
+        from this table, and they ran after it (bench/merge_tables.py merges the tables
+        of calls chained on one machine, each tuned from the committed one)."""
         for gpu, meta in other.meta.items():
             sweep = _sweep_of(meta)
             before = self.meta.get(gpu)
-            seen = ([_sweep_of(before)] + list(before.get("earlier", [])) if before else []) \
-                + list(meta.get("earlier", []))
+            held = [_sweep_of(before)] + list(before.get("earlier", [])) if before else []
+            seen = [m for m in meta.get("earlier", []) if m not in held] + held
             earlier = []
             for m in seen:
                 if m != sweep and m not in earlier:
