@@ -211,12 +211,20 @@ class Workload:
         timed. The first time taken on a new workload ran slow (H200, session 6: Mamba-2
         Nano's conventional step at batch 256, the first row timed after the buffers were
         made, 0.582 ms against 0.530 for the same kernel in precision_bench's run of the
-        same call and in session 5, where batch 1 came first; a ratio past its byte cap)."""
+        same call and in session 5, where batch 1 came first; a ratio past its byte cap).
+
+        The plain pool is restored afterwards: how many steps fit in `ms` depends on the
+        machine and the compile cache, and checks compare workloads built from one seed
+        (session 62: template_ab's conventional check differed by 4e-3 between two
+        versions of one kernel, once their compiles were cached)."""
+        drawn = self.pool.clone()
         deadline = time.perf_counter() + ms / 1e3
         while time.perf_counter() < deadline:
             for _ in range(8):
                 self.conventional(self.num_slots)
             torch.cuda.synchronize()
+        self.pool.copy_(drawn)
+        del drawn
 
     # -- launches (rows: the first `rows` slots, or padding rows only) ---------------------
     def _rows(self, rows, padding):

@@ -2,7 +2,7 @@
 # the templates and run `replaygen build`.
 # kernel: kda__H32_HV32_K128_V128__L16__state_fp16__rec_bf16_g-fp32__gcum
 # spec sha256: 900e043a38a9f7023de2cc4bf78d14388be9de5c6732cf3e1db42c3737507d77
-# templates sha256: 9aa0adbd2fc0650f8a77e1c2fbe7e08636d3567941d494dedc5632435ef60c27
+# templates sha256: 22aa905eb17a48a519da5f7482cce50908c3e101aa331211ee9255307ef27f54
 # generator sha256: cc38328052367acfc1d70a85ead671d0c0da44cad5a29c1e06ad2758a38fc31a
 """ReplaySSM kernels for kda: kda__H32_HV32_K128_V128__L16__state_fp16__rec_bf16_g-fp32__gcum.
 
@@ -57,8 +57,11 @@ def replay_decode_kernel(
     NSPLIT programs share the (row, value head), each taking every NSPLIT-th value tile;
     the last one to finish publishes the cursor (`publish_cursor` in _macros.j2).
     """
-    i_b = tl.program_id(0)
-    i_hv = tl.program_id(1)
+    # the grid's (rows, value heads) read value head first: consecutive programs take
+    # consecutive heads of one slot
+    pid = tl.program_id(0) + tl.num_programs(0) * tl.program_id(1)
+    i_b = pid // HV
+    i_hv = pid % HV
     if NSPLIT == 1:
         i_split = 0  # a compile-time 0: unsplit launches keep static value-tile offsets
     else:
@@ -428,9 +431,12 @@ def conventional_decode_kernel(
 ):
     """The conventional decode step for row i_b, value head i_hv, value tile i_v:
     read the state tile, decay it, update it, read the output, write the state back."""
-    i_b = tl.program_id(0)
-    i_hv = tl.program_id(1)
-    i_v = tl.program_id(2)
+    # the grid (rows, HV, NV) read in the other order: value tile fastest, then value
+    # head, then row, so that consecutive programs take consecutive tiles of one slot
+    pid = tl.program_id(0) + tl.num_programs(0) * (tl.program_id(1) + HV * tl.program_id(2))
+    i_v = pid % NV
+    i_hv = (pid // NV) % HV
+    i_b = pid // (NV * HV)
     i_kh = i_hv // GROUP
     i_slot = tl.load(slots_ptr + i_b).to(tl.int64)
     o_k = tl.arange(0, BK)

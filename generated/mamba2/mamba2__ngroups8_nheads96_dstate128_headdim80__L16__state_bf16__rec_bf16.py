@@ -2,7 +2,7 @@
 # the templates and run `replaygen build`.
 # kernel: mamba2__ngroups8_nheads96_dstate128_headdim80__L16__state_bf16__rec_bf16
 # spec sha256: b9b9d1221036064279430b56c5d997514355cbb9c52adf3b69fc5581e1456b5e
-# templates sha256: 9aa0adbd2fc0650f8a77e1c2fbe7e08636d3567941d494dedc5632435ef60c27
+# templates sha256: 22aa905eb17a48a519da5f7482cce50908c3e101aa331211ee9255307ef27f54
 # generator sha256: cc38328052367acfc1d70a85ead671d0c0da44cad5a29c1e06ad2758a38fc31a
 """ReplaySSM kernels for mamba2: mamba2__ngroups8_nheads96_dstate128_headdim80__L16__state_bf16__rec_bf16.
 
@@ -87,8 +87,11 @@ def replay_decode_kernel(
     them (group_scores).
     """
     if FLUSH_ORDER == 0:
-        i_b = tl.program_id(0)
-        i_hv0 = tl.program_id(1) * HPP  # the program's first value head
+        # the grid's (rows, head groups) read head group first: consecutive programs take
+        # consecutive heads of one slot
+        pid = tl.program_id(0) + tl.num_programs(0) * tl.program_id(1)
+        i_b = pid // (HV // HPP)
+        i_hv0 = (pid % (HV // HPP)) * HPP  # the program's first value head
     else:  # (a tuned launch choice) the flushing rows' programs early in the launch
         i_b, i_hg, epoch = launch_order.flush_first(slots_ptr, num_slots, fold_queue_ptr + 2 + num_slots * HV + num_slots * H, HV // HPP, FLUSH_ORDER, ROWS_P2)
         i_hv0 = i_hg * HPP
@@ -603,9 +606,12 @@ def conventional_decode_kernel(
 ):
     """The conventional decode step for row i_b, value head i_hv, value tile i_v:
     read the state tile, decay it, update it, read the output, write the state back."""
-    i_b = tl.program_id(0)
-    i_hv = tl.program_id(1)
-    i_v = tl.program_id(2)
+    # the grid (rows, HV, NV) read in the other order: value tile fastest, then value
+    # head, then row, so that consecutive programs take consecutive tiles of one slot
+    pid = tl.program_id(0) + tl.num_programs(0) * (tl.program_id(1) + HV * tl.program_id(2))
+    i_v = pid % NV
+    i_hv = (pid // NV) % HV
+    i_b = pid // (NV * HV)
     i_kh = i_hv // GROUP
     i_slot = tl.load(slots_ptr + i_b).to(tl.int64)
     o_k = tl.arange(0, BK)

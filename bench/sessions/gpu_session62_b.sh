@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Session 62, ~7 min, any card (an H200 first). The grid orders of session 61's prototypes
+# are now the templates' (the H100's A/B, session 62 calls b and c: the conventional step
+# 1.048-1.080x faster on all five issue-5 geometries, the fp32 replay decodes of Mamba-2
+# Super 1.032x and KDA 1.020x amortised, GDN 122B and Nano even).
+# 1. The same A/Bs on this card: the templates against the templates before (the two
+#    diffs reversed), the conventional step at its tabled launch and at [8, K] one warp.
+# 2. The conventional step's launches re-swept for the new order (batch 256, L = 16, the
+#    five geometries; `replaygen tune --kernels conventional_decode`), tables to $OUT/tables.
+# 3. Issue 5's rows (`replaygen bench`, batch 256, L = 16) with the new tables.
+# One tarball comes back.
+source "$(dirname "$0")/../gpu_env.sh"
+export PYTHONPATH=.
+old=bench/ab_templates/before_s62
+rm -rf $old && mkdir -p $old && cp templates/*.j2 $old/ \
+    && patch -R -s -d $old -p2 < bench/proto/s61_conv_grid_order.diff \
+    && patch -R -s -d $old -p2 < bench/proto/s61_replay_grid_order.diff
+timeout "${AB_S:-200}" python3 bench/template_ab.py --kernel conventional_decode --rounds "${AB_ROUNDS:-3}" \
+    --cases gdn:qwen3.5-4b:fp32,gdn:qwen3.5-122b-a10b:fp32,mamba2:nemotron3-nano-4b:fp32,mamba2:nemotron3-super-120b:fp32,kda:kimi-linear-48b:fp32 \
+    --templates "$old,templates,$old@BV=8+num_warps=1,templates@BV=8+num_warps=1" \
+    --out "$OUT/ab_conv_order" > "$OUT/ab_conv_order.log" 2>&1
+echo "rc=$?"; grep -E "^(mamba2|gdn|kda|gla):" "$OUT/ab_conv_order.log" | cut -c1-400
+AB_ROUNDS=${AB_ROUNDS:-3} ab replay_order ${AB_REPLAY_S:-150} \
+    gdn:qwen3.5-122b-a10b:fp32,mamba2:nemotron3-nano-4b:fp32,mamba2:nemotron3-super-120b:fp32,kda:kimi-linear-48b:fp32 \
+    "$old,templates"
+mkdir -p "$OUT/tables"
+for vc in "gdn qwen3.5-4b" "gdn qwen3.5-122b-a10b" "mamba2 nemotron3-nano-4b" "mamba2 nemotron3-super-120b" "kda kimi-linear-48b"; do
+    set -- $vc
+    timeout $(( ${TUNE_S:-25} + 30 )) python3 -m replaygen tune --variant "$1" --config "$2" --L 16 \
+        --kernels conventional_decode --batches 256 --budget-s "${TUNE_S:-25}" >> "$OUT/tune.log" 2>&1
+    echo "tune $2 rc=$?"
+    for v in gdn mamba2 kda gla; do cp generated/$v/tuning.json "$OUT/tables/$v.json"; done
+done
+grep -E "budget|replaygen tune:|conventional_decode +256 " "$OUT/tune.log" | cut -c1-220
+SUITE_TIMEOUT=200 suite suite gdn,mamba2,kda
+tar czf /tmp/data.tgz -C "$OUT" . && find "$OUT" -mindepth 1 -delete && mv /tmp/data.tgz "$OUT/"
