@@ -41,13 +41,15 @@ import triton.language as tl
 
 @triton.jit
 def flush_first(slots_ptr, num_slots, order_ptr, HV: tl.constexpr, SPACING: tl.constexpr,
-                ROWS_P2: tl.constexpr):
+                ROWS_P2: tl.constexpr, HEADS_FASTEST: tl.constexpr):
     """(i_b, i_hv, epoch) of this program in a grid (rows, HV, split) whose rows flagged
     to flush (order_ptr[1 + epoch * num_slots + slot] != 0) go first: launch position
     p = program_id(1) * rows + program_id(0) serves, if p is a multiple of the spacing s
-    and p / s < F * HV (F flagged rows), flagged item p / s (rows fastest, as the grid);
-    otherwise the next item of the other rows. s is SPACING, lowered where F * HV * s
-    would pass the launch's end. ROWS_P2: a power of two >= rows (one vector of flags)."""
+    and p / s < F * HV (F flagged rows), flagged item p / s; otherwise the next item of
+    the other rows. Items run rows fastest (as the grid), or with HEADS_FASTEST the value
+    heads of one row in consecutive items (consecutive programs then read one slot's
+    consecutive heads, as fla's grid does). s is SPACING, lowered where F * HV * s would
+    pass the launch's end. ROWS_P2: a power of two >= rows (one vector of flags)."""
     rows = tl.num_programs(0)
     programs = rows * tl.num_programs(1) * tl.num_programs(2)
     arrived = tl.atomic_add(order_ptr, 1, sem="relaxed")
@@ -69,10 +71,15 @@ def flush_first(slots_ptr, num_slots, order_ptr, HV: tl.constexpr, SPACING: tl.c
     # the other items fill the positions the flagged ones leave, in order
     other = pos - tl.minimum((pos + spacing - 1) // spacing, flush_items)
     item = tl.where(is_flush, pos // spacing, other)
-    group = tl.where(is_flush, tl.maximum(n_flush, 1), tl.maximum(rows - n_flush, 1))
-    rank = item % group
+    if HEADS_FASTEST:
+        rank = item // HV
+        i_hv = item % HV
+    else:
+        group = tl.where(is_flush, tl.maximum(n_flush, 1), tl.maximum(rows - n_flush, 1))
+        rank = item % group
+        i_hv = item // group
     # the row of that rank among the flagged rows (or among the others)
     member = tl.where(is_flush, flush, m_r & (flush == 0))
     ranks = tl.where(is_flush, above, o_r + 1 - above)
     i_b = tl.sum(tl.where(member & (ranks == rank + 1), o_r, 0), axis=0)
-    return i_b, item // group, epoch
+    return i_b, i_hv, epoch
