@@ -23,14 +23,15 @@ Invariants:
   not decoded last time; the first launch reads zeros (grid order).
 
 Why (Launch.flush_order, a tuned launch choice): in a staggered flush cycle one row in L
-flushes, and a flushing program runs 2-3x as long as the others. In grid order (rows
-fastest) the flushing programs are spread over the whole launch, so those in its last
-wave finish after every other program: a tail. Placed at the start, they finish within
+flushes, and a flushing program runs 2-3x as long as the others. In grid order the
+flushing programs are spread over the whole launch, so those in its last wave finish
+after every other program: a tail. Placed at the start, they finish within
 the launch (H200, session 30, bench/flush_tail.py, batch 256, L = 16: GDN Qwen3.5-4B
 0.1816 -> 0.1747 ms per launch; but GDN 122B, whose flushing programs then fill a wave and
 re-read more than L2 holds, 0.3307 -> 0.3509). So the spacing is tuned: flushing
 programs at every SPACING-th launch position from the start (1: all first; larger:
-thinned out over more of the launch), the others in grid order around them. Measured
+thinned out over more of the launch), the others around them, each group in (row,
+value head) order with the heads fastest, as the grid reads without a flush order. Measured
 (session 31, amortised over a staggered cycle): GDN 4B 0.1725 -> 0.1692 ms at L = 16
 and 0.2258 -> 0.1742 at L = 32 (tuned), while Mamba-2 Nano lost 11%: its short programs
 pay the prologue here (the atomic, a gather of the rows' flags, a scan) once each.
@@ -41,15 +42,16 @@ import triton.language as tl
 
 @triton.jit
 def flush_first(slots_ptr, num_slots, order_ptr, HV: tl.constexpr, SPACING: tl.constexpr,
-                ROWS_P2: tl.constexpr, HEADS_FASTEST: tl.constexpr):
+                ROWS_P2: tl.constexpr):
     """(i_b, i_hv, epoch) of this program in a grid (rows, HV, split) whose rows flagged
     to flush (order_ptr[1 + epoch * num_slots + slot] != 0) go first: launch position
     p = program_id(1) * rows + program_id(0) serves, if p is a multiple of the spacing s
     and p / s < F * HV (F flagged rows), flagged item p / s; otherwise the next item of
-    the other rows. Items run rows fastest (as the grid), or with HEADS_FASTEST the value
-    heads of one row in consecutive items (consecutive programs then read one slot's
-    consecutive heads, as fla's grid does). s is SPACING, lowered where F * HV * s would
-    pass the launch's end. ROWS_P2: a power of two >= rows (one vector of flags)."""
+    the other rows. Items run value heads fastest: consecutive programs read one slot's
+    consecutive heads, as the decodes without a flush order do (H100, session 62: 1.005x
+    GDN 4B, 1.009x GDN 122B, 1.048x Mamba-2 Nano amortised against rows fastest). s is
+    SPACING, lowered where F * HV * s would pass the launch's end. ROWS_P2: a power of
+    two >= rows (one vector of flags)."""
     rows = tl.num_programs(0)
     programs = rows * tl.num_programs(1) * tl.num_programs(2)
     arrived = tl.atomic_add(order_ptr, 1, sem="relaxed")
@@ -71,13 +73,8 @@ def flush_first(slots_ptr, num_slots, order_ptr, HV: tl.constexpr, SPACING: tl.c
     # the other items fill the positions the flagged ones leave, in order
     other = pos - tl.minimum((pos + spacing - 1) // spacing, flush_items)
     item = tl.where(is_flush, pos // spacing, other)
-    if HEADS_FASTEST:
-        rank = item // HV
-        i_hv = item % HV
-    else:
-        group = tl.where(is_flush, tl.maximum(n_flush, 1), tl.maximum(rows - n_flush, 1))
-        rank = item % group
-        i_hv = item // group
+    rank = item // HV
+    i_hv = item % HV
     # the row of that rank among the flagged rows (or among the others)
     member = tl.where(is_flush, flush, m_r & (flush == 0))
     ranks = tl.where(is_flush, above, o_r + 1 - above)

@@ -2,8 +2,8 @@
 # the templates and run `replaygen build`.
 # kernel: gdn__H16_HV32_K128_V128__L16__state_fp16sr__read_nvfp4__rec_bf16
 # spec sha256: 269ae606d36dd56b152535499facfacd42680cd4fda27f9a1b04094384a173fb
-# templates sha256: 7d0834937501bd55c973171c995d077386547d23b705de022c79a9d928cf9e2f
-# generator sha256: e3209053fdc2c2edcc8230581eaca5927656d13234f6b2216dfff460c699bd2f
+# templates sha256: 22aa905eb17a48a519da5f7482cce50908c3e101aa331211ee9255307ef27f54
+# generator sha256: 351e6d9fa7c897b12df12756155e284817bf33d45bd339216e6f89d8b71322cf
 """ReplaySSM kernels for gdn: gdn__H16_HV32_K128_V128__L16__state_fp16sr__read_nvfp4__rec_bf16.
 
 Replay form: S_t = C·exp(G_t) + Σ_j u_j (exp(G_t - G_j)·k_j)ᵀ,  G_j = Σ_(i<=j) g_i
@@ -92,7 +92,7 @@ def replay_decode_kernel(
         i_b = pid // (HV // HPP)
         i_hv0 = (pid % (HV // HPP)) * HPP  # the program's first value head
     else:  # (a tuned launch choice) the flushing rows' programs early in the launch
-        i_b, i_hg, epoch = launch_order.flush_first(slots_ptr, num_slots, fold_queue_ptr + 2 + num_slots * HV + num_slots * H, HV // HPP, FLUSH_ORDER, ROWS_P2, False)
+        i_b, i_hg, epoch = launch_order.flush_first(slots_ptr, num_slots, fold_queue_ptr + 2 + num_slots * HV + num_slots * H, HV // HPP, FLUSH_ORDER, ROWS_P2)
         i_hv0 = i_hg * HPP
     if NSPLIT == 1:
         i_split = 0  # a compile-time 0: unsplit launches keep static value-tile offsets

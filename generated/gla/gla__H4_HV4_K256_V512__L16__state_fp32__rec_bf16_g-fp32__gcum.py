@@ -2,8 +2,8 @@
 # the templates and run `replaygen build`.
 # kernel: gla__H4_HV4_K256_V512__L16__state_fp32__rec_bf16_g-fp32__gcum
 # spec sha256: 2a7fe42937c3f75572badc158aa6b5a3525d5a4bced8d5656b63326bdec79ab1
-# templates sha256: 7d0834937501bd55c973171c995d077386547d23b705de022c79a9d928cf9e2f
-# generator sha256: e3209053fdc2c2edcc8230581eaca5927656d13234f6b2216dfff460c699bd2f
+# templates sha256: 22aa905eb17a48a519da5f7482cce50908c3e101aa331211ee9255307ef27f54
+# generator sha256: 351e6d9fa7c897b12df12756155e284817bf33d45bd339216e6f89d8b71322cf
 """ReplaySSM kernels for gla: gla__H4_HV4_K256_V512__L16__state_fp32__rec_bf16_g-fp32__gcum.
 
 Replay form: S_t = C·Diag(exp(G_t)) + Σ_j w_j (Diag(exp(G_t - G_j))·k_j)ᵀ,  G_j = Σ_(i<=j) g_i
