@@ -53,6 +53,11 @@ With `--kernel conventional_decode` the conventional step is compared: check, on
 per version from the same state pool and inputs (outputs and updated states); time,
 `time_kernel(.., "conventional_decode", ..)`. `@` overrides replace its tabled entry's
 fields.
+With `--kernel conventional_spec` (the speculative configurations) issue 3's snapshot
+baseline is compared (`conventional_verify` and `conventional_select`, which have no tuned
+launch: `@` overrides do not apply): check, from the same pool and drafts, seeded draft
+counts and accepted counts (the drafts' outputs, the snapshots written, the pool after the
+install); time, `time_kernel(.., "conventional_spec", ..)` (T_MAX drafts, all accepted).
 Dry run of the check in the interpreter (CPU): add `--no-time --batch 2`.
 """
 from __future__ import annotations
@@ -210,12 +215,42 @@ def check_conventional(kerns, device) -> dict:
             "nan": [bool(torch.isnan(o).any()) for o in outs]}
 
 
+def check_conventional_spec(kerns, device) -> dict:
+    """One conventional speculative step per version from the same state pool and drafts
+    (seeded draft counts 0..T_MAX per row; snapshots poisoned with NaN first), then an
+    install of seeded accepted counts (0..drafts), against the first version: the drafts'
+    outputs, the snapshots each row wrote (its first count ones) and the pool after the
+    install."""
+    outs, snaps, pools = [], [], []
+    for kern in kerns:
+        work = Workload(kern, BATCH, device, seed=7)   # same seed: the same pool and drafts
+        gen = torch.Generator(device=device).manual_seed(3)
+        counts = torch.randint(0, kern.plan.T_MAX + 1, (BATCH,), generator=gen, device=device,
+                               dtype=torch.int32)
+        accepted = (torch.rand(BATCH, generator=gen, device=device) * (counts + 1)).to(torch.int32)
+        slots = work.all_slots[:BATCH]
+        snap = torch.full(kern.snapshot_shape(BATCH), float("nan"), dtype=work.pool.dtype, device=device)
+        out = kern.conventional_verify(work.pool, slots, snap, num_drafts=counts, **work.params,
+                                       **{n: t[:BATCH] for n, t in work.drafts.items()})
+        written = torch.arange(kern.plan.T_MAX, device=device)[None, :] < counts[:, None]
+        outs.append(out.clone())
+        snaps.append(snap[written].clone())
+        kern.conventional_commit(work.pool, slots, snap, accepted)
+        pools.append(work.pool[:BATCH].clone())
+        del work
+    return {"out": [rel_err(o, outs[0].double()) for o in outs],
+            "snapshots": [rel_err(s, snaps[0].double()) for s in snaps],
+            "pool": [rel_err(p, pools[0].double()) for p in pools],
+            "nan": [bool(torch.isnan(o).any() or torch.isnan(s).any()) for o, s in zip(outs, snaps)]}
+
+
 # the speculative kernels (loaded with max_drafts = T_MAX)
-SPECULATIVE_KERNELS = ("verify", "verify_fold", "fold")
+SPECULATIVE_KERNELS = ("verify", "verify_fold", "fold", "conventional_spec")
 # the comparisons other than the replay decode's: (check, timed quantities of
 # Workload.time_kernel, the launch constants recorded)
 KERNEL_CHECKS = {
     "conventional_decode": (check_conventional, ("conventional_decode",), ("BV", "NV")),
+    "conventional_spec": (check_conventional_spec, ("conventional_spec",), ("BV", "NV")),
     "verify": (check_verify, ("verify",), ("BV", "NV", "BKT", "DBV", "HPP", "STREAM_STAGES")),
     "verify_fold": (check_verify_fold, ("verify_fold",),
                     ("BV", "NV", "BKT", "DBV", "HPP", "STREAM_STAGES")),
@@ -233,6 +268,15 @@ def _check_line(check: dict) -> str:
     return " ".join(parts)
 
 
+def launch_of(kern, device) -> tuple[dict, dict]:
+    """(constexpr arguments, launch options) of the compared kernel: its tabled launch, or
+    for the snapshot baseline (launched with the module's constants, no table) those."""
+    if KERNEL == "conventional_spec":
+        from replaygen.tuning import compile_options
+        return dict(kern.module.CONSTEXPRS), compile_options(kern.module.NUM_WARPS)
+    return kern.launch_args(KERNEL, BATCH, device)
+
+
 def main_kernel(args, folders, device, timer) -> int:
     """--kernel verify / verify_fold / fold / conventional_decode: the check and the times per
     case (see the docstring)."""
@@ -242,7 +286,7 @@ def main_kernel(args, folders, device, timer) -> int:
     for case in args.cases.split(","):
         variant, geometry, read = case.split(":")
         kerns = [load(f, variant, geometry, read, device) for f in folders]
-        launches = [k.launch_args(KERNEL, BATCH, device) for k in kerns]
+        launches = [launch_of(k, device) for k in kerns]
         entry = {"case": case, "kernel": kerns[0].name,
                  "launch": [{k: c[k] for k in keys if k in c} for c, _ in launches],
                  "options": [o for _, o in launches],
@@ -274,7 +318,7 @@ def main() -> int:
     ap.add_argument("--batch", type=int, default=BATCH)
     ap.add_argument("--no-time", action="store_true", help="the check only (runs on a CPU too)")
     ap.add_argument("--kernel", choices=("replay_decode", "verify", "verify_fold", "fold",
-                                         "conventional_decode"),
+                                         "conventional_decode", "conventional_spec"),
                     default="replay_decode",
                     help="the kernel compared (default: %(default)s)")
     ap.add_argument("--max-drafts", type=int, default=T_MAX, help="T_MAX of --kernel verify")

@@ -239,6 +239,24 @@ class Workload:
                                              out=self.out[:rows], **self.params,
                                              **{n: t[:rows] for n, t in self.inputs.items()})
 
+    def conventional_spec(self, rows: int, padding: bool = False):
+        """The conventional speculative step on the plain pool (issue 3's snapshot
+        baseline): T_MAX drafts per row, one state snapshot written per draft, then the
+        last one installed (every draft accepted). Its buffers (the snapshots, [rows,
+        T_MAX] states, and the drafts' outputs) are allocated at the first call; no check
+        syncs, so the step can be captured in a CUDA graph."""
+        if getattr(self, "snapshots", None) is None:
+            max_rows = self.accept_all.shape[0]
+            self.snapshots = torch.empty(self.kern.snapshot_shape(max_rows), dtype=self.pool.dtype,
+                                         device=self.device)
+            self.draft_out = torch.empty((max_rows, self.kern.plan.T_MAX) + self.out.shape[1:],
+                                         dtype=self.out.dtype, device=self.device)
+        slots, snaps = self._rows(rows, padding), self.snapshots[:rows]
+        self.kern.conventional_verify(self.pool, slots, snaps, num_drafts=self.accept_all[:rows],
+                                      out=self.draft_out[:rows], check=False, **self.params,
+                                      **{n: t[:rows] for n, t in self.drafts.items()})
+        self.kern.conventional_commit(self.pool, slots, snaps, self.accept_all[:rows], check=False)
+
     def verify(self, rows: int, padding: bool = False):
         """T_MAX drafts past every row's cursor (nothing committed: repeatable)."""
         return self.kern.verify(self.state, self._rows(rows, padding),
@@ -316,7 +334,8 @@ class Workload:
         over a staggered cycle, fold as a flush of L - 1 records, the conventional step,
         verify of T_MAX drafts past L/2 committed records, verify_fold of T_MAX drafts past
         L - 1 (the pool's real records: every row folds them first; plan.VERIFY_FOLDS,
-        T_MAX >= 2), commit of T_MAX drafts per row at staggered cursors (`committing`)."""
+        T_MAX >= 2), commit of T_MAX drafts per row at staggered cursors (`committing`);
+        and, untuned, the snapshot baseline of T_MAX drafts (`conventional_spec`)."""
         L = self.kern.plan.L
         if kernel == "replay_decode":
             return timer(lambda: self.cycle(rows), self.staggered(), graph, steps=L)
@@ -324,6 +343,8 @@ class Workload:
             return timer(lambda: self.flush(rows), self.cursors(L - 1), graph)
         if kernel == "conventional_decode":
             return timer(lambda: self.conventional(rows), None, graph)
+        if kernel == "conventional_spec":   # (the snapshot baseline: no tuned launch)
+            return timer(lambda: self.conventional_spec(rows), None, graph)
         if kernel == "verify":   # T_MAX drafts past L/2 committed records
             return timer(lambda: self.verify(rows), self.cursors(L // 2), graph)
         if kernel == "verify_fold":   # T_MAX drafts past L - 1: every row folds first
@@ -338,7 +359,8 @@ class Workload:
         timed launches of `rows` rows."""
         {"replay_decode": self.decode, "fold": self.flush, "verify": self.verify,
          "verify_fold": self.verify, "commit": self.commit_all,
-         "conventional_decode": self.conventional}[kernel](rows, padding=True)
+         "conventional_decode": self.conventional,
+         "conventional_spec": self.conventional_spec}[kernel](rows, padding=True)
 
 
 # -- compiling ahead, in parallel ---------------------------------------------------------------

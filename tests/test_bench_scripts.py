@@ -387,3 +387,23 @@ def test_template_ab_checks_the_conventional_step_of_each_version(device):
     assert got["out"][:2] == [0.0, 0.0] and got["state"][:2] == [0.0, 0.0]
     assert got["state"][2] > 1e-3 and not any(got["nan"])
     assert "conventional_decode" in ab.KERNEL_CHECKS
+
+
+def test_template_ab_checks_the_snapshot_baseline_of_each_version(device):
+    """bench/template_ab.py --kernel conventional_spec: from the same pool and drafts, two
+    versions of the snapshot baseline agree exactly; one whose snapshots are off is seen in
+    them, and the pool after the install follows from them."""
+    ab = _load("template_ab")
+    ab.BATCH = 3
+    kerns = [load("gdn", H=1, HV=2, K=16, V=16, L=4, max_drafts=3, tuning=False) for _ in range(2)]
+    wrong = kerns[1].conventional_verify
+
+    def off_by_a_bit(pool, slots, snapshots, **kw):   # every snapshot 1% too large
+        out = wrong(pool, slots, snapshots, **kw)
+        snapshots *= 1.01
+        return out
+    kerns[1].conventional_verify = off_by_a_bit
+    got = ab.check_conventional_spec(kerns, torch.device(device))
+    assert got["out"] == [0.0, 0.0] and got["snapshots"][0] == 0.0
+    assert got["snapshots"][1] > 1e-3 and not any(got["nan"])
+    assert "conventional_spec" in ab.KERNEL_CHECKS and "conventional_spec" in ab.SPECULATIVE_KERNELS
