@@ -196,6 +196,7 @@ class Workload:
         self.padding = torch.full((max_rows,), -1, dtype=torch.int32, device=self.device)
         self.state = kern.new_state(num_slots, self.device, **self.params)
         self.pool = draw((num_slots,) + kern.state_shape, 0.5, kern.state_dtype)
+        self.snapshots = self.draft_out = None   # conventional_spec's, made at its first call
         if init:
             kern.load_state(self.state, self.all_slots, draw((num_slots,) + kern.state_shape, 0.5))
             for _ in range(p.L - 1):      # real records in ring rows 0..L-2 of every slot
@@ -224,7 +225,6 @@ class Workload:
                 self.conventional(self.num_slots)
             torch.cuda.synchronize()
         self.pool.copy_(drawn)
-        del drawn
 
     # -- launches (rows: the first `rows` slots, or padding rows only) ---------------------
     def _rows(self, rows, padding):
@@ -245,7 +245,7 @@ class Workload:
         last one installed (every draft accepted). Its buffers (the snapshots, [rows,
         T_MAX] states, and the drafts' outputs) are allocated at the first call; no check
         syncs, so the step can be captured in a CUDA graph."""
-        if getattr(self, "snapshots", None) is None:
+        if self.snapshots is None:
             max_rows = self.accept_all.shape[0]
             self.snapshots = torch.empty(self.kern.snapshot_shape(max_rows), dtype=self.pool.dtype,
                                          device=self.device)
