@@ -65,11 +65,12 @@ mma_ab() {
 
 # ab NAME TIMEOUT CASES VERSIONS: bench/template_ab.py of the template versions VERSIONS
 # (`folder@k=v+...` launch overrides, comma-separated) on CASES, AB_ROUNDS rounds (default
-# 3), under TIMEOUT seconds; log and JSON in $OUT/ab_NAME, its result lines printed.
+# 3), under TIMEOUT seconds, of the kernel AB_KERNEL (template_ab's --kernel; default the
+# replay decode); log and JSON in $OUT/ab_NAME, its exit status and result lines printed.
 ab() {
-    timeout "$2" python3 bench/template_ab.py --templates "$4" --cases "$3" --rounds "${AB_ROUNDS:-3}" \
-        --out "$OUT/ab_$1" > "$OUT/ab_$1.log" 2>&1
-    grep -E "^(mamba2|gdn|kda|gla):" "$OUT/ab_$1.log" | cut -c1-400
+    timeout "$2" python3 bench/template_ab.py --kernel "${AB_KERNEL:-replay_decode}" --templates "$4" \
+        --cases "$3" --rounds "${AB_ROUNDS:-3}" --out "$OUT/ab_$1" > "$OUT/ab_$1.log" 2>&1
+    echo "ab_$1 rc=$?"; grep -E "^(mamba2|gdn|kda|gla):" "$OUT/ab_$1.log" | cut -c1-400
 }
 
 # suite NAME VARIANTS: issue 5's rows (`replaygen bench`, batch 256, L = 16) of VARIANTS

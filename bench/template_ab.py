@@ -75,6 +75,7 @@ import torch  # noqa: E402
 import replaygen  # noqa: E402
 from harness import rel_err  # noqa: E402
 from replaygen.perf import Timer, Workload, environment  # noqa: E402
+from replaygen.tuning import compile_options  # noqa: E402
 
 CASES = ("gdn:qwen3.5-4b:fp32,gdn:qwen3.5-122b-a10b:fp32,mamba2:nemotron3-nano-4b:fp32,"
          "mamba2:nemotron3-super-120b:fp32,gdn:qwen3.5-4b:nvfp4,mamba2:nemotron3-nano-4b:nvfp4,"
@@ -272,7 +273,6 @@ def launch_of(kern, device) -> tuple[dict, dict]:
     """(constexpr arguments, launch options) of the compared kernel: its tabled launch, or
     for the snapshot baseline (launched with the module's constants, no table) those."""
     if KERNEL == "conventional_spec":
-        from replaygen.tuning import compile_options
         return dict(kern.module.CONSTEXPRS), compile_options(kern.module.NUM_WARPS)
     return kern.launch_args(KERNEL, BATCH, device)
 

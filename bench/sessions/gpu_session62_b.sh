@@ -15,11 +15,9 @@ old=bench/ab_templates/before_s62
 rm -rf $old && mkdir -p $old && cp templates/*.j2 $old/ \
     && patch -R -s -d $old -p2 < bench/proto/s61_conv_grid_order.diff \
     && patch -R -s -d $old -p2 < bench/proto/s61_replay_grid_order.diff
-timeout "${AB_S:-200}" python3 bench/template_ab.py --kernel conventional_decode --rounds "${AB_ROUNDS:-3}" \
-    --cases gdn:qwen3.5-4b:fp32,gdn:qwen3.5-122b-a10b:fp32,mamba2:nemotron3-nano-4b:fp32,mamba2:nemotron3-super-120b:fp32,kda:kimi-linear-48b:fp32 \
-    --templates "$old,templates,$old@BV=8+num_warps=1,templates@BV=8+num_warps=1" \
-    --out "$OUT/ab_conv_order" > "$OUT/ab_conv_order.log" 2>&1
-echo "rc=$?"; grep -E "^(mamba2|gdn|kda|gla):" "$OUT/ab_conv_order.log" | cut -c1-400
+AB_KERNEL=conventional_decode ab conv_order ${AB_S:-200} \
+    gdn:qwen3.5-4b:fp32,gdn:qwen3.5-122b-a10b:fp32,mamba2:nemotron3-nano-4b:fp32,mamba2:nemotron3-super-120b:fp32,kda:kimi-linear-48b:fp32 \
+    "$old,templates,$old@BV=8+num_warps=1,templates@BV=8+num_warps=1"
 AB_ROUNDS=${AB_ROUNDS:-3} ab replay_order ${AB_REPLAY_S:-150} \
     gdn:qwen3.5-122b-a10b:fp32,mamba2:nemotron3-nano-4b:fp32,mamba2:nemotron3-super-120b:fp32,kda:kimi-linear-48b:fp32 \
     "$old,templates"
