@@ -2,7 +2,7 @@
 # the templates and run `replaygen build`.
 # kernel: kda__H32_HV32_K128_V128__L16__state_fp16sr__read_nvfp4__rec_bf16_g-fp32__gcum
 # spec sha256: 900e043a38a9f7023de2cc4bf78d14388be9de5c6732cf3e1db42c3737507d77
-# templates sha256: 22aa905eb17a48a519da5f7482cce50908c3e101aa331211ee9255307ef27f54
+# templates sha256: 3a0612c39754c4f3cb0185ef745b471e1e202813f32117e6aeb0879b7f02049f
 # generator sha256: 351e6d9fa7c897b12df12756155e284817bf33d45bd339216e6f89d8b71322cf
 """ReplaySSM kernels for kda: kda__H32_HV32_K128_V128__L16__state_fp16sr__read_nvfp4__rec_bf16_g-fp32__gcum.
 
@@ -342,8 +342,11 @@ def fold_kernel(
             tl.store(fold_queue_ptr, 0)
             tl.store(fold_queue_ptr + 1, 0)
     else:
-        i_b = tl.program_id(0)
-        i_hv = tl.program_id(1)
+        # the grid's (rows, value heads) read value head first: consecutive programs take
+        # consecutive heads of one slot
+        pid = tl.program_id(0) + tl.num_programs(0) * tl.program_id(1)
+        i_b = pid // HV
+        i_hv = pid % HV
         if QSPLIT == 1:
             i_split = 0  # a compile-time 0: unsplit launches keep static value-tile offsets
         else:
@@ -611,8 +614,11 @@ def verify_kernel(
     Outputs of drafts i >= n_d (up to T_IN) are zeros; padding rows (slot < 0) get zeros, slots outside
     the pool NaNs, and write nothing.
     """
-    i_b = tl.program_id(0)
-    i_hv = tl.program_id(1)
+    # the grid's (rows, value heads) read value head first: consecutive programs take
+    # consecutive heads of one slot
+    pid = tl.program_id(0) + tl.num_programs(0) * tl.program_id(1)
+    i_b = pid // HV
+    i_hv = pid % HV
     i_kh = i_hv // GROUP
     i_slot = tl.load(slots_ptr + i_b).to(tl.int64)
     o_k = tl.arange(0, BK)
@@ -910,9 +916,12 @@ def conventional_verify_kernel(
     state itself is not written; conventional_select_kernel installs the accepted one.
     Outputs of drafts i >= n_d are zeros; padding rows zeros, slots outside the pool NaN.
     """
-    i_b = tl.program_id(0)
-    i_hv = tl.program_id(1)
-    i_v = tl.program_id(2)
+    # the grid (rows, HV, NV) read value tile fastest, then value head, then row, so that
+    # consecutive programs take consecutive tiles of one slot (as conventional_decode_kernel)
+    pid = tl.program_id(0) + tl.num_programs(0) * (tl.program_id(1) + HV * tl.program_id(2))
+    i_v = pid % NV
+    i_hv = (pid // NV) % HV
+    i_b = pid // (NV * HV)
     i_kh = i_hv // GROUP
     i_slot = tl.load(slots_ptr + i_b).to(tl.int64)
     o_k = tl.arange(0, BK)
@@ -970,9 +979,11 @@ def conventional_select_kernel(
 ):
     """Install the state after the row's last accepted draft (snap[i_b, a - 1]) as its
     slot's state; a = 0 keeps the state. a is clamped to [0, T_MAX]."""
-    i_b = tl.program_id(0)
-    i_hv = tl.program_id(1)
-    i_v = tl.program_id(2)
+    # (the grid read slot-contiguously, as conventional_verify_kernel)
+    pid = tl.program_id(0) + tl.num_programs(0) * (tl.program_id(1) + HV * tl.program_id(2))
+    i_v = pid % NV
+    i_hv = (pid // NV) % HV
+    i_b = pid // (NV * HV)
     i_slot = tl.load(slots_ptr + i_b).to(tl.int64)
     o_k = tl.arange(0, BK)
     o_v = i_v * BV + tl.arange(0, BV)
