@@ -88,3 +88,35 @@ def test_flush_first_examples(flushing, spacing, first):
     got, _ = run_order(list(range(5)), [1 << 24] + [1] * 5 + list(flushing), 5, 2, spacing)
     assert [g[:2] for g in got[:5]] == first
 
+
+
+@triton.jit
+def _slot_major_kernel(out_ptr, HEADS: tl.constexpr, HV: tl.constexpr, NV: tl.constexpr,
+                       TILES: tl.constexpr):
+    pos = (tl.program_id(2) * tl.num_programs(1) + tl.program_id(1)) * tl.num_programs(0) + tl.program_id(0)
+    if TILES:
+        i_b, i_hv, i_v = launch_order.slot_major_tiles(HV, NV)
+        tl.store(out_ptr + 3 * pos, i_b)
+        tl.store(out_ptr + 3 * pos + 1, i_hv)
+        tl.store(out_ptr + 3 * pos + 2, i_v)
+    else:
+        i_b, i_h = launch_order.slot_major(HEADS)
+        tl.store(out_ptr + 3 * pos, i_b)
+        tl.store(out_ptr + 3 * pos + 1, i_h)
+        tl.store(out_ptr + 3 * pos + 2, tl.program_id(2))
+
+
+@pytest.mark.parametrize("rows,HV,NV", [(1, 1, 1), (3, 2, 4), (5, 3, 2), (4, 1, 3)])
+def test_slot_major_serves_one_slots_work_in_consecutive_programs(rows, HV, NV):
+    """slot_major_tiles over a (rows, HV, NV) grid, and slot_major over (rows, HV, split):
+    by launch position (program_id(0) fastest, as the hardware issues them), the work of
+    row 0 first, its value heads (and each head's tiles) in order, then row 1's; each
+    split plane of slot_major the same order, the split left to the caller."""
+    out = torch.full((rows * HV * NV * 3,), -7, dtype=torch.int32, device=DEVICE)
+    _slot_major_kernel[(rows, HV, NV)](out, HEADS=HV, HV=HV, NV=NV, TILES=True)
+    assert [tuple(p) for p in out.view(-1, 3).tolist()] == [
+        (r, h, v) for r in range(rows) for h in range(HV) for v in range(NV)]
+    out.fill_(-7)
+    _slot_major_kernel[(rows, HV, NV)](out, HEADS=HV, HV=HV, NV=NV, TILES=False)
+    assert [tuple(p) for p in out.view(-1, 3).tolist()] == [
+        (r, h, s) for s in range(NV) for r in range(rows) for h in range(HV)]

@@ -11,10 +11,11 @@ if ! nvidia-smi --query-gpu=name --format=csv,noheader | grep -q H200; then
 fi
 source "$here/../gpu_env.sh"
 export PYTHONPATH=.
+# the templates before session 62's orders: the conventional step and the replay decodes
+# rows first (since session 63 the templates take their order from launch_order.slot_major*,
+# so the s61 diffs no longer reverse onto them)
 old=bench/ab_templates/before_s62
-rm -rf $old && mkdir -p $old && cp templates/*.j2 $old/ \
-    && patch -R -s -d $old -p2 < bench/proto/s61_conv_grid_order.diff \
-    && patch -R -s -d $old -p2 < bench/proto/s61_replay_grid_order.diff
+folder $old bench/proto/s63_rows_first.diff
 SUITE_TIMEOUT=180 suite suite gdn,mamba2,kda
 AB_KERNEL=conventional_decode ab conv_order ${AB_S:-120} \
     gdn:qwen3.5-4b:fp32,gdn:qwen3.5-122b-a10b:fp32,mamba2:nemotron3-nano-4b:fp32,mamba2:nemotron3-super-120b:fp32,kda:kimi-linear-48b:fp32 \

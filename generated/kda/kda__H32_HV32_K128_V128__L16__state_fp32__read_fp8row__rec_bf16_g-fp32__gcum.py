@@ -2,8 +2,8 @@
 # the templates and run `replaygen build`.
 # kernel: kda__H32_HV32_K128_V128__L16__state_fp32__read_fp8row__rec_bf16_g-fp32__gcum
 # spec sha256: 900e043a38a9f7023de2cc4bf78d14388be9de5c6732cf3e1db42c3737507d77
-# templates sha256: 3a0612c39754c4f3cb0185ef745b471e1e202813f32117e6aeb0879b7f02049f
-# generator sha256: 351e6d9fa7c897b12df12756155e284817bf33d45bd339216e6f89d8b71322cf
+# templates sha256: f79922d20b1421a13846f6cd53f552433f5c83c7164b4f4df56439622673d243
+# generator sha256: f721b17bbe2fe5548beb95cbf10eca8b33762d55d38d6d3b3372a20274468811
 """ReplaySSM kernels for kda: kda__H32_HV32_K128_V128__L16__state_fp32__read_fp8row__rec_bf16_g-fp32__gcum.
 
 Replay form: S_t = C·Diag(exp(G_t)) + Σ_j u_j (Diag(exp(G_t - G_j))·k_j)ᵀ,  G_j = Σ_(i<=j) g_i
@@ -57,11 +57,7 @@ def replay_decode_kernel(
     NSPLIT programs share the (row, value head), each taking every NSPLIT-th value tile;
     the last one to finish publishes the cursor (`publish_cursor` in _macros.j2).
     """
-    # the grid's (rows, value heads) read value head first: consecutive programs take
-    # consecutive heads of one slot
-    pid = tl.program_id(0) + tl.num_programs(0) * tl.program_id(1)
-    i_b = pid // HV
-    i_hv = pid % HV
+    i_b, i_hv = launch_order.slot_major(HV)  # one slot's heads in consecutive programs
     if NSPLIT == 1:
         i_split = 0  # a compile-time 0: unsplit launches keep static value-tile offsets
     else:
@@ -331,11 +327,7 @@ def fold_kernel(
             tl.store(fold_queue_ptr, 0)
             tl.store(fold_queue_ptr + 1, 0)
     else:
-        # the grid's (rows, value heads) read value head first: consecutive programs take
-        # consecutive heads of one slot
-        pid = tl.program_id(0) + tl.num_programs(0) * tl.program_id(1)
-        i_b = pid // HV
-        i_hv = pid % HV
+        i_b, i_hv = launch_order.slot_major(HV)  # one slot's heads in consecutive programs
         if QSPLIT == 1:
             i_split = 0  # a compile-time 0: unsplit launches keep static value-tile offsets
         else:
@@ -466,12 +458,7 @@ def conventional_decode_kernel(
 ):
     """The conventional decode step for row i_b, value head i_hv, value tile i_v:
     read the state tile, decay it, update it, read the output, write the state back."""
-    # the grid (rows, HV, NV) read in the other order: value tile fastest, then value
-    # head, then row, so that consecutive programs take consecutive tiles of one slot
-    pid = tl.program_id(0) + tl.num_programs(0) * (tl.program_id(1) + HV * tl.program_id(2))
-    i_v = pid % NV
-    i_hv = (pid // NV) % HV
-    i_b = pid // (NV * HV)
+    i_b, i_hv, i_v = launch_order.slot_major_tiles(HV, NV)  # one slot's tiles in consecutive programs
     i_kh = i_hv // GROUP
     i_slot = tl.load(slots_ptr + i_b).to(tl.int64)
     o_k = tl.arange(0, BK)
@@ -594,11 +581,7 @@ def verify_kernel(
     Outputs of drafts i >= n_d (up to T_IN) are zeros; padding rows (slot < 0) get zeros, slots outside
     the pool NaNs, and write nothing.
     """
-    # the grid's (rows, value heads) read value head first: consecutive programs take
-    # consecutive heads of one slot
-    pid = tl.program_id(0) + tl.num_programs(0) * tl.program_id(1)
-    i_b = pid // HV
-    i_hv = pid % HV
+    i_b, i_hv = launch_order.slot_major(HV)  # one slot's heads in consecutive programs
     i_kh = i_hv // GROUP
     i_slot = tl.load(slots_ptr + i_b).to(tl.int64)
     o_k = tl.arange(0, BK)
@@ -892,12 +875,7 @@ def conventional_verify_kernel(
     state itself is not written; conventional_select_kernel installs the accepted one.
     Outputs of drafts i >= n_d are zeros; padding rows zeros, slots outside the pool NaN.
     """
-    # the grid (rows, HV, NV) read value tile fastest, then value head, then row, so that
-    # consecutive programs take consecutive tiles of one slot (as conventional_decode_kernel)
-    pid = tl.program_id(0) + tl.num_programs(0) * (tl.program_id(1) + HV * tl.program_id(2))
-    i_v = pid % NV
-    i_hv = (pid // NV) % HV
-    i_b = pid // (NV * HV)
+    i_b, i_hv, i_v = launch_order.slot_major_tiles(HV, NV)  # one slot's tiles in consecutive programs
     i_kh = i_hv // GROUP
     i_slot = tl.load(slots_ptr + i_b).to(tl.int64)
     o_k = tl.arange(0, BK)
@@ -955,11 +933,7 @@ def conventional_select_kernel(
 ):
     """Install the state after the row's last accepted draft (snap[i_b, a - 1]) as its
     slot's state; a = 0 keeps the state. a is clamped to [0, T_MAX]."""
-    # (the grid read slot-contiguously, as conventional_verify_kernel)
-    pid = tl.program_id(0) + tl.num_programs(0) * (tl.program_id(1) + HV * tl.program_id(2))
-    i_v = pid % NV
-    i_hv = (pid // NV) % HV
-    i_b = pid // (NV * HV)
+    i_b, i_hv, i_v = launch_order.slot_major_tiles(HV, NV)  # one slot's tiles in consecutive programs
     i_slot = tl.load(slots_ptr + i_b).to(tl.int64)
     o_k = tl.arange(0, BK)
     o_v = i_v * BV + tl.arange(0, BV)

@@ -2,8 +2,8 @@
 # the templates and run `replaygen build`.
 # kernel: mamba2__ngroups8_nheads96_dstate128_headdim80__L16__state_bf16__rec_bf16
 # spec sha256: b9b9d1221036064279430b56c5d997514355cbb9c52adf3b69fc5581e1456b5e
-# templates sha256: 3a0612c39754c4f3cb0185ef745b471e1e202813f32117e6aeb0879b7f02049f
-# generator sha256: 351e6d9fa7c897b12df12756155e284817bf33d45bd339216e6f89d8b71322cf
+# templates sha256: f79922d20b1421a13846f6cd53f552433f5c83c7164b4f4df56439622673d243
+# generator sha256: f721b17bbe2fe5548beb95cbf10eca8b33762d55d38d6d3b3372a20274468811
 """ReplaySSM kernels for mamba2: mamba2__ngroups8_nheads96_dstate128_headdim80__L16__state_bf16__rec_bf16.
 
 Replay form: S_t = C·exp(G_t) + Σ_j w_j (exp(G_t - G_j)·k_j)ᵀ,  G_j = Σ_(i<=j) g_i
@@ -87,14 +87,10 @@ def replay_decode_kernel(
     them (group_scores).
     """
     if FLUSH_ORDER == 0:
-        # the grid's (rows, head groups) read head group first: consecutive programs take
-        # consecutive heads of one slot
-        pid = tl.program_id(0) + tl.num_programs(0) * tl.program_id(1)
-        i_b = pid // (HV // HPP)
-        i_hv0 = (pid % (HV // HPP)) * HPP  # the program's first value head
+        i_b, i_hg = launch_order.slot_major(HV // HPP)  # one slot's head groups in consecutive programs
     else:  # (a tuned launch choice) the flushing rows' programs early in the launch
         i_b, i_hg, epoch = launch_order.flush_first(slots_ptr, num_slots, fold_queue_ptr + 2 + num_slots * HV + num_slots * H, HV // HPP, FLUSH_ORDER, ROWS_P2)
-        i_hv0 = i_hg * HPP
+    i_hv0 = i_hg * HPP  # the program's first value head
     if NSPLIT == 1:
         i_split = 0  # a compile-time 0: unsplit launches keep static value-tile offsets
     else:
@@ -475,11 +471,7 @@ def fold_kernel(
             tl.store(fold_queue_ptr, 0)
             tl.store(fold_queue_ptr + 1, 0)
     else:
-        # the grid's (rows, value heads) read value head first: consecutive programs take
-        # consecutive heads of one slot
-        pid = tl.program_id(0) + tl.num_programs(0) * tl.program_id(1)
-        i_b = pid // HV
-        i_hv = pid % HV
+        i_b, i_hv = launch_order.slot_major(HV)  # one slot's heads in consecutive programs
         if QSPLIT == 1:
             i_split = 0  # a compile-time 0: unsplit launches keep static value-tile offsets
         else:
@@ -609,12 +601,7 @@ def conventional_decode_kernel(
 ):
     """The conventional decode step for row i_b, value head i_hv, value tile i_v:
     read the state tile, decay it, update it, read the output, write the state back."""
-    # the grid (rows, HV, NV) read in the other order: value tile fastest, then value
-    # head, then row, so that consecutive programs take consecutive tiles of one slot
-    pid = tl.program_id(0) + tl.num_programs(0) * (tl.program_id(1) + HV * tl.program_id(2))
-    i_v = pid % NV
-    i_hv = (pid // NV) % HV
-    i_b = pid // (NV * HV)
+    i_b, i_hv, i_v = launch_order.slot_major_tiles(HV, NV)  # one slot's tiles in consecutive programs
     i_kh = i_hv // GROUP
     i_slot = tl.load(slots_ptr + i_b).to(tl.int64)
     o_k = tl.arange(0, BK)
@@ -716,11 +703,8 @@ def verify_kernel(
     Outputs of drafts i >= n_d (up to T_IN) are zeros; padding rows (slot < 0)
     get zeros, slots outside the pool NaNs, and write nothing.
     """
-    # the grid's (rows, head groups) read head group first: consecutive programs take
-    # consecutive heads of one slot
-    pid = tl.program_id(0) + tl.num_programs(0) * tl.program_id(1)
-    i_b = pid // (HV // HPP)
-    i_hv0 = (pid % (HV // HPP)) * HPP  # the program's first value head (HPP heads of one key group)
+    i_b, i_hg = launch_order.slot_major(HV // HPP)  # one slot's head groups in consecutive programs
+    i_hv0 = i_hg * HPP  # the program's first value head (HPP heads of one key group)
     i_kh = i_hv0 // GROUP
     i_slot = tl.load(slots_ptr + i_b).to(tl.int64)
     o_k = tl.arange(0, BK)
@@ -945,12 +929,7 @@ def conventional_verify_kernel(
     state itself is not written; conventional_select_kernel installs the accepted one.
     Outputs of drafts i >= n_d are zeros; padding rows zeros, slots outside the pool NaN.
     """
-    # the grid (rows, HV, NV) read value tile fastest, then value head, then row, so that
-    # consecutive programs take consecutive tiles of one slot (as conventional_decode_kernel)
-    pid = tl.program_id(0) + tl.num_programs(0) * (tl.program_id(1) + HV * tl.program_id(2))
-    i_v = pid % NV
-    i_hv = (pid // NV) % HV
-    i_b = pid // (NV * HV)
+    i_b, i_hv, i_v = launch_order.slot_major_tiles(HV, NV)  # one slot's tiles in consecutive programs
     i_kh = i_hv // GROUP
     i_slot = tl.load(slots_ptr + i_b).to(tl.int64)
     o_k = tl.arange(0, BK)
@@ -1008,11 +987,7 @@ def conventional_select_kernel(
 ):
     """Install the state after the row's last accepted draft (snap[i_b, a - 1]) as its
     slot's state; a = 0 keeps the state. a is clamped to [0, T_MAX]."""
-    # (the grid read slot-contiguously, as conventional_verify_kernel)
-    pid = tl.program_id(0) + tl.num_programs(0) * (tl.program_id(1) + HV * tl.program_id(2))
-    i_v = pid % NV
-    i_hv = (pid // NV) % HV
-    i_b = pid // (NV * HV)
+    i_b, i_hv, i_v = launch_order.slot_major_tiles(HV, NV)  # one slot's tiles in consecutive programs
     i_slot = tl.load(slots_ptr + i_b).to(tl.int64)
     o_k = tl.arange(0, BK)
     o_v = i_v * BV + tl.arange(0, BV)
