@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Session 64, ~8 min. On an H200: gpu_session62_b.sh, as gpu_session64_a.sh. On any
+# other card: the fp32 replay decodes of the five issue-5 geometries refined from their
+# tabled launches under sessions 62-63's grid orders (`tune --refine`, REFINE_S s each;
+# tables to $OUT/tables), then issue 5's rows with the refined tables (the tune writes
+# them into this copy's generated/*/tuning.json). One tarball comes back.
+here="$(dirname "$0")"
+if nvidia-smi --query-gpu=name --format=csv,noheader | grep -q H200; then
+    exec bash "$here/gpu_session62_b.sh"
+fi
+source "$here/../gpu_env.sh"
+export PYTHONPATH=.
+refine_decodes "${REFINE_S:-45}" "gdn qwen3.5-4b none" "gdn qwen3.5-122b-a10b none" \
+    "mamba2 nemotron3-nano-4b none" "mamba2 nemotron3-super-120b none" "kda kimi-linear-48b none"
+grep -E "__state_fp32__rec_bf16.* replay_decode +256 " "$OUT/tune.log" | cut -c1-240
+SUITE_TIMEOUT=170 suite suite gdn,mamba2,kda
+tar czf /tmp/data.tgz -C "$OUT" . && find "$OUT" -mindepth 1 -delete && mv /tmp/data.tgz "$OUT/"
