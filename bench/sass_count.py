@@ -125,6 +125,8 @@ def main(argv=None) -> int:
     ap.add_argument("--launch", default=None, help="overrides of the tabled launch, "
                     "k=v[,k=v...] (Launch fields, e.g. BV=32,num_warps=2)")
     ap.add_argument("--decode-structure", default=None, help="kchunks or vtiles")
+    ap.add_argument("--gate-records", default=None, help="step or cumulative (a per-channel "
+                    "decay's gate records; default: the plan's)")
     ap.add_argument("--read-dtype", default=None, help="a read copy: fp8 or nvfp4")
     ap.add_argument("--fp8-scale", default=None, help="the fp8 read copy's scales: row, col, tile")
     ap.add_argument("--templates", default=None, help="render from this template folder")
@@ -146,7 +148,7 @@ def main(argv=None) -> int:
 
     kern = load(args.variant, config=args.config, L=args.L, max_drafts=args.max_drafts,
                 read_dtype=args.read_dtype, fp8_scale=args.fp8_scale,
-                decode_structure=args.decode_structure,
+                decode_structure=args.decode_structure, gate_records=args.gate_records,
                 **({"verify_folds": True} if args.verify_folds else {}))
     name, flags = sm90.TABLE_KERNELS[args.kernel]
     launch = kern.table_launch(args.kernel, args.batch, args.gpu)

@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Session 65, chained after gpu_session65_a.sh on the same card, with call a's tables
+# copied into generated/*/tuning.json. On an H200: KDA's per-step gate records A/B (as
+# gpu_session65_a.sh's other branch), issue 4's table and issue 3's rows at T = 8. On any
+# other card: issue 5's rows with the refined tables. One tarball comes back.
+here="$(dirname "$0")"
+source "$here/../gpu_env.sh"
+export PYTHONPATH=.
+if nvidia-smi --query-gpu=name --format=csv,noheader | grep -q H200; then
+    kda_gate_ab
+    issue4_table table
+    SPEC_TIMEOUT=${SPEC_TIMEOUT:-120} spec_rows gdn,mamba2,kda,gla 8
+else
+    SUITE_TIMEOUT=200 suite suite gdn,mamba2,kda
+fi
+tar czf /tmp/data.tgz -C "$OUT" . && find "$OUT" -mindepth 1 -delete && mv /tmp/data.tgz "$OUT/"
