@@ -83,12 +83,13 @@ suite() {
 
 # kda_gate_ab: KDA's batch-256 decode (Kimi-Linear 48B, L = 16) with per-step bf16 gate
 # records at the cumulative decode's tabled launches (the H100's 8/1/3, the H200's 16/1/4
-# with the flush separate and a 168-register cap) and their neighbours, against the tabled
+# with the flush separate and a 168-register cap) and their neighbours, and with per-step
+# fp16 gates (the same bytes, ~24x smaller gate error: session 64) at both, against the tabled
 # decode with fp32 cumulative gate records (bench/config_ab.py; $OUT/kda_gates, its log
 # $OUT/kda_gates.log; session 64's question for issue 5).
 kda_gate_ab() {
-    timeout "${GATE_AB_TIMEOUT:-240}" python3 bench/config_ab.py --variant kda --geometry kimi-linear-48b \
-        --versions "gate_records=cumulative@tab;gate_records=step@8/1/3;gate_records=step@8/1/2;gate_records=step@8/1/4;gate_records=step@16/1/3;gate_records=step@4/1/3;gate_records=step@16/1/4/sep/maxnreg=168;gate_records=step@16/1/4/sep" \
+    timeout "${GATE_AB_TIMEOUT:-300}" python3 bench/config_ab.py --variant kda --geometry kimi-linear-48b \
+        --versions "gate_records=cumulative@tab;gate_records=step@8/1/3;gate_records=step@8/1/2;gate_records=step@8/1/4;gate_records=step@16/1/3;gate_records=step@4/1/3;gate_records=step@16/1/4/sep/maxnreg=168;gate_records=step@16/1/4/sep;gate_records=step+g=fp16@8/1/3;gate_records=step+g=fp16@16/1/4/sep/maxnreg=168" \
         --out "$OUT/kda_gates" > "$OUT/kda_gates.log" 2>&1
     echo "kda_gate_ab rc=$?"
     grep -E "@" "$OUT/kda_gates.log" | cut -c1-250
