@@ -105,12 +105,15 @@ tune_verify() {
     cp "generated/$1/tuning.json" "$OUT/$1_tuning.json"
 }
 
-# spec_rows VARIANTS T: issue 3's rows (bench/spec_bench.py, batch 256, T drafts, no
-# accuracy run) into $OUT/spec (its log $OUT/spec.log), the table printed.
+# spec_rows VARIANTS T [NAME [OPTION...]]: issue 3's rows (bench/spec_bench.py, batch 256,
+# T drafts, no accuracy run, plus OPTIONs such as --gate-records step) into $OUT/NAME
+# (default spec; its log $OUT/NAME.log), the table printed.
 spec_rows() {
+    local name=${3:-spec}
     timeout "${SPEC_TIMEOUT:-100}" python3 bench/spec_bench.py --variants "$1" --drafts "$2" --batches 256 \
-        --skip-accuracy --out "$OUT/spec" > "$OUT/spec.log" 2>&1
-    grep -A4 "^| variant | batch" "$OUT/spec/spec_bench.md" | cut -c1-250
+        --skip-accuracy "${@:4}" --out "$OUT/$name" > "$OUT/$name.log" 2>&1
+    echo "spec_rows $name rc=$?"
+    grep -A4 "^| variant | batch" "$OUT/$name/spec_bench.md" | cut -c1-250
 }
 
 # issue4_table NAME: issue 4's table (bench/precision_bench.py --quick: its checks, then the
@@ -153,6 +156,14 @@ refine_decodes() {
         TUNE_REFINE=1 tune_decode "${a[0]}" "${a[1]}" "${a[2]}" "$budget" "${a[3]:-}"
     done
     grep -E "^phase|budget|replaygen tune:|read_(nvfp4|fp8row)__rec_bf16 +replay_decode +256 " "$OUT/tune.log" | cut -c1-260
+}
+
+# refine_fp32_decodes BUDGET_S: the fp32 replay decodes of the five issue-5 geometries
+# refined from their tabled launches (refine_decodes), their batch-256 lines printed.
+refine_fp32_decodes() {
+    refine_decodes "$1" "gdn qwen3.5-4b none" "gdn qwen3.5-122b-a10b none" \
+        "mamba2 nemotron3-nano-4b none" "mamba2 nemotron3-super-120b none" "kda kimi-linear-48b none"
+    grep -E "__state_fp32__rec_bf16.* replay_decode +256 " "$OUT/tune.log" | cut -c1-240
 }
 
 # issue4_refine TUNE_S PHASE_S: issue 4's table (table_before); the NVFP4 decodes of GDN

@@ -26,9 +26,6 @@ kda_gate_ab
 # step has no table entry (the plan's launch), so its "x decode" is read against the
 # cumulative row's conventional step
 for g in cumulative step; do
-    timeout 150 python3 bench/spec_bench.py --variants kda --drafts 8 --batches 256 --skip-accuracy \
-        --gate-records $g --out "$OUT/spec_$g" > "$OUT/spec_$g.log" 2>&1
-    echo "spec_bench $g gates rc=$?"
-    grep -A2 "^| variant | batch" "$OUT/spec_$g/spec_bench.md" | cut -c1-250
+    SPEC_TIMEOUT=150 spec_rows kda 8 "spec_$g" --gate-records $g
 done
 tar czf /tmp/data.tgz -C "$OUT" . && find "$OUT" -mindepth 1 -delete && mv /tmp/data.tgz "$OUT/"
