@@ -141,8 +141,22 @@ def candidates(plan, kernel: str) -> list[Launch]:
 def _launchable(plan, kernel: str, bv: int, bkt: int | None) -> bool:
     """Tiles that plan.launch_constants accepts (it refuses, for one, decode tiles that
     do not hold whole read-copy scale tiles)."""
+    return _accepted(lambda: launch_constants(plan, kernel, bv, bkt))
+
+
+def _launches(plan, kernel: str):
+    """Whether plan.launch_constants accepts a whole launch of `kernel`: the plan's rules
+    that tie a launch's choices together (records' scores at the head exclude the stream
+    first and the one-pass flush, for one). A phase that varies one choice of the best
+    launches so far keeps only variants that launch, so a refused one takes no place among
+    the `keep` (session 65: phase 1b offered Mamba-2 Nano's tabled launch, which takes its
+    scores at the head, with its stream first; the timing refused it)."""
+    return lambda launch: _accepted(lambda: launch.constants(plan, kernel))
+
+
+def _accepted(constants) -> bool:
     try:
-        launch_constants(plan, kernel, bv, bkt)
+        constants()
     except ConfigError:
         return False
     return True
@@ -213,13 +227,22 @@ def register_cap_candidates(times: dict[Launch, dict[int, float]], keep: int = 2
 
 
 def _variants(times: dict[Launch, dict[int, float]], keep: int, field: str, default,
-              values) -> list[Launch]:
-    """The `keep` best launches so far (ranked as in phase 2) whose `field` is `default`,
-    each with `field` set to every one of `values` (or of `values(launch)`, where they
-    depend on the launch); launches already timed left out."""
-    return _untimed((dataclasses.replace(c, **{field: v})
-                     for c in [c for c in _ranked(times) if getattr(c, field) == default][:keep]
-                     for v in (values(c) if callable(values) else values)), times)
+              values, launches=lambda launch: True) -> list[Launch]:
+    """The `keep` best launches so far (ranked as in phase 2) whose `field` is `default`
+    and that have a variant `launches` accepts, each with `field` set to every one of
+    `values` (or of `values(launch)`, where they depend on the launch) that it accepts;
+    launches already timed left out."""
+    out, bases = [], 0
+    for c in _ranked(times):
+        if bases == keep:
+            break
+        if getattr(c, field) != default:
+            continue
+        variants = [v for v in (dataclasses.replace(c, **{field: x})
+                                for x in (values(c) if callable(values) else values)) if launches(v)]
+        out += variants
+        bases += bool(variants)
+    return _untimed(out, times)
 
 
 def stream_first_candidates(plan, times: dict[Launch, dict[int, float]], keep: int = 3) -> list[Launch]:
@@ -233,7 +256,7 @@ def stream_first_candidates(plan, times: dict[Launch, dict[int, float]], keep: i
     KDA's fp32 decodes at batches 1 and 8 in session 28 and chosen by none)."""
     if not streams_first(plan):
         return []
-    return _variants(times, keep, "stream_first", False, (True,))
+    return _variants(times, keep, "stream_first", False, (True,), _launches(plan, "replay_decode"))
 
 
 def onepass_flush_candidates(plan, times: dict[Launch, dict[int, float]], keep: int = 3) -> list[Launch]:
@@ -247,8 +270,11 @@ def onepass_flush_candidates(plan, times: dict[Launch, dict[int, float]], keep: 
     with its cap of 168 (H200, session 30, bench/results/session30-2026-12-04/call_i)."""
     if not (plan.onepass_flushes and plan.FUSED_FLUSH):
         return []
+    launches = _launches(plan, "replay_decode")
+    bases = [c for c in _ranked(times)
+             if not c.onepass_flush and c.split == 1 and launches(dataclasses.replace(c, onepass_flush=True))]
     return _untimed((dataclasses.replace(c, onepass_flush=True, maxnreg=cap)
-                     for c in [c for c in _ranked(times) if not c.onepass_flush and c.split == 1][:keep]
+                     for c in bases[:keep]
                      for cap in dict.fromkeys((c.maxnreg, *register_caps(c.num_warps)))), times)
 
 
@@ -269,7 +295,7 @@ def flush_order_candidates(plan, times: dict[Launch, dict[int, float]], keep: in
     if not (decode_is_chunked(plan) and plan.FUSED_FLUSH):
         return []
     fused = {c: t for c, t in times.items() if not c.separate_flush}
-    return _variants(fused, keep, "flush_order", 0, FLUSH_ORDERS)
+    return _variants(fused, keep, "flush_order", 0, FLUSH_ORDERS, _launches(plan, "replay_decode"))
 
 
 MAX_HEADS = 16   # value heads per verify or decode program (Mamba-2's key groups hold 12 to 16)

@@ -270,6 +270,9 @@ def test_onepass_flush_round_trips_and_is_checked(tmp_path):
     assert cands == [dataclasses.replace(fast, onepass_flush=True, maxnreg=c)
                      for c in (None, *register_caps(1))]
     assert onepass_flush_candidates(gdn(read_dtype="fp8"), {fast: {256: 1.0}}) == []
+    # nor from a launch whose records' scores are taken at the head (launch_constants)
+    heads = dataclasses.replace(fast, head_scores=True, BV=8)
+    assert onepass_flush_candidates(plan, {heads: {256: 0.5}, fast: {256: 1.0}}, keep=1) == cands
 
 
 def test_flush_order_round_trips_and_is_checked(tmp_path):
@@ -1013,13 +1016,21 @@ def test_phase_1b_streams_the_best_key_chunk_decodes_first():
     key chunks: per-channel decays; its value tiles of a read copy), and the value-tile
     decode of a plain checkpoint too."""
     from replaygen.tune import stream_first_candidates
-    gdn = load("gdn", H=1, HV=2, K=16, V=32, L=4, tuning=False).plan
+    gdn = load("gdn", H=1, HV=2, K=64, V=32, L=4, tuning=False).plan   # K: chunks of 32 launch
     a, b, c = Launch(64, 1, 3, BKT=32), Launch(128, 2, 1, BKT=32), Launch(16, 1, 3, BKT=32)
     times = {a: {256: 0.20}, b: {256: 0.19}, c: {256: 0.30}}
     first = lambda x: dataclasses.replace(x, stream_first=True)   # noqa: E731
     assert stream_first_candidates(gdn, times, keep=2) == [first(b), first(a)]
     times[first(b)] = {256: 0.18}
     assert stream_first_candidates(gdn, times, keep=2) == [first(a)]
+    # a launch that takes its records' scores at the head cannot stream first
+    # (plan.launch_constants): it takes no place among the `keep` (session 65's tune
+    # offered one, and the timing refused it)
+    heads = dataclasses.replace(a, head_scores=True)
+    assert gdn.scores_at_head and Launch.constants(heads, gdn, "replay_decode")
+    times = {heads: {256: 0.10}, a: {256: 0.20}, c: {256: 0.30}}
+    assert stream_first_candidates(gdn, times, keep=1) == [first(a)]
+    assert stream_first_candidates(gdn, times, keep=0) == []
     for kda in (load("kda", H=1, HV=1, K=16, V=32, L=4, tuning=False, read_dtype="nvfp4").plan,
                 load("kda", H=1, HV=1, K=16, V=32, L=4, tuning=False, decode_structure="kchunks").plan):
         assert stream_first_candidates(kda, times) == []
