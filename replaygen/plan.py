@@ -183,7 +183,9 @@ def _gate_records(spec: Spec, choice: str | None) -> str:
     checkpoint; the current token's G_t = G_(n-1) + g_t from ring row n - 1) turns every
     replay weight exp(G_t - G_j) into one subtraction, with no scan over the records: the
     default for per-channel decays, whose scan is a [BL, K] tile per head (per key chunk
-    in the key-chunk decode; bench/NOTES.md, version 6). Scalar decays keep "step":
+    in the key-chunk decode; bench/NOTES.md, version 6). Per-step bf16 or fp16 gates
+    would move 3.0% fewer bytes in KDA's non-flush step, but its decode ran 0.985x as
+    fast amortised at best (H100, Kimi-Linear 48B, batch 256; session 65). Scalar decays keep "step":
     their [BL] scan is cheap, and a gate rebuilt from other fields (Mamba-2's g from Δ)
     has no record of its own to hold the sum. "cumulative" needs the gate to be a
     record field itself (a token quantity named by transition.gate)."""

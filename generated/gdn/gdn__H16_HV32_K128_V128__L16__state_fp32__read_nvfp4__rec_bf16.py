@@ -3,7 +3,7 @@
 # kernel: gdn__H16_HV32_K128_V128__L16__state_fp32__read_nvfp4__rec_bf16
 # spec sha256: 269ae606d36dd56b152535499facfacd42680cd4fda27f9a1b04094384a173fb
 # templates sha256: f79922d20b1421a13846f6cd53f552433f5c83c7164b4f4df56439622673d243
-# generator sha256: f721b17bbe2fe5548beb95cbf10eca8b33762d55d38d6d3b3372a20274468811
+# generator sha256: b9d463de5e3fe8ed611c4812c353a39994e130b7653b9494067fdbeee2d5a8ab
 """ReplaySSM kernels for gdn: gdn__H16_HV32_K128_V128__L16__state_fp32__read_nvfp4__rec_bf16.
 
 Replay form: S_t = C·exp(G_t) + Σ_j u_j (exp(G_t - G_j)·k_j)ᵀ,  G_j = Σ_(i<=j) g_i

@@ -3,7 +3,7 @@
 # kernel: gla__H4_HV4_K256_V512__L16__state_fp32__rec_bf16_g-fp32__gcum
 # spec sha256: 2a7fe42937c3f75572badc158aa6b5a3525d5a4bced8d5656b63326bdec79ab1
 # templates sha256: f79922d20b1421a13846f6cd53f552433f5c83c7164b4f4df56439622673d243
-# generator sha256: f721b17bbe2fe5548beb95cbf10eca8b33762d55d38d6d3b3372a20274468811
+# generator sha256: b9d463de5e3fe8ed611c4812c353a39994e130b7653b9494067fdbeee2d5a8ab
 """ReplaySSM kernels for gla: gla__H4_HV4_K256_V512__L16__state_fp32__rec_bf16_g-fp32__gcum.
 
 Replay form: S_t = C·Diag(exp(G_t)) + Σ_j w_j (Diag(exp(G_t - G_j))·k_j)ᵀ,  G_j = Σ_(i<=j) g_i

@@ -3,7 +3,7 @@
 # kernel: kda__H32_HV32_K128_V128__L16__state_fp32__read_nvfp4__rec_bf16_g-fp32__gcum
 # spec sha256: 900e043a38a9f7023de2cc4bf78d14388be9de5c6732cf3e1db42c3737507d77
 # templates sha256: f79922d20b1421a13846f6cd53f552433f5c83c7164b4f4df56439622673d243
-# generator sha256: f721b17bbe2fe5548beb95cbf10eca8b33762d55d38d6d3b3372a20274468811
+# generator sha256: b9d463de5e3fe8ed611c4812c353a39994e130b7653b9494067fdbeee2d5a8ab
 """ReplaySSM kernels for kda: kda__H32_HV32_K128_V128__L16__state_fp32__read_nvfp4__rec_bf16_g-fp32__gcum.
 
 Replay form: S_t = C·Diag(exp(G_t)) + Σ_j u_j (Diag(exp(G_t - G_j))·k_j)ᵀ,  G_j = Σ_(i<=j) g_i

@@ -3,7 +3,7 @@
 # kernel: mamba2__ngroups8_nheads96_dstate128_headdim80__L16__state_fp32__read_fp8row__rec_bf16
 # spec sha256: b9b9d1221036064279430b56c5d997514355cbb9c52adf3b69fc5581e1456b5e
 # templates sha256: f79922d20b1421a13846f6cd53f552433f5c83c7164b4f4df56439622673d243
-# generator sha256: f721b17bbe2fe5548beb95cbf10eca8b33762d55d38d6d3b3372a20274468811
+# generator sha256: b9d463de5e3fe8ed611c4812c353a39994e130b7653b9494067fdbeee2d5a8ab
 """ReplaySSM kernels for mamba2: mamba2__ngroups8_nheads96_dstate128_headdim80__L16__state_fp32__read_fp8row__rec_bf16.
 
 Replay form: S_t = C·exp(G_t) + Σ_j w_j (exp(G_t - G_j)·k_j)ᵀ,  G_j = Σ_(i<=j) g_i
