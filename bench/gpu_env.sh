@@ -73,6 +73,26 @@ ab() {
     echo "ab_$1 rc=$?"; grep -E "^(mamba2|gdn|kda|gla):" "$OUT/ab_$1.log" | cut -c1-400
 }
 
+# grid_order_abs CONV_S REPLAY_S [LAUNCH]: the templates against the templates before
+# session 62's grid orders (bench/ab_templates/before_s62: the conventional step and the
+# replay decodes rows first, bench/proto/s63_rows_first.diff; since session 63 the templates
+# take their order from launch_order.slot_major*, so the s61 diffs no longer reverse onto
+# them). The conventional step of the five issue-5 geometries (fp32) under CONV_S seconds,
+# at its tabled launch and, given LAUNCH (`k=v+...`), at that one too; then the fp32 replay
+# decodes of the four the orders changed, under REPLAY_S seconds (ab_conv_order,
+# ab_replay_order).
+grid_order_abs() {
+    local old=bench/ab_templates/before_s62 versions
+    folder $old bench/proto/s63_rows_first.diff
+    versions="$old,templates${3:+,$old@$3,templates@$3}"
+    AB_KERNEL=conventional_decode ab conv_order "$1" \
+        gdn:qwen3.5-4b:fp32,gdn:qwen3.5-122b-a10b:fp32,mamba2:nemotron3-nano-4b:fp32,mamba2:nemotron3-super-120b:fp32,kda:kimi-linear-48b:fp32 \
+        "$versions"
+    ab replay_order "$2" \
+        gdn:qwen3.5-122b-a10b:fp32,mamba2:nemotron3-nano-4b:fp32,mamba2:nemotron3-super-120b:fp32,kda:kimi-linear-48b:fp32 \
+        "$old,templates"
+}
+
 # suite NAME VARIANTS: issue 5's rows (`replaygen bench`, batch 256, L = 16) of VARIANTS
 # (comma-separated) into $OUT/NAME (its log $OUT/NAME.log), the rows printed.
 suite() {
@@ -158,11 +178,15 @@ refine_decodes() {
     grep -E "^phase|budget|replaygen tune:|read_(nvfp4|fp8row)__rec_bf16 +replay_decode +256 " "$OUT/tune.log" | cut -c1-260
 }
 
-# refine_fp32_decodes BUDGET_S: the fp32 replay decodes of the five issue-5 geometries
-# refined from their tabled launches (refine_decodes), their batch-256 lines printed.
+# refine_fp32_decodes BUDGET_S [GEOMETRY...]: the fp32 replay decodes of GEOMETRY
+# ("VARIANT CONFIG none"; default the five issue-5 geometries) refined from their tabled
+# launches (refine_decodes), their batch-256 lines printed.
 refine_fp32_decodes() {
-    refine_decodes "$1" "gdn qwen3.5-4b none" "gdn qwen3.5-122b-a10b none" \
+    local budget=$1
+    shift
+    [ $# -gt 0 ] || set -- "gdn qwen3.5-4b none" "gdn qwen3.5-122b-a10b none" \
         "mamba2 nemotron3-nano-4b none" "mamba2 nemotron3-super-120b none" "kda kimi-linear-48b none"
+    refine_decodes "$budget" "$@"
     grep -E "__state_fp32__rec_bf16.* replay_decode +256 " "$OUT/tune.log" | cut -c1-240
 }
 

@@ -11,17 +11,7 @@
 # One tarball comes back.
 source "$(dirname "$0")/../gpu_env.sh"
 export PYTHONPATH=.
-# the templates before session 62's orders: the conventional step and the replay decodes
-# rows first (since session 63 the templates take their order from launch_order.slot_major*,
-# so the s61 diffs no longer reverse onto them)
-old=bench/ab_templates/before_s62
-folder $old bench/proto/s63_rows_first.diff
-AB_KERNEL=conventional_decode ab conv_order ${AB_S:-200} \
-    gdn:qwen3.5-4b:fp32,gdn:qwen3.5-122b-a10b:fp32,mamba2:nemotron3-nano-4b:fp32,mamba2:nemotron3-super-120b:fp32,kda:kimi-linear-48b:fp32 \
-    "$old,templates,$old@BV=8+num_warps=1,templates@BV=8+num_warps=1"
-AB_ROUNDS=${AB_ROUNDS:-3} ab replay_order ${AB_REPLAY_S:-150} \
-    gdn:qwen3.5-122b-a10b:fp32,mamba2:nemotron3-nano-4b:fp32,mamba2:nemotron3-super-120b:fp32,kda:kimi-linear-48b:fp32 \
-    "$old,templates"
+grid_order_abs ${AB_S:-200} ${AB_REPLAY_S:-150} BV=8+num_warps=1
 mkdir -p "$OUT/tables"
 for vc in "gdn qwen3.5-4b" "gdn qwen3.5-122b-a10b" "mamba2 nemotron3-nano-4b" "mamba2 nemotron3-super-120b" "kda kimi-linear-48b"; do
     set -- $vc

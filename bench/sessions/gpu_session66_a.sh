@@ -13,7 +13,6 @@ if nvidia-smi --query-gpu=name --format=csv,noheader | grep -q H200; then
 fi
 source "$here/../gpu_env.sh"
 export PYTHONPATH=.
-refine_decodes "${REFINE_S:-240}" "kda kimi-linear-48b none"
-grep -E "__state_fp32__rec_bf16.* replay_decode +256 " "$OUT/tune.log" | cut -c1-240
+refine_fp32_decodes "${REFINE_S:-240}" "kda kimi-linear-48b none"
 SUITE_TIMEOUT=120 suite suite kda
 tar czf /tmp/data.tgz -C "$OUT" . && find "$OUT" -mindepth 1 -delete && mv /tmp/data.tgz "$OUT/"
