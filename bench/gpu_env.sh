@@ -190,6 +190,19 @@ refine_fp32_decodes() {
     grep -E "__state_fp32__rec_bf16.* replay_decode +256 " "$OUT/tune.log" | cut -c1-240
 }
 
+# late_phases_then_rows VARIANT PHASE_S CONFIG...: VARIANT's fp32 replay decodes of each
+# CONFIG refined from their tabled launches through phases 4e-7 alone (TUNE_PHASES to
+# change them: on an H100 in session 66, 150 s refines through every phase stopped in 4e-5),
+# PHASE_S s each, then VARIANT's issue-5 rows (suite), and $OUT packed into one tarball.
+late_phases_then_rows() {
+    local variant=$1 budget=$2 c geometries=()
+    shift 2
+    for c in "$@"; do geometries+=("$variant $c none"); done
+    TUNE_PHASES=${TUNE_PHASES:-4e,4f,5,6,7} refine_fp32_decodes "$budget" "${geometries[@]}"
+    SUITE_TIMEOUT=120 suite suite "$variant"
+    tar czf /tmp/data.tgz -C "$OUT" . && find "$OUT" -mindepth 1 -delete && mv /tmp/data.tgz "$OUT/"
+}
+
 # issue4_refine TUNE_S PHASE_S: issue 4's table (table_before); the NVFP4 decodes of GDN
 # 4B and Mamba-2 Nano and Nano's FP8 decode each refined from their tabled launches (this
 # GPU's, or its stand-in's) through every phase (`tune --refine`, TUNE_S s), then through
