@@ -17,6 +17,13 @@ if ls bench/wheels/*.whl >/dev/null 2>&1; then
     python3 -m pip install -q --no-deps --no-index bench/wheels/*.whl 2>&1 | tail -3
 fi
 
+# pack_out: everything under $OUT packed into $OUT/data.tgz, the one file that comes back
+# (the device tool returns at most 8 files from at most 2 folders down; a call's logs,
+# tables and suite folders are more and deeper).
+pack_out() {
+    tar czf /tmp/data.tgz -C "$OUT" . && find "$OUT" -mindepth 1 -delete && mv /tmp/data.tgz "$OUT/"
+}
+
 # folder NAME DIFF: a template folder for bench/template_ab.py, the templates with DIFF (a
 # bench/proto/*.diff against templates/) applied.
 folder() {
@@ -199,8 +206,8 @@ late_phases_then_rows() {
     shift 2
     for c in "$@"; do geometries+=("$variant $c none"); done
     TUNE_PHASES=${TUNE_PHASES:-4e,4f,5,6,7} refine_fp32_decodes "$budget" "${geometries[@]}"
-    SUITE_TIMEOUT=120 suite suite "$variant"
-    tar czf /tmp/data.tgz -C "$OUT" . && find "$OUT" -mindepth 1 -delete && mv /tmp/data.tgz "$OUT/"
+    SUITE_TIMEOUT=${SUITE_TIMEOUT:-120} suite suite "$variant"
+    pack_out
 }
 
 # issue4_refine TUNE_S PHASE_S: issue 4's table (table_before); the NVFP4 decodes of GDN

@@ -12,4 +12,4 @@ source "$here/../gpu_env.sh"
 export PYTHONPATH=.
 refine_fp32_decodes "${REFINE_S:-45}"
 SUITE_TIMEOUT=170 suite suite gdn,mamba2,kda
-tar czf /tmp/data.tgz -C "$OUT" . && find "$OUT" -mindepth 1 -delete && mv /tmp/data.tgz "$OUT/"
+pack_out

@@ -28,4 +28,4 @@ kda_gate_ab
 for g in cumulative step; do
     SPEC_TIMEOUT=150 spec_rows kda 8 "spec_$g" --gate-records $g
 done
-tar czf /tmp/data.tgz -C "$OUT" . && find "$OUT" -mindepth 1 -delete && mv /tmp/data.tgz "$OUT/"
+pack_out

@@ -18,4 +18,4 @@ else
     refine_fp32_decodes "${REFINE_S:-40}"
     SUITE_TIMEOUT=170 suite suite gdn,mamba2,kda
 fi
-tar czf /tmp/data.tgz -C "$OUT" . && find "$OUT" -mindepth 1 -delete && mv /tmp/data.tgz "$OUT/"
+pack_out

@@ -15,4 +15,4 @@ source "$here/../gpu_env.sh"
 export PYTHONPATH=.
 refine_fp32_decodes "${REFINE_S:-240}" "kda kimi-linear-48b none"
 SUITE_TIMEOUT=120 suite suite kda
-tar czf /tmp/data.tgz -C "$OUT" . && find "$OUT" -mindepth 1 -delete && mv /tmp/data.tgz "$OUT/"
+pack_out

@@ -14,4 +14,4 @@ source "$here/../gpu_env.sh"
 export PYTHONPATH=.
 refine_fp32_decodes "${REFINE_S:-150}" "gdn qwen3.5-4b none" "gdn qwen3.5-122b-a10b none"
 SUITE_TIMEOUT=120 suite suite gdn
-tar czf /tmp/data.tgz -C "$OUT" . && find "$OUT" -mindepth 1 -delete && mv /tmp/data.tgz "$OUT/"
+pack_out
