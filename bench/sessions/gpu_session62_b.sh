@@ -22,4 +22,4 @@ for vc in "gdn qwen3.5-4b" "gdn qwen3.5-122b-a10b" "mamba2 nemotron3-nano-4b" "m
 done
 grep -E "budget|replaygen tune:|conventional_decode +256 " "$OUT/tune.log" | cut -c1-220
 SUITE_TIMEOUT=200 suite suite gdn,mamba2,kda
-tar czf /tmp/data.tgz -C "$OUT" . && find "$OUT" -mindepth 1 -delete && mv /tmp/data.tgz "$OUT/"
+pack_out

@@ -13,4 +13,4 @@ source "$here/../gpu_env.sh"
 export PYTHONPATH=.
 SUITE_TIMEOUT=180 suite suite gdn,mamba2,kda
 grid_order_abs ${AB_S:-120} ${AB_REPLAY_S:-110}
-tar czf /tmp/data.tgz -C "$OUT" . && find "$OUT" -mindepth 1 -delete && mv /tmp/data.tgz "$OUT/"
+pack_out
