@@ -144,10 +144,10 @@ def _launchable(plan, kernel: str, bv: int, bkt: int | None) -> bool:
     return _accepted(lambda: launch_constants(plan, kernel, bv, bkt))
 
 
-def _launches(plan, kernel: str):
-    """Whether plan.launch_constants accepts a whole launch of `kernel`: the plan's rules
-    that tie a launch's choices together (records' scores at the head exclude the stream
-    first and the one-pass flush, for one). A phase that varies one choice of the best
+def _plan_accepts(plan, kernel: str):
+    """A test of whether plan.launch_constants accepts a whole launch of `kernel`: the
+    plan's rules that tie a launch's choices together (records' scores at the head exclude
+    the stream first and the one-pass flush, for one). A phase that varies one choice of the best
     launches so far keeps only variants that launch, so a refused one takes no place among
     the `keep` (session 65: phase 1b offered Mamba-2 Nano's tabled launch, which takes its
     scores at the head, with its stream first; the timing refused it)."""
@@ -227,10 +227,10 @@ def register_cap_candidates(times: dict[Launch, dict[int, float]], keep: int = 2
 
 
 def _variants(times: dict[Launch, dict[int, float]], keep: int, field: str, default,
-              values, launches=lambda launch: True) -> list[Launch]:
+              values, accepts=lambda launch: True) -> list[Launch]:
     """The `keep` best launches so far (ranked as in phase 2) whose `field` is `default`
-    and that have a variant `launches` accepts, each with `field` set to every one of
-    `values` (or of `values(launch)`, where they depend on the launch) that it accepts;
+    and that have a variant `accepts` passes, each with `field` set to every one of
+    `values` (or of `values(launch)`, where they depend on the launch) that `accepts` passes;
     launches already timed left out."""
     out, bases = [], 0
     for c in _ranked(times):
@@ -239,7 +239,7 @@ def _variants(times: dict[Launch, dict[int, float]], keep: int, field: str, defa
         if getattr(c, field) != default:
             continue
         variants = [v for v in (dataclasses.replace(c, **{field: x})
-                                for x in (values(c) if callable(values) else values)) if launches(v)]
+                                for x in (values(c) if callable(values) else values)) if accepts(v)]
         out += variants
         bases += bool(variants)
     return _untimed(out, times)
@@ -256,7 +256,7 @@ def stream_first_candidates(plan, times: dict[Launch, dict[int, float]], keep: i
     KDA's fp32 decodes at batches 1 and 8 in session 28 and chosen by none)."""
     if not streams_first(plan):
         return []
-    return _variants(times, keep, "stream_first", False, (True,), _launches(plan, "replay_decode"))
+    return _variants(times, keep, "stream_first", False, (True,), _plan_accepts(plan, "replay_decode"))
 
 
 def onepass_flush_candidates(plan, times: dict[Launch, dict[int, float]], keep: int = 3) -> list[Launch]:
@@ -270,9 +270,9 @@ def onepass_flush_candidates(plan, times: dict[Launch, dict[int, float]], keep: 
     with its cap of 168 (H200, session 30, bench/results/session30-2026-12-04/call_i)."""
     if not (plan.onepass_flushes and plan.FUSED_FLUSH):
         return []
-    launches = _launches(plan, "replay_decode")
+    accepts = _plan_accepts(plan, "replay_decode")
     bases = [c for c in _ranked(times)
-             if not c.onepass_flush and c.split == 1 and launches(dataclasses.replace(c, onepass_flush=True))]
+             if not c.onepass_flush and c.split == 1 and accepts(dataclasses.replace(c, onepass_flush=True))]
     return _untimed((dataclasses.replace(c, onepass_flush=True, maxnreg=cap)
                      for c in bases[:keep]
                      for cap in dict.fromkeys((c.maxnreg, *register_caps(c.num_warps)))), times)
@@ -295,7 +295,7 @@ def flush_order_candidates(plan, times: dict[Launch, dict[int, float]], keep: in
     if not (decode_is_chunked(plan) and plan.FUSED_FLUSH):
         return []
     fused = {c: t for c, t in times.items() if not c.separate_flush}
-    return _variants(fused, keep, "flush_order", 0, FLUSH_ORDERS, _launches(plan, "replay_decode"))
+    return _variants(fused, keep, "flush_order", 0, FLUSH_ORDERS, _plan_accepts(plan, "replay_decode"))
 
 
 MAX_HEADS = 16   # value heads per verify or decode program (Mamba-2's key groups hold 12 to 16)
